@@ -1,0 +1,15 @@
+{
+  "targets": [
+    {
+      "target_name": "gapbcfw",
+      "sources": ["native/addon.cc", "native/gdt/gdt.cc", "native/scoring/chain.cc", "native/solver/block_update.cc"],
+      "include_dirs": ["native"],
+      "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except_all"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags_cc": ["-std=c++17", "-O3", "-fopenmp-simd"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
+      "xcode_settings": { "CLANG_CXX_LANGUAGE_STANDARD": "c++17", "GCC_ENABLE_CPP_EXCEPTIONS": "YES" },
+      "msvs_settings": { "VCCLCompilerTool": { "AdditionalOptions": ["/std:c++17"], "ExceptionHandling": 1 } }
+    }
+  ]
+}

@@ -1,0 +1,147 @@
+#include "scoring/chain.h"
+
+#include <cstring>
+
+namespace gapbcfw {
+
+namespace {
+
+inline double dot(const double* a, const double* b, int32_t n) {
+  double s = 0.0;
+#pragma omp simd reduction(+ : s)
+  for (int32_t j = 0; j < n; ++j) s += a[j] * b[j];
+  return s;
+}
+
+}  // namespace
+
+void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T, const int32_t* y_true,
+                       double* theta) {
+  const int32_t D = s.D, K = s.K;
+  const double* first = w + static_cast<size_t>(K) * D;
+  const double* last = first + K;
+  const double loss_unit = T > 0 ? 1.0 / T : 0.0;
+  for (int32_t t = 0; t < T; ++t) {
+    const double* xt = x + static_cast<size_t>(t) * D;
+    double* th = theta + static_cast<size_t>(t) * K;
+    for (int32_t k = 0; k < K; ++k) th[k] = dot(w + static_cast<size_t>(k) * D, xt, D);
+    if (y_true != nullptr) {
+      for (int32_t k = 0; k < K; ++k) th[k] += loss_unit;
+      th[y_true[t]] -= loss_unit;
+    }
+  }
+  if (T > 0) {
+    for (int32_t k = 0; k < K; ++k) theta[k] += first[k];
+    double* th = theta + static_cast<size_t>(T - 1) * K;
+    for (int32_t k = 0; k < K; ++k) th[k] += last[k];
+  }
+}
+
+double chain_viterbi(const double* w, ChainShape s, const double* theta, int32_t T, int32_t* out_y,
+                     std::vector<double>& work) {
+  const int32_t K = s.K;
+  if (T <= 0) return 0.0;
+  const double* trans = w + static_cast<size_t>(K) * s.D + 2 * K;  // trans[prev + K*next]
+  // work = [delta (T*K) | backpointers as doubles (T*K)]
+  const size_t TK = static_cast<size_t>(T) * K;
+  if (work.size() < 2 * TK) work.resize(2 * TK);
+  double* delta = work.data();
+  double* back = delta + TK;
+  std::memcpy(delta, theta, sizeof(double) * K);
+  for (int32_t t = 1; t < T; ++t) {
+    const double* prev = delta + static_cast<size_t>(t - 1) * K;
+    double* cur = delta + static_cast<size_t>(t) * K;
+    double* bp = back + static_cast<size_t>(t) * K;
+    const double* th = theta + static_cast<size_t>(t) * K;
+    for (int32_t k = 0; k < K; ++k) {
+      const double* tr = trans + static_cast<size_t>(K) * k;  // column of `next = k`
+      double best = prev[0] + tr[0];
+      int32_t arg = 0;
+      for (int32_t j = 1; j < K; ++j) {
+        const double v = prev[j] + tr[j];
+        if (v > best) {
+          best = v;
+          arg = j;
+        }
+      }
+      cur[k] = best + th[k];
+      bp[k] = arg;
+    }
+  }
+  const double* lastRow = delta + static_cast<size_t>(T - 1) * K;
+  int32_t arg = 0;
+  for (int32_t k = 1; k < K; ++k)
+    if (lastRow[k] > lastRow[arg]) arg = k;
+  const double score = lastRow[arg];
+  out_y[T - 1] = arg;
+  for (int32_t t = T - 1; t > 0; --t) {
+    arg = static_cast<int32_t>(back[static_cast<size_t>(t) * K + arg]);
+    out_y[t - 1] = arg;
+  }
+  return score;
+}
+
+int64_t chain_psi(ChainShape s, const double* x, int32_t T, const int32_t* y_true, const int32_t* y, int32_t* idx,
+                  double* val) {
+  const int32_t D = s.D, K = s.K;
+  const int64_t dim = static_cast<int64_t>(K) * D + 2 * K + static_cast<int64_t>(K) * K;
+  // Dense accumulator over the full dimension plus the list of touched coordinates.
+  thread_local std::vector<double> acc;
+  thread_local std::vector<uint8_t> touched;
+  if (static_cast<int64_t>(acc.size()) < dim) {
+    acc.assign(dim, 0.0);
+    touched.assign(dim, 0);
+  }
+  int64_t count = 0;
+  auto add = [&](int64_t j, double v) {
+    if (!touched[j]) {
+      touched[j] = 1;
+      idx[count++] = static_cast<int32_t>(j);
+    }
+    acc[j] += v;
+  };
+  const int64_t first = static_cast<int64_t>(K) * D, last = first + K, trans = first + 2 * K;
+  for (int32_t t = 0; t < T; ++t) {
+    const int32_t a = y_true[t], b = y[t];
+    if (a != b) {
+      const double* xt = x + static_cast<size_t>(t) * D;
+      for (int32_t j = 0; j < D; ++j) {
+        if (xt[j] == 0.0) continue;
+        add(static_cast<int64_t>(a) * D + j, xt[j]);
+        add(static_cast<int64_t>(b) * D + j, -xt[j]);
+      }
+    }
+    if (t > 0) {
+      add(trans + y_true[t - 1] + static_cast<int64_t>(K) * a, 1.0);
+      add(trans + y[t - 1] + static_cast<int64_t>(K) * b, -1.0);
+    }
+  }
+  add(first + y_true[0], 1.0);
+  add(first + y[0], -1.0);
+  add(last + y_true[T - 1], 1.0);
+  add(last + y[T - 1], -1.0);
+  int64_t nnz = 0;
+  for (int64_t q = 0; q < count; ++q) {
+    const int32_t j = idx[q];
+    const double v = acc[j];
+    acc[j] = 0.0;
+    touched[j] = 0;
+    if (v != 0.0) {
+      idx[nnz] = j;
+      val[nnz++] = v;
+    }
+  }
+  return nnz;
+}
+
+double chain_decode(const double* w, ChainShape s, const double* x, int32_t T, const int32_t* y_true,
+                    int32_t* out_y) {
+  thread_local std::vector<double> theta;
+  thread_local std::vector<double> work;
+  const size_t TK = static_cast<size_t>(T) * s.K;
+  if (theta.size() < TK) theta.resize(TK);
+  chain_node_scores(w, s, x, T, y_true, theta.data());
+  return chain_viterbi(w, s, theta.data(), T, out_y, work);
+}
+
+}  // namespace gapbcfw

@@ -1,0 +1,169 @@
+/**
+ * Benchmark of the generalized distance transforms: native (C++ addon) vs pure TypeScript vs the
+ * O(n^2) brute force, 1-D and 2-D. Run with `npx tsx scripts/bench/gdt.ts` (after `npx cmake-js
+ * compile`). Prints one JSON object to stdout (progress goes to stderr). Times are the median of
+ * several repetitions after warm-up, in milliseconds per call; brute force is measured only where
+ * it is affordable and reported as null elsewhere (never extrapolated).
+ */
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import {
+  distanceTransform1d,
+  distanceTransform2d,
+  distanceTransform2dAsync,
+  type GdtResult,
+} from '../../src/gdt.js';
+import { bruteForce1d, bruteForce2d } from '../../test/helpers/gdt-brute.js';
+
+/** mulberry32 (same as the tests), so every run sees the same inputs. */
+function mulberry32(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((x, y) => x - y);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const round = (x: number, digits = 4): number => Number(x.toPrecision(digits));
+
+/**
+ * Median time per call in ms: `warmup` untimed calls, then `reps` samples, each timing `inner`
+ * back-to-back calls (so that microsecond-scale calls are measurable).
+ */
+function timeSync(fn: () => unknown, reps: number, inner: number, warmup = 2): number {
+  for (let i = 0; i < warmup; i++) fn();
+  const samples: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < inner; i++) fn();
+    samples.push((performance.now() - t0) / inner);
+  }
+  return median(samples);
+}
+
+async function timeAsync(fn: () => Promise<unknown>, reps: number, warmup = 1): Promise<number> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const t0 = performance.now();
+    await fn();
+    samples.push(performance.now() - t0);
+  }
+  return median(samples);
+}
+
+function maxAbsDiff(x: GdtResult, y: GdtResult): { values: number; argmaxMismatches: number } {
+  let d = 0;
+  let m = 0;
+  for (let i = 0; i < x.values.length; i++) {
+    const u = x.values[i]!;
+    const v = y.values[i]!;
+    if (u !== v) d = Math.max(d, Math.abs(u - v));
+    if (x.argmax[i] !== y.argmax[i]) m++;
+  }
+  return { values: d, argmaxMismatches: m };
+}
+
+const log = (msg: string): void => void process.stderr.write(`${msg}\n`);
+const t0 = performance.now();
+
+// ---------------------------------------------------------------- 1-D
+const A = 0.01; // wide parabolas: the envelope keeps many of them (the harder case)
+const B = 0.1;
+const BRUTE_MAX_1D = 1e4;
+const oneD = [];
+for (const n of [1e2, 1e3, 1e4, 1e5, 1e6]) {
+  const r = mulberry32(n);
+  const f = Float64Array.from({ length: n }, () => (r() < 0.02 ? -Infinity : (r() - 0.5) * 100));
+  const outN = { values: new Float64Array(n), argmax: new Int32Array(n) };
+  const outT = { values: new Float64Array(n), argmax: new Int32Array(n) };
+  const inner = Math.max(1, Math.round(2e5 / n));
+  const reps = n >= 1e6 ? 7 : 9;
+  const nativeMs = timeSync(() => distanceTransform1d(f, { a: A, b: B }, { impl: 'native', ...outN }), reps, inner);
+  const tsMs = timeSync(() => distanceTransform1d(f, { a: A, b: B }, { impl: 'ts', ...outT }), reps, inner);
+  let bruteMs: number | null = null;
+  let bruteCheck: { values: number; argmaxMismatches: number } | null = null;
+  if (n <= BRUTE_MAX_1D) {
+    const innerB = Math.max(1, Math.round(1e6 / (n * n)));
+    bruteMs = timeSync(() => bruteForce1d(f, A, B), n >= 1e4 ? 3 : 5, innerB, 1);
+    bruteCheck = maxAbsDiff(bruteForce1d(f, A, B), outN);
+  }
+  oneD.push({
+    n,
+    nativeMs: round(nativeMs),
+    tsMs: round(tsMs),
+    bruteMs: bruteMs === null ? null : round(bruteMs),
+    tsOverNative: round(tsMs / nativeMs, 3),
+    bruteOverNative: bruteMs === null ? null : round(bruteMs / nativeMs, 3),
+    nsPerElementNative: round((nativeMs * 1e6) / n, 3),
+    nativeVsTs: maxAbsDiff(outN, outT),
+    nativeVsBrute: bruteCheck,
+  });
+  log(`1-D n=${n}: native ${round(nativeMs)} ms, ts ${round(tsMs)} ms, brute ${bruteMs === null ? 'skipped' : `${round(bruteMs)} ms`}`);
+}
+
+// ---------------------------------------------------------------- 2-D
+const C2 = { ay: 0.02, by: 0.1, ax: 0.03, bx: -0.05 };
+const BRUTE_MAX_CELLS_2D = 64 * 64; // (H W)^2 = 1.7e7 cost evaluations
+const twoD = [];
+for (const side of [16, 32, 64, 256, 512, 1024]) {
+  const h = side;
+  const w = side;
+  const cells = h * w;
+  const r = mulberry32(side * 7 + 1);
+  const f = Float64Array.from({ length: cells }, () => (r() < 0.02 ? -Infinity : (r() - 0.5) * 100));
+  const shape = { height: h, width: w };
+  const outN = { values: new Float64Array(cells), argmax: new Int32Array(cells) };
+  const outT = { values: new Float64Array(cells), argmax: new Int32Array(cells) };
+  const outA = { values: new Float64Array(cells), argmax: new Int32Array(cells) };
+  const inner = Math.max(1, Math.round(2e5 / cells));
+  const reps = cells >= 1 << 20 ? 5 : 7;
+  const nativeMs = timeSync(() => distanceTransform2d(f, shape, C2, { impl: 'native', ...outN }), reps, inner);
+  const tsMs = timeSync(() => distanceTransform2d(f, shape, C2, { impl: 'ts', ...outT }), reps, inner);
+  const nativeAsyncMs = await timeAsync(() => distanceTransform2dAsync(f, shape, C2, outA), reps);
+  let bruteMs: number | null = null;
+  let bruteCheck: { values: number; argmaxMismatches: number } | null = null;
+  if (cells <= BRUTE_MAX_CELLS_2D) {
+    bruteMs = timeSync(() => bruteForce2d(f, h, w, C2.ay, C2.by, C2.ax, C2.bx), 3, 1, 1);
+    bruteCheck = maxAbsDiff(bruteForce2d(f, h, w, C2.ay, C2.by, C2.ax, C2.bx), outN);
+  }
+  twoD.push({
+    height: h,
+    width: w,
+    nativeMs: round(nativeMs),
+    nativeAsyncMs: round(nativeAsyncMs),
+    tsMs: round(tsMs),
+    bruteMs: bruteMs === null ? null : round(bruteMs),
+    tsOverNative: round(tsMs / nativeMs, 3),
+    bruteOverNative: bruteMs === null ? null : round(bruteMs / nativeMs, 3),
+    nsPerCellNative: round((nativeMs * 1e6) / cells, 3),
+    nativeVsTs: maxAbsDiff(outN, outT),
+    nativeVsAsync: maxAbsDiff(outN, outA),
+    nativeVsBrute: bruteCheck,
+  });
+  log(`2-D ${h}x${w}: native ${round(nativeMs)} ms, async ${round(nativeAsyncMs)} ms, ts ${round(tsMs)} ms, brute ${bruteMs === null ? 'skipped' : `${round(bruteMs)} ms`}`);
+}
+
+console.log(
+  JSON.stringify({
+    benchmark: 'gdt',
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    unit: 'ms per call (median)',
+    coefficients1d: { a: A, b: B },
+    coefficients2d: C2,
+    bruteLimits: { maxN1d: BRUTE_MAX_1D, maxCells2d: BRUTE_MAX_CELLS_2D, note: 'null = skipped, never extrapolated' },
+    oneD,
+    twoD,
+    totalSeconds: round((performance.now() - t0) / 1000, 3),
+  }),
+);

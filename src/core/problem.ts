@@ -1,0 +1,71 @@
+import type { SparseVector } from './vector.js';
+import { check } from './errors.js';
+
+/**
+ * A structured prediction model: a joint feature map phi(x, y) in R^dim, a task loss and its
+ * max-oracles. Labels are opaque to the solvers.
+ *
+ * Sign convention (2013 paper, eq. 2-3): psi(x, yTrue, y) = phi(x, yTrue) - phi(x, y), and the
+ * loss-augmented oracle maximises  L(yTrue, y) - <w, psi(x, yTrue, y)>, i.e. L(yTrue, y) + <w, phi(x, y)>.
+ */
+export interface StructuredModel<X, Y> {
+  /** Dimension of w. */
+  readonly dim: number;
+  /** argmax_y  L(yTrue, y) + <w, phi(x, y)>  (the loss-augmented max-oracle). */
+  lossAugmentedDecode(w: Float64Array, x: X, yTrue: Y): Y;
+  /** argmax_y  <w, phi(x, y)>  (prediction). */
+  decode(w: Float64Array, x: X): Y;
+  /** phi(x, yTrue) - phi(x, y). The result may be a view valid until the next call (see SparseAccumulator). */
+  psi(x: X, yTrue: Y, y: Y): SparseVector;
+  /** Task loss L(yTrue, y) >= 0 with L(y, y) = 0. */
+  loss(yTrue: Y, y: Y): number;
+  /** A string that identifies a label (for caches and tests). */
+  labelKey(y: Y): string;
+  /** Throws InputError if (x, y) does not fit the model (shape, label range, NaN). */
+  validate(x: X, y: Y, where: string): void;
+}
+
+/**
+ * The training problem as the solvers see it (DESIGN.md seam 1): n blocks, dimension, and per-block
+ * oracle / psi / loss. Built from a model and data by `modelProblem`.
+ */
+export interface Problem<Y = unknown> {
+  readonly n: number;
+  readonly dim: number;
+  /** Loss-augmented max-oracle for block i at w: argmax_y L_i(y) - <w, psi_i(y)>. */
+  oracle(i: number, w: Float64Array): Y;
+  /** psi_i(y) = phi(x_i, y_i) - phi(x_i, y) (a view valid until the next psi call). */
+  psi(i: number, y: Y): SparseVector;
+  /** L_i(y) = L(y_i, y). */
+  loss(i: number, y: Y): number;
+  /** Plain prediction on training example i (for the training error). */
+  predict(i: number, w: Float64Array): Y;
+  /** Ground-truth label of block i. */
+  groundTruth(i: number): Y;
+  labelKey(y: Y): string;
+}
+
+/** The Problem of a model on a labelled data set. Validates every example once. */
+export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[], ys: readonly Y[]): Problem<Y> {
+  check(xs.length === ys.length, `got ${xs.length} inputs but ${ys.length} labels`);
+  check(xs.length > 0, 'the training set is empty');
+  for (let i = 0; i < xs.length; i++) model.validate(xs[i]!, ys[i]!, `example ${i}`);
+  return {
+    n: xs.length,
+    dim: model.dim,
+    oracle: (i, w) => model.lossAugmentedDecode(w, xs[i]!, ys[i]!),
+    psi: (i, y) => model.psi(xs[i]!, ys[i]!, y),
+    loss: (i, y) => model.loss(ys[i]!, y),
+    predict: (i, w) => model.decode(w, xs[i]!),
+    groundTruth: (i) => ys[i]!,
+    labelKey: (y) => model.labelKey(y),
+  };
+}
+
+/** Mean task loss of the model's predictions (the papers' "test error"); 0 for an empty set. */
+export function meanLoss<X, Y>(model: StructuredModel<X, Y>, w: Float64Array, xs: readonly X[], ys: readonly Y[]): number {
+  if (xs.length === 0) return 0;
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += model.loss(ys[i]!, model.decode(w, xs[i]!));
+  return s / xs.length;
+}

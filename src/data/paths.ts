@@ -1,0 +1,65 @@
+/**
+ * The single place that decides where real data sets live.
+ *
+ * Tests, benchmarks and the CLI find data through {@link dataPath} / {@link hasData}, so that one
+ * environment variable (`GAPBCFW_DATA`) relocates everything, and tests can skip cleanly when a data
+ * set is absent.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { FormatError, InputError } from '../core/errors.js';
+
+/**
+ * Root folder of the data sets: `$GAPBCFW_DATA` when set (and non-empty), otherwise `../shared/data`
+ * relative to the package root (the folder above `src/` or `dist/`).
+ */
+export function dataRoot(): string {
+  const env = process.env.GAPBCFW_DATA;
+  if (env !== undefined && env !== '') return resolve(env);
+  // This file is <root>/src/data/paths.ts (or <root>/dist/data/paths.js): two levels up is <root>.
+  const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
+  return resolve(packageRoot, '..', 'shared', 'data');
+}
+
+/** Absolute path of a file or folder under {@link dataRoot}, e.g. `dataPath('ocr', 'letter.data.gz')`. */
+export function dataPath(...parts: string[]): string {
+  return resolve(dataRoot(), ...parts);
+}
+
+/** Whether {@link dataPath}(...parts) exists. */
+export function hasData(...parts: string[]): boolean {
+  return existsSync(dataPath(...parts));
+}
+
+/**
+ * Reads a data file into memory, transparently decompressing gzip. Compression is detected from the
+ * gzip magic bytes (1f 8b), not from the file name, so `letter.data` and `letter.data.gz` both work
+ * whatever they are called.
+ *
+ * @throws InputError when the file cannot be read; FormatError when gzip data is corrupt or truncated.
+ */
+export function readDataFile(path: string): Buffer {
+  let raw: Buffer;
+  try {
+    raw = readFileSync(path);
+  } catch (e) {
+    throw new InputError(`cannot read ${path}: ${(e as Error).message}`);
+  }
+  return isGzip(raw) ? gunzipOrThrow(raw, path) : raw;
+}
+
+/** Whether `bytes` starts with the gzip magic number 1f 8b. */
+export function isGzip(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+function gunzipOrThrow(raw: Buffer, path: string): Buffer {
+  try {
+    return gunzipSync(raw);
+  } catch (e) {
+    const why = (e as Error).message;
+    throw new FormatError(`corrupt or truncated gzip data (${why})`, path);
+  }
+}

@@ -1,0 +1,204 @@
+import { check, InputError } from '../core/errors.js';
+import type { StructuredModel } from '../core/problem.js';
+import type { SequenceExample } from '../core/data.js';
+import { SparseAccumulator, type SparseVector } from '../core/vector.js';
+import { native } from '../native.js';
+
+/** Which implementation decodes: the C++ addon (default) or the TypeScript reference. */
+export type DecodeBackend = 'native' | 'js';
+
+export interface ChainModelOptions {
+  /** Features per position (D). */
+  numFeatures: number;
+  /** Number of states (K). */
+  numLabels: number;
+  /** Decoder implementation; 'native' by default. Both give the same labels up to floating-point ties. */
+  backend?: DecodeBackend;
+}
+
+/**
+ * Linear-chain model of the BCFW papers' OCR experiments (Lacoste-Julien et al. 2013, Sec. 6;
+ * Osokin et al. 2016, App. D): unary weights per state, first- and last-label biases and K x K
+ * transitions, d = K*D + 2K + K^2 (= 4082 for OCR with D = 129, K = 26). Loss: per-sequence
+ * normalised Hamming distance, whose loss augmentation adds 1/T to every wrong state (exact).
+ * An input x is a T x D row-major Float64Array; a label is an Int32Array of T states.
+ */
+export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
+  readonly dim: number;
+  readonly numFeatures: number;
+  readonly numLabels: number;
+  readonly backend: DecodeBackend;
+  /** Offsets of the parameter blocks in w. */
+  readonly offsets: { first: number; last: number; transitions: number };
+  private readonly acc: SparseAccumulator;
+  private theta = new Float64Array(0);
+  private delta = new Float64Array(0);
+  private back = new Int32Array(0);
+  private psiIndices = new Int32Array(0);
+  private psiValues = new Float64Array(0);
+
+  constructor(options: ChainModelOptions) {
+    const { numFeatures: D, numLabels: K } = options;
+    check(Number.isInteger(D) && D >= 1, `numFeatures must be a positive integer, got ${D}`);
+    check(Number.isInteger(K) && K >= 1, `numLabels must be a positive integer, got ${K}`);
+    this.numFeatures = D;
+    this.numLabels = K;
+    this.backend = options.backend ?? 'native';
+    check(this.backend === 'native' || this.backend === 'js', `unknown decode backend '${this.backend}'`);
+    this.offsets = { first: K * D, last: K * D + K, transitions: K * D + 2 * K };
+    this.dim = K * D + 2 * K + K * K;
+    this.acc = new SparseAccumulator(this.dim, 4 * D + 16);
+  }
+
+  validate(x: Float64Array, y: Int32Array, where: string): void {
+    if (!(x instanceof Float64Array)) throw new InputError(`${where}: x must be a Float64Array`);
+    if (!(y instanceof Int32Array)) throw new InputError(`${where}: y must be an Int32Array`);
+    check(y.length >= 1, `${where}: empty sequence`);
+    check(x.length === y.length * this.numFeatures, () => `${where}: x has ${x.length} values, expected T*D = ${y.length}*${this.numFeatures}`);
+    for (let t = 0; t < y.length; t++) {
+      const k = y[t]!;
+      check(k >= 0 && k < this.numLabels, () => `${where}: label ${k} at position ${t} is outside 0..${this.numLabels - 1}`);
+    }
+    for (let j = 0; j < x.length; j++) {
+      if (!Number.isFinite(x[j])) throw new InputError(`${where}: feature ${j % this.numFeatures} at position ${Math.floor(j / this.numFeatures)} is ${x[j]}`);
+    }
+  }
+
+  private checkW(w: Float64Array): void {
+    if (!(w instanceof Float64Array) || w.length !== this.dim) throw new InputError(`w must be a Float64Array of length ${this.dim}`);
+  }
+
+  lossAugmentedDecode(w: Float64Array, x: Float64Array, yTrue: Int32Array): Int32Array {
+    return this.run(w, x, yTrue.length, yTrue);
+  }
+
+  decode(w: Float64Array, x: Float64Array): Int32Array {
+    const T = x.length / this.numFeatures;
+    check(Number.isInteger(T) && T >= 1, `x has ${x.length} values, not a multiple of D = ${this.numFeatures}`);
+    return this.run(w, x, T, null);
+  }
+
+  private run(w: Float64Array, x: Float64Array, T: number, yTrue: Int32Array | null): Int32Array {
+    this.checkW(w);
+    const out = new Int32Array(T);
+    if (this.backend === 'native') native.chainDecode(w, this.numFeatures, this.numLabels, x, T, yTrue, out);
+    else this.decodeJs(w, x, T, yTrue, out);
+    return out;
+  }
+
+  /** Score <w, phi(x, y)> of a labelling (independent of the decoder; used by tests and certificates). */
+  score(w: Float64Array, x: Float64Array, y: Int32Array): number {
+    const { numFeatures: D, numLabels: K, offsets } = this;
+    const T = y.length;
+    let s = w[offsets.first + y[0]!]! + w[offsets.last + y[T - 1]!]!;
+    for (let t = 0; t < T; t++) {
+      const base = y[t]! * D;
+      for (let j = 0; j < D; j++) s += w[base + j]! * x[t * D + j]!;
+      if (t > 0) s += w[offsets.transitions + y[t - 1]! + K * y[t]!]!;
+    }
+    return s;
+  }
+
+  /** Reference Viterbi in TypeScript (same layout, same tie-breaking as native/scoring/chain.cc). */
+  private decodeJs(w: Float64Array, x: Float64Array, T: number, yTrue: Int32Array | null, out: Int32Array): void {
+    const { numFeatures: D, numLabels: K, offsets } = this;
+    const TK = T * K;
+    if (this.theta.length < TK) {
+      this.theta = new Float64Array(TK);
+      this.delta = new Float64Array(TK);
+      this.back = new Int32Array(TK);
+    }
+    const theta = this.theta;
+    const delta = this.delta;
+    const back = this.back;
+    const lossUnit = 1 / T;
+    for (let t = 0; t < T; t++) {
+      for (let k = 0; k < K; k++) {
+        let s = 0;
+        const wb = k * D;
+        const xb = t * D;
+        for (let j = 0; j < D; j++) s += w[wb + j]! * x[xb + j]!;
+        if (yTrue !== null && k !== yTrue[t]) s += lossUnit;
+        theta[t * K + k] = s;
+      }
+    }
+    for (let k = 0; k < K; k++) {
+      theta[k]! += w[offsets.first + k]!;
+      theta[(T - 1) * K + k]! += w[offsets.last + k]!;
+    }
+    const tr = offsets.transitions;
+    for (let k = 0; k < K; k++) delta[k] = theta[k]!;
+    for (let t = 1; t < T; t++) {
+      const p = (t - 1) * K;
+      for (let k = 0; k < K; k++) {
+        let best = delta[p]! + w[tr + K * k]!;
+        let arg = 0;
+        for (let j = 1; j < K; j++) {
+          const v = delta[p + j]! + w[tr + j + K * k]!;
+          if (v > best) {
+            best = v;
+            arg = j;
+          }
+        }
+        delta[t * K + k] = best + theta[t * K + k]!;
+        back[t * K + k] = arg;
+      }
+    }
+    let arg = 0;
+    const last = (T - 1) * K;
+    for (let k = 1; k < K; k++) if (delta[last + k]! > delta[last + arg]!) arg = k;
+    out[T - 1] = arg;
+    for (let t = T - 1; t > 0; t--) {
+      arg = back[t * K + arg]!;
+      out[t - 1] = arg;
+    }
+  }
+
+  psi(x: Float64Array, yTrue: Int32Array, y: Int32Array): SparseVector {
+    const { numFeatures: D, numLabels: K, offsets, acc } = this;
+    const T = yTrue.length;
+    check(y.length === T, () => `label has length ${y.length}, expected ${T}`);
+    if (this.backend === 'native') {
+      const capacity = 2 * T * D + 2 * T + 4;
+      if (this.psiIndices.length < capacity) {
+        this.psiIndices = new Int32Array(capacity);
+        this.psiValues = new Float64Array(capacity);
+      }
+      const nnz = native.chainPsi(x, D, K, T, yTrue, y, this.psiIndices, this.psiValues);
+      return { indices: this.psiIndices, values: this.psiValues, nnz };
+    }
+    for (let t = 0; t < T; t++) {
+      const a = yTrue[t]!;
+      const b = y[t]!;
+      if (a !== b) {
+        acc.addDense(a * D, x, t * D, D, 1);
+        acc.addDense(b * D, x, t * D, D, -1);
+      }
+      if (t > 0) {
+        acc.add(offsets.transitions + yTrue[t - 1]! + K * a, 1);
+        acc.add(offsets.transitions + y[t - 1]! + K * b, -1);
+      }
+    }
+    acc.add(offsets.first + yTrue[0]!, 1);
+    acc.add(offsets.first + y[0]!, -1);
+    acc.add(offsets.last + yTrue[T - 1]!, 1);
+    acc.add(offsets.last + y[T - 1]!, -1);
+    return acc.take();
+  }
+
+  /** Normalised Hamming distance: mismatches / T. */
+  loss(yTrue: Int32Array, y: Int32Array): number {
+    let m = 0;
+    for (let t = 0; t < yTrue.length; t++) if (yTrue[t] !== y[t]) m++;
+    return m / yTrue.length;
+  }
+
+  labelKey(y: Int32Array): string {
+    return Array.from(y).join(',');
+  }
+}
+
+/** Splits a SequenceDataset into the (xs, ys) arrays the models take. */
+export function sequencesXY(examples: readonly SequenceExample[]): { xs: Float64Array[]; ys: Int32Array[] } {
+  return { xs: examples.map((e) => e.x), ys: examples.map((e) => e.y) };
+}

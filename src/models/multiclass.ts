@@ -1,0 +1,91 @@
+import { check, InputError } from '../core/errors.js';
+import type { StructuredModel } from '../core/problem.js';
+import type { CsrMatrix } from '../core/data.js';
+import { SparseAccumulator, type SparseVector } from '../core/vector.js';
+
+/**
+ * Multiclass SVM in the Crammer-Singer form as an SSVM (2013 paper, Sec. 6): phi(x, y) puts x into the
+ * block of class y, so d = K * F; loss is 0-1. The smallest real structured problem: the oracle
+ * enumerates the K classes. Inputs are sparse rows (see `csrRows`); labels are class ids 0..K-1.
+ */
+export class MulticlassModel implements StructuredModel<SparseVector, number> {
+  readonly dim: number;
+  private readonly acc: SparseAccumulator;
+
+  constructor(
+    readonly numFeatures: number,
+    readonly numLabels: number,
+  ) {
+    check(Number.isInteger(numFeatures) && numFeatures >= 1, `numFeatures must be a positive integer, got ${numFeatures}`);
+    check(Number.isInteger(numLabels) && numLabels >= 2, `numLabels must be an integer >= 2, got ${numLabels}`);
+    this.dim = numFeatures * numLabels;
+    this.acc = new SparseAccumulator(this.dim);
+  }
+
+  validate(x: SparseVector, y: number, where: string): void {
+    check(Number.isInteger(y) && y >= 0 && y < this.numLabels, () => `${where}: label ${y} is outside 0..${this.numLabels - 1}`);
+    for (let k = 0; k < x.nnz; k++) {
+      const j = x.indices[k]!;
+      check(j >= 0 && j < this.numFeatures, () => `${where}: feature index ${j} is outside 0..${this.numFeatures - 1}`);
+      if (!Number.isFinite(x.values[k])) throw new InputError(`${where}: feature ${j} is ${x.values[k]}`);
+    }
+  }
+
+  private classScore(w: Float64Array, x: SparseVector, c: number): number {
+    const base = c * this.numFeatures;
+    let s = 0;
+    for (let k = 0; k < x.nnz; k++) s += w[base + x.indices[k]!]! * x.values[k]!;
+    return s;
+  }
+
+  private argmax(w: Float64Array, x: SparseVector, yTrue: number): number {
+    if (w.length !== this.dim) throw new InputError(`w must have length ${this.dim}, got ${w.length}`);
+    let best = -Infinity;
+    let arg = 0;
+    for (let c = 0; c < this.numLabels; c++) {
+      const s = this.classScore(w, x, c) + (yTrue >= 0 && c !== yTrue ? 1 : 0);
+      if (s > best) {
+        best = s;
+        arg = c;
+      }
+    }
+    return arg;
+  }
+
+  lossAugmentedDecode(w: Float64Array, x: SparseVector, yTrue: number): number {
+    return this.argmax(w, x, yTrue);
+  }
+
+  decode(w: Float64Array, x: SparseVector): number {
+    return this.argmax(w, x, -1);
+  }
+
+  psi(x: SparseVector, yTrue: number, y: number): SparseVector {
+    if (y !== yTrue) {
+      for (let k = 0; k < x.nnz; k++) {
+        this.acc.add(yTrue * this.numFeatures + x.indices[k]!, x.values[k]!);
+        this.acc.add(y * this.numFeatures + x.indices[k]!, -x.values[k]!);
+      }
+    }
+    return this.acc.take();
+  }
+
+  loss(yTrue: number, y: number): number {
+    return yTrue === y ? 0 : 1;
+  }
+
+  labelKey(y: number): string {
+    return String(y);
+  }
+}
+
+/** Views of the rows of a CSR matrix as sparse vectors (no copy). */
+export function csrRows(X: CsrMatrix): SparseVector[] {
+  const rows: SparseVector[] = [];
+  for (let r = 0; r < X.rows; r++) {
+    const a = X.indptr[r]!;
+    const b = X.indptr[r + 1]!;
+    rows.push({ indices: X.indices.subarray(a, b), values: X.values.subarray(a, b), nnz: b - a });
+  }
+  return rows;
+}

@@ -1,0 +1,58 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** Raw bindings of the C++ addon (see native/addon.cc). Prefer the typed wrappers exported from the package. */
+export interface NativeBinding {
+  version(): string;
+
+  // --- generalized distance transforms (native/gdt; wrapped by src/gdt.ts) ---
+  /**
+   * 1-D max-sum distance transform, in place into `out`/`argmax` (zero-copy):
+   * `out[p] = max_q f[q] - a (p-q)^2 - b (p-q)`, `argmax[p]` = the smallest maximising q, or -1 when
+   * every `f[q]` is -Infinity. `f`, `out`, `argmax` have the same length; `out` may be `f`.
+   * Throws TypeError/RangeError on bad arguments (NaN or +Infinity in `f`, `a < 0`, ...).
+   */
+  gdt1d(f: Float64Array, a: number, b: number, out: Float64Array, argmax: Int32Array): void;
+  /**
+   * 2-D separable transform on a row-major H x W grid; `argmax` holds flat indices `y'*W + x'`.
+   * `out[y*W+x] = max f[y'*W+x'] - ay (y-y')^2 - by (y-y') - ax (x-x')^2 - bx (x-x')`.
+   */
+  gdt2d(
+    f: Float64Array, H: number, W: number, ay: number, by: number, ax: number, bx: number,
+    out: Float64Array, argmax: Int32Array,
+  ): void;
+  /**
+   * {@link NativeBinding.gdt2d} on the libuv thread pool. Arguments are validated synchronously (throws).
+   * `f`, `out` and `argmax` must not be written, transferred or resized until the Promise settles.
+   */
+  gdt2dAsync(
+    f: Float64Array, H: number, W: number, ay: number, by: number, ax: number, bx: number,
+    out: Float64Array, argmax: Int32Array,
+  ): Promise<void>;
+
+  // --- linear-chain max-oracle (native/scoring/chain; wrapped by src/models/chain.ts) ---
+  /**
+   * Viterbi for the chain model layout (K*D unary, K first, K last, K*K transitions prev + K*next).
+   * With `yTrue`, decodes loss-augmented with the normalised Hamming loss. Writes the labelling to `out`
+   * (length T) and returns its score. Ties go to the smallest state.
+   */
+  chainDecode(w: Float64Array, D: number, K: number, x: Float64Array, T: number, yTrue: Int32Array | null, out: Int32Array): number;
+  /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */
+  chainPsi(x: Float64Array, D: number, K: number, T: number, yTrue: Int32Array, y: Int32Array, outIdx: Int32Array, outVal: Float64Array): number;
+
+  // --- BCFW block-step kernels (native/solver; used by src/solvers/bcfw.ts) ---
+  /** out = [<wi, w>, ||wi||^2, <wi, psi>] for the sparse psi (idx, val, nnz). */
+  blockStats(wi: Float64Array, w: Float64Array, idx: Int32Array, val: Float64Array, nnz: number, out: Float64Array): void;
+  /**
+   * wi <- (1-gamma) wi + gamma*psiScale*psi; w moves by the same difference; if wAvg is given,
+   * wAvg <- (1-rho) wAvg + rho w.
+   */
+  blockUpdate(wi: Float64Array, w: Float64Array, wAvg: Float64Array | null, idx: Int32Array, val: Float64Array, nnz: number, gamma: number, psiScale: number, rho: number): void;
+}
+
+const require = createRequire(import.meta.url);
+// src/ (vitest, tsx) and dist/ (tsc output) are both one level below the package root.
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The loaded addon: build/Release first (fresh dev build), then prebuilds/<platform>-<arch>. */
+export const native: NativeBinding = require('node-gyp-build')(root);

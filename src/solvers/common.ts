@@ -1,0 +1,203 @@
+import { check, InputError } from '../core/errors.js';
+import type { Problem } from '../core/problem.js';
+import { dot, dotSparse } from '../core/vector.js';
+
+/** One record of a training trace (a JSONL line of `--trace`). Certificates refer to the returned iterate. */
+export interface ProgressEvent {
+  solver: string;
+  /** Block-coordinate passes done (for batch FW: iterations). */
+  pass: number;
+  /** Oracle calls / n: the papers' "effective passes" (exact-gap passes included). */
+  effectivePasses: number;
+  oracleCalls: number;
+  /** Training seconds so far (evaluation of train/test error excluded). */
+  seconds: number;
+  /** SSVM dual objective l - (lambda/2)||w||^2 (absent for SSG, which has no dual). */
+  dual?: number;
+  /** Primal objective (lambda/2)||w||^2 + (1/n) sum_i H_i(w), known after a full oracle pass. */
+  primal?: number;
+  /** Duality gap primal - dual. */
+  gap?: number;
+  /** True when `gap` comes from a full oracle pass at the returned iterate (a certificate). */
+  gapIsExact: boolean;
+  trainError?: number;
+  testError?: number;
+  /** Further metrics returned by `evaluate`. */
+  [metric: string]: number | string | boolean | undefined;
+}
+
+export type StopReason = 'gap' | 'maxPasses' | 'timeBudget' | 'aborted';
+
+/** Options shared by every solver. Defaults follow the authors' code ([B] defaultOptions). */
+export interface CommonSolverOptions {
+  /** Regularisation lambda of (lambda/2)||w||^2 + (1/n) sum H_i(w). Default 1/n. */
+  lambda?: number;
+  /** Stop when the exact duality gap is <= this. Default 0.1. */
+  gapThreshold?: number;
+  /** Passes between exact gap (or primal) evaluations. Default 10. */
+  gapCheck?: number;
+  /** Cap on passes. Default 200 (SSG: 50). */
+  maxPasses?: number;
+  /** Wall-clock budget in seconds. Default Infinity. */
+  timeBudget?: number;
+  /** Seed of the sampling PRNG. Default 1. */
+  seed?: number;
+  /** Compute the training error (one extra decoding pass) at every exact check. Default false. */
+  trainError?: boolean;
+  /** Extra metrics at every exact check, e.g. `{ testError }` on a held-out set; not counted in `seconds`. */
+  evaluate?: (w: Float64Array) => Record<string, number>;
+  /** Receives a ProgressEvent after every pass and every exact check. */
+  onProgress?: (event: ProgressEvent) => void;
+  /** Stops training at the next block step; the result is still consistent (stopReason 'aborted'). */
+  signal?: AbortSignal;
+}
+
+export interface SolverResult {
+  /** The returned weights (the averaged iterate when averaging is on). */
+  w: Float64Array;
+  lambda: number;
+  solver: string;
+  passes: number;
+  effectivePasses: number;
+  oracleCalls: number;
+  seconds: number;
+  primal?: number;
+  dual?: number;
+  /** Last exact duality gap (undefined for SSG). */
+  gap?: number;
+  gapIsExact: boolean;
+  trainError?: number;
+  stopReason: StopReason;
+  trace: ProgressEvent[];
+  /** Further metrics of the last `evaluate` call. */
+  metrics: Record<string, number>;
+}
+
+/** Resolved common options with defaults applied and validated. */
+export interface ResolvedCommon {
+  lambda: number;
+  gapThreshold: number;
+  gapCheck: number;
+  maxPasses: number;
+  timeBudget: number;
+  seed: number;
+}
+
+export function resolveCommon(problem: Problem, o: CommonSolverOptions, defaultMaxPasses: number): ResolvedCommon {
+  const lambda = o.lambda ?? 1 / problem.n;
+  check(Number.isFinite(lambda) && lambda > 0, `lambda must be a positive finite number, got ${lambda}`);
+  const gapThreshold = o.gapThreshold ?? 0.1;
+  check(gapThreshold >= 0, `gapThreshold must be >= 0, got ${gapThreshold}`);
+  const gapCheck = o.gapCheck ?? 10;
+  check(Number.isInteger(gapCheck) && gapCheck >= 1, `gapCheck must be a positive integer, got ${gapCheck}`);
+  const maxPasses = o.maxPasses ?? defaultMaxPasses;
+  check(Number.isInteger(maxPasses) && maxPasses >= 0, `maxPasses must be a non-negative integer, got ${maxPasses}`);
+  const timeBudget = o.timeBudget ?? Infinity;
+  check(timeBudget > 0, `timeBudget must be > 0 seconds, got ${timeBudget}`);
+  const seed = o.seed ?? 1;
+  check(Number.isInteger(seed), `seed must be an integer, got ${seed}`);
+  return { lambda, gapThreshold, gapCheck, maxPasses, timeBudget, seed };
+}
+
+/** Result of one full oracle pass at a fixed w. */
+export interface FullPass {
+  /** sum_i H_i(w) with H_i(w) = max_y L_i(y) - <w, psi_i(y)> (each clipped at 0: y_i scores 0). */
+  hingeSum: number;
+  /** Per-block H_i(w). */
+  hinge: Float64Array;
+}
+
+/**
+ * Calls the oracle on every block at w (DESIGN seam 3: the exact pass). If `psiSum` is given,
+ * sum_i psi_i(y*_i) and sum_i L_i(y*_i) are accumulated into it (batch FW needs them).
+ */
+export function fullOraclePass(problem: Problem, w: Float64Array, psiSum?: { dense: Float64Array; loss: number }): FullPass {
+  const hinge = new Float64Array(problem.n);
+  let hingeSum = 0;
+  for (let i = 0; i < problem.n; i++) {
+    const y = problem.oracle(i, w);
+    const psi = problem.psi(i, y);
+    const L = problem.loss(i, y);
+    const h = checkedHinge(L - dotSparse(w, psi), i);
+    hinge[i] = h;
+    hingeSum += h;
+    if (psiSum && h > 0) {
+      for (let k = 0; k < psi.nnz; k++) psiSum.dense[psi.indices[k]!]! += psi.values[k]!;
+      psiSum.loss += L;
+    }
+  }
+  return { hingeSum, hinge };
+}
+
+/**
+ * The oracle must beat the ground truth, whose value is 0 ([B] sanity check). A tiny negative value is
+ * rounding and is treated as 0 (the ground truth is the maximiser); a clearly negative one is a bug in
+ * the oracle and fails loudly.
+ */
+export function checkedHinge(h: number, i: number): number {
+  if (h >= 0) return h;
+  if (h > -1e-9) return 0;
+  throw new InputError(`oracle of block ${i} returned a label scoring ${h} < 0 = the ground truth's score: the max-oracle is not exact`);
+}
+
+/**
+ * Exact block gaps g_i = lambda w_i^T w - l_i + H_i(w)/n at a dual point given by its blocks (w_i, l_i),
+ * w = sum_i w_i (2016 paper, eq. 10 with the oracle's corner). They are >= 0 and sum to primal - dual.
+ * `hinge` is the per-block H_i(w) of a full oracle pass at w.
+ */
+export function blockGaps(lambda: number, w: Float64Array, wBlocks: Float64Array, lBlocks: Float64Array, hinge: Float64Array): Float64Array {
+  const n = lBlocks.length;
+  const d = w.length;
+  const g = new Float64Array(n);
+  for (let i = 0; i < n; i++) g[i] = lambda * dot(wBlocks.subarray(i * d, (i + 1) * d), w) - lBlocks[i]! + hinge[i]! / n;
+  return g;
+}
+
+/** Primal, dual and gap of the pair (w, l) given sum_i H_i(w) (2013 paper, eq. 4 and Sec. 3). */
+export function certificate(lambda: number, n: number, w: Float64Array, l: number, hingeSum: number) {
+  const wSq = dot(w, w);
+  const primal = 0.5 * lambda * wSq + hingeSum / n;
+  const dual = l - 0.5 * lambda * wSq;
+  return { primal, dual, gap: primal - dual };
+}
+
+/** Mean training loss of plain predictions. */
+export function trainingError(problem: Problem, w: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < problem.n; i++) s += problem.loss(i, problem.predict(i, w));
+  return s / problem.n;
+}
+
+/** Wall clock of training that can pause while the caller evaluates (evaluation time is not training time). */
+export class TrainingClock {
+  private start = performance.now();
+  private paused = 0;
+  constructor(private readonly offset = 0) {}
+  get seconds(): number {
+    return this.offset + (performance.now() - this.start - this.paused) / 1000;
+  }
+  /** Runs f without counting its time. */
+  excluded<T>(f: () => T): T {
+    const t0 = performance.now();
+    try {
+      return f();
+    } finally {
+      this.paused += performance.now() - t0;
+    }
+  }
+}
+
+/** Evaluation at an exact check: training error and user metrics, outside the training clock. */
+export function evaluateAt(
+  problem: Problem,
+  w: Float64Array,
+  options: CommonSolverOptions,
+  clock: TrainingClock,
+): Record<string, number> {
+  return clock.excluded(() => {
+    const out: Record<string, number> = {};
+    if (options.trainError) out.trainError = trainingError(problem, w);
+    if (options.evaluate) Object.assign(out, options.evaluate(w));
+    return out;
+  });
+}

@@ -1,0 +1,72 @@
+// Tiny problems and brute-force references shared by the tests.
+import { ChainModel, type DecodeBackend } from '../../src/models/chain.js';
+import { modelProblem, type Problem } from '../../src/core/problem.js';
+import { Rng } from '../../src/core/rng.js';
+import { dotSparse } from '../../src/core/vector.js';
+
+/** All K^T labellings of a chain of length T. */
+export function allLabellings(T: number, K: number): Int32Array[] {
+  const out: Int32Array[] = [];
+  const y = new Int32Array(T);
+  const rec = (t: number) => {
+    if (t === T) {
+      out.push(Int32Array.from(y));
+      return;
+    }
+    for (let k = 0; k < K; k++) {
+      y[t] = k;
+      rec(t + 1);
+    }
+  };
+  rec(0);
+  return out;
+}
+
+export interface TinyChain {
+  model: ChainModel;
+  xs: Float64Array[];
+  ys: Int32Array[];
+  problem: Problem<Int32Array>;
+}
+
+/** A random chain problem small enough to enumerate (n sequences of length <= maxT, K states, D features). */
+export function tinyChain(seed: number, opts: { n?: number; K?: number; D?: number; maxT?: number; backend?: DecodeBackend } = {}): TinyChain {
+  const rng = new Rng(seed);
+  const n = opts.n ?? 5;
+  const K = opts.K ?? 3;
+  const D = opts.D ?? 3;
+  const maxT = opts.maxT ?? 4;
+  const model = new ChainModel({ numFeatures: D, numLabels: K, backend: opts.backend ?? 'js' });
+  const xs: Float64Array[] = [];
+  const ys: Int32Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const T = 1 + rng.int(maxT);
+    xs.push(Float64Array.from({ length: T * D }, () => rng.next() * 2 - 1));
+    ys.push(Int32Array.from({ length: T }, () => rng.int(K)));
+  }
+  return { model, xs, ys, problem: modelProblem(model, xs, ys) };
+}
+
+export function randomW(dim: number, seed: number, scale = 1): Float64Array {
+  const rng = new Rng(seed);
+  return Float64Array.from({ length: dim }, () => (rng.next() * 2 - 1) * scale);
+}
+
+/** H_i(w) = max_y L_i(y) - <w, psi_i(y)> by enumeration. */
+export function bruteHinge(t: TinyChain, i: number, w: Float64Array): number {
+  let best = -Infinity;
+  for (const y of allLabellings(t.ys[i]!.length, t.model.numLabels)) {
+    const v = t.model.loss(t.ys[i]!, y) - dotSparse(w, t.model.psi(t.xs[i]!, t.ys[i]!, y));
+    if (v > best) best = v;
+  }
+  return best;
+}
+
+/** Primal objective by enumeration. */
+export function brutePrimal(t: TinyChain, lambda: number, w: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < t.xs.length; i++) s += bruteHinge(t, i, w);
+  let wSq = 0;
+  for (const v of w) wSq += v * v;
+  return 0.5 * lambda * wSq + s / t.xs.length;
+}
