@@ -363,12 +363,11 @@ function prepare2d(fn: string, f: ArrayLike<number>, shape: GridShape, coef: Gdt
 interface Scratch {
   v: Int32Array; // centres q of the envelope parabolas (paper: v)
   z: Float64Array; // boundaries, length n+1 (paper: z)
-  gv: Float64Array; // g(v[k]) = f(v[k]) + b v[k]
   fv: Float64Array; // f(v[k]), so that out may alias f
 }
 
 function newScratch(n: number): Scratch {
-  return { v: new Int32Array(n), z: new Float64Array(n + 1), gv: new Float64Array(n), fv: new Float64Array(n) };
+  return { v: new Int32Array(n), z: new Float64Array(n + 1), fv: new Float64Array(n) };
 }
 
 /**
@@ -414,7 +413,7 @@ function transform1dInto(
     }
     return;
   }
-  const { v, z, gv, fv } = ws;
+  const { v, z, fv } = ws;
   const twoA = 2 * a;
   // Upper envelope of P_q(p) = f(q) - a (p-q)^2 - b (p-q). For v < q, P_q - P_v vanishes at
   //   s = (g(v) - g(q)) / (2a (q - v)) + (q + v) / 2,  g(q) = f(q) + b q,
@@ -427,14 +426,14 @@ function transform1dInto(
     let s = -Infinity;
     while (k >= 0) {
       const vk = v[k]!;
-      s = (gv[k]! - gq) / (twoA * (q - vk)) + 0.5 * (q + vk);
+      const gv = fv[k]! + b * vk; // g(v[k]), recomputed: the same value as when it was pushed
+      s = (gv - gq) / (twoA * (q - vk)) + 0.5 * (q + vk);
       if (s > z[k]!) break;
       k--;
     }
     if (k < 0) s = -Infinity;
     k++;
     v[k] = q;
-    gv[k] = gq;
     fv[k] = fq;
     z[k] = s;
   }

@@ -24,7 +24,9 @@
 //    (subnormals included), goes through the envelope, whose intersection formula never divides by
 //    zero and copes with intersections that overflow to +-inf.
 //  * out[p] is always evaluated as f(q*) - a*d*d - b*d with d = p - q* (2-D: the x term first, then
-//    the y term), so the value at the returned argmax reproduces D bit for bit.
+//    the y term), so the value at the returned argmax reproduces D bit for bit (as long as the
+//    compiler does not contract a*d*d - b*d into FMAs: true of the default x86-64 build, not
+//    necessarily of -march=native).
 //  * out may alias f exactly (in-place transform). Other partial overlaps of out/argmax with f are
 //    not supported in 2-D (1-D tolerates any overlap between f and out).
 //  * n (1-D) and H*W (2-D) must not exceed INT32_MAX because argmax is int32.

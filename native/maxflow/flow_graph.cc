@@ -513,7 +513,9 @@ void FlowGraph<Cap>::adopt() {
   // those it takes the one closest to the terminal (distance heuristic). Distances verified in the
   // current round carry stamp == time_, so each walk towards the terminal stops at the first
   // already verified node. Without a parent the orphan becomes free: its children become orphans
-  // and the neighbours that could reach it become active.
+  // and the neighbours that could grow into it become active. The paper needs this only for
+  // same-tree neighbours; after a reuse repair (a node switched trees) a passive node of the other
+  // tree may also have residual towards it, so both trees are checked.
   for (size_t i = 0; i < orphans_.size(); ++i) {
     const NodeId o = orphans_[i];
     if (st_[o].parent != kOrphan) continue;  // re-rooted meanwhile (repair_trees)
@@ -563,9 +565,10 @@ void FlowGraph<Cap>::adopt() {
     }
     for (int32_t a = first_[o]; a < end; ++a) {
       const NodeId q = head_[a];
-      if (st_[q].tree != tree) continue;
-      if ((tree == kInS ? res_[sister_[a]] : res_[a]) > tol_) activate(q);
-      if (st_[q].parent == sister_[a]) make_orphan(q);
+      const uint8_t tq = st_[q].tree;
+      if (tq == kFree) continue;
+      if ((tq == kInS ? res_[sister_[a]] : res_[a]) > tol_) activate(q);
+      if (tq == tree && st_[q].parent == sister_[a]) make_orphan(q);
     }
     so.tree = kFree;
     so.parent = kNoParent;

@@ -7,14 +7,12 @@ import {
   blockGaps,
   certificate,
   checkedHinge,
-  evaluateAt,
   fullOraclePass,
+  PassSolver,
   resolveCommon,
-  TrainingClock,
   type CommonSolverOptions,
-  type ProgressEvent,
+  type SolverCheckpoint,
   type SolverResult,
-  type StopReason,
 } from './common.js';
 
 export type Sampling = 'uniform' | 'perm';
@@ -54,149 +52,187 @@ export interface BcfwResult extends SolverResult {
  * forms the corner w_s = psi_i(y*)/(lambda n), l_s = L_i(y*)/n and moves w_i towards it with the
  * line-search step gamma = g_i / (lambda ||w_i - w_s||^2) clipped to [0, 1], where
  * g_i = lambda (w_i - w_s)^T w - (l_i - l_s) is the block gap (eq. 10 of the 2016 paper).
- * Every `gapCheck` passes a full oracle pass gives the exact gap of the returned iterate.
+ * Every `gapCheck` passes a full oracle pass gives the exact gap of the returned iterate; the run always
+ * ends with an exact gap (one more full pass if the last pass was not a check).
  */
-export function bcfw(problem: Problem, options: BcfwOptions = {}): BcfwResult {
-  const c = resolveCommon(problem, options, 200);
-  const sampling = options.sampling ?? 'uniform';
-  check(sampling === 'uniform' || sampling === 'perm', `unknown sampling '${sampling}' (uniform | perm)`);
-  const lineSearch = options.lineSearch ?? true;
-  const averaging = options.averaging ?? true;
-  const { n, dim: d } = problem;
-  const { lambda } = c;
-  const solverName = 'bcfw';
+export class BcfwSolver extends PassSolver {
+  private readonly sampling: Sampling;
+  private readonly lineSearch: boolean;
+  private readonly averaging: boolean;
+  private readonly w: Float64Array;
+  private l = 0;
+  private readonly wBlocks: Float64Array;
+  private readonly lBlocks: Float64Array;
+  private readonly wAvg: Float64Array;
+  private lAvg = 0;
+  /** Block steps done (the k of Alg. 4). */
+  private k = 0;
+  private rng: Rng;
+  private readonly order: Int32Array;
+  private readonly stats = new Float64Array(3);
+  private last: { primal: number; dual: number; gap: number } | undefined;
+  private checkedAt = -1;
+  private lastBlockGaps: Float64Array | undefined;
+  private finished = false;
 
-  const w = new Float64Array(d);
-  let l = 0;
-  const wBlocks = new Float64Array(n * d);
-  const lBlocks = new Float64Array(n);
-  const wAvg = averaging ? new Float64Array(d) : w;
-  let lAvg = 0;
-  let k = 0; // block steps done (the k of Alg. 4)
-  const rng = new Rng(c.seed);
-  const order = new Int32Array(n);
-  const clock = new TrainingClock();
-  const trace: ProgressEvent[] = [];
-  let oracleCalls = 0;
-  let passes = 0;
-  let stopReason: StopReason = 'maxPasses';
-  let last: { primal: number; dual: number; gap: number } | undefined;
-  let lastMetrics: Record<string, number> = {};
-  let lastBlockGaps: Float64Array | undefined;
-  const lambdaN = lambda * n;
-  const stats = new Float64Array(3);
+  constructor(problem: Problem, private readonly bcfwOptions: BcfwOptions = {}, restored?: SolverCheckpoint) {
+    const config = resolveCommon(problem, bcfwOptions, 200);
+    super('bcfw', problem, bcfwOptions, config, restored);
+    this.sampling = bcfwOptions.sampling ?? 'uniform';
+    check(this.sampling === 'uniform' || this.sampling === 'perm', `unknown sampling '${this.sampling}' (uniform | perm)`);
+    this.lineSearch = bcfwOptions.lineSearch ?? true;
+    this.averaging = bcfwOptions.averaging ?? true;
+    const { n, dim: d } = problem;
+    this.w = new Float64Array(d);
+    this.wBlocks = new Float64Array(n * d);
+    this.lBlocks = new Float64Array(n);
+    this.wAvg = this.averaging ? new Float64Array(d) : this.w;
+    this.order = new Int32Array(n);
+    this.rng = new Rng(config.seed);
+    if (restored) this.restore(restored);
+  }
 
-  const returned = () => (averaging ? { w: wAvg, l: lAvg } : { w, l });
-  const emit = (e: ProgressEvent) => {
-    trace.push(e);
-    options.onProgress?.(e);
-  };
+  private restore(r: SolverCheckpoint): void {
+    const m = r.meta;
+    for (const key of ['sampling', 'lineSearch', 'averaging'] as const) {
+      check(m.options[key] === this[key], `checkpoint was made with ${key} = ${String(m.options[key])}, not ${String(this[key])}`);
+    }
+    const get = (name: string, length: number) => {
+      const a = r.arrays[name];
+      check(a instanceof Float64Array && a.length === length, `checkpoint array '${name}' is missing or has the wrong length`);
+      return a;
+    };
+    this.wBlocks.set(get('wBlocks', this.wBlocks.length));
+    this.lBlocks.set(get('lBlocks', this.lBlocks.length));
+    if (this.averaging) this.wAvg.set(get('wAvg', this.wAvg.length));
+    this.lAvg = Number(m.lAvg);
+    this.k = Number(m.k);
+    this.rng = new Rng(Uint32Array.from(m.rngState ?? []));
+    this.resync();
+  }
+
+  checkpoint(): SolverCheckpoint {
+    const arrays: Record<string, Float64Array> = { wBlocks: this.wBlocks, lBlocks: this.lBlocks };
+    if (this.averaging) arrays.wAvg = this.wAvg;
+    return this.baseCheckpoint(
+      { lAvg: this.lAvg, k: this.k, options: { ...this.config, sampling: this.sampling, lineSearch: this.lineSearch, averaging: this.averaging } },
+      arrays,
+      this.rng.state,
+    );
+  }
+
+  /** The iterate that is certified and returned: the weighted average when averaging is on. */
+  private get returned(): { w: Float64Array; l: number } {
+    return this.averaging ? { w: this.wAvg, l: this.lAvg } : { w: this.w, l: this.l };
+  }
 
   /** One block step on block i (Alg. 4 lines 4-9). */
-  const blockStep = (i: number) => {
+  private blockStep(i: number): void {
+    const { problem, w, stats } = this;
+    const { n, dim: d } = problem;
+    const lambda = this.config.lambda;
+    const lambdaN = lambda * n;
     const y = problem.oracle(i, w);
-    oracleCalls++;
+    this.oracleCalls++;
     const psi = problem.psi(i, y);
     const L = problem.loss(i, y);
     const wDotPsi = dotSparse(w, psi);
-    const valid = checkedHinge(L - wDotPsi, i) > 0; // else the ground truth is a maximiser: w_s = 0, l_s = 0
-    const wi = wBlocks.subarray(i * d, (i + 1) * d);
-    const li = lBlocks[i]!;
-    native.blockStats(wi, w, psi.indices, psi.values, valid ? psi.nnz : 0, stats);
-    const wiDotW = stats[0]!;
-    const wiSq = stats[1]!;
-    const wiDotPsi = stats[2]!;
+    // If the ground truth is a maximiser the corner is w_s = 0, l_s = 0.
+    const valid = checkedHinge(L - wDotPsi, i) > 0;
+    const nnz = valid ? psi.nnz : 0;
+    const wi = this.wBlocks.subarray(i * d, (i + 1) * d);
+    const li = this.lBlocks[i]!;
+    native.blockStats(wi, w, psi.indices, psi.values, nnz, stats);
     const ls = valid ? L / n : 0;
-    const wsDotW = valid ? wDotPsi / lambdaN : 0;
-    const blockGap = lambda * (wiDotW - wsDotW) - li + ls;
+    const blockGap = lambda * stats[0]! - (valid ? wDotPsi / n : 0) - li + ls;
     let gamma: number;
-    if (lineSearch) {
-      // ||w_i - w_s||^2 with w_s = psi / (lambda n)
-      const wsSq = valid ? normSqSparse(psi) / (lambdaN * lambdaN) : 0;
-      const distSq = Math.max(wiSq - (2 * wiDotPsi) / lambdaN + wsSq, 0);
+    if (this.lineSearch) {
+      // ||w_i - w_s||^2 = ||w_i||^2 - 2 <w_i, psi>/(lambda n) + ||psi||^2/(lambda n)^2
+      const distSq = Math.max(stats[1]! - (2 * stats[2]!) / lambdaN + (valid ? normSqSparse(psi) : 0) / (lambdaN * lambdaN), 0);
       gamma = Math.min(Math.max(blockGap / (lambda * distSq + Number.EPSILON), 0), 1);
     } else {
-      gamma = (2 * n) / (k + 2 * n);
+      gamma = (2 * n) / (this.k + 2 * n);
     }
-    const rho = 2 / (k + 2);
-    if (gamma > 0 || averaging) {
-      native.blockUpdate(wi, w, averaging ? wAvg : null, psi.indices, psi.values, valid ? psi.nnz : 0, gamma, 1 / lambdaN, rho);
+    const rho = 2 / (this.k + 2);
+    if (gamma > 0 || this.averaging) {
+      native.blockUpdate(wi, w, this.averaging ? this.wAvg : null, psi.indices, psi.values, nnz, gamma, 1 / lambdaN, rho);
       const liNew = (1 - gamma) * li + gamma * ls;
-      lBlocks[i] = liNew;
-      l += liNew - li;
-      if (averaging) lAvg = (1 - rho) * lAvg + rho * l;
+      this.lBlocks[i] = liNew;
+      this.l += liNew - li;
+      if (this.averaging) this.lAvg = (1 - rho) * this.lAvg + rho * this.l;
     }
-    options.onStep?.({ k, block: i, gamma, blockGap, dual: l - 0.5 * lambda * dot(w, w) });
-    k++;
-  };
+    this.bcfwOptions.onStep?.({ k: this.k, block: i, gamma, blockGap, dual: this.l - 0.5 * lambda * dot(w, w) });
+    this.k++;
+  }
 
   /** Rebuilds w and l from the blocks (removes incremental drift). */
-  const resync = () => {
+  private resync(): void {
+    const { w, wBlocks, lBlocks } = this;
+    const d = w.length;
     w.fill(0);
-    l = 0;
-    for (let i = 0; i < n; i++) {
-      const wi = wBlocks.subarray(i * d, (i + 1) * d);
-      for (let j = 0; j < d; j++) w[j]! += wi[j]!;
-      l += lBlocks[i]!;
-    }
-  };
-
-  const exactCheck = () => {
-    resync();
-    const it = returned();
-    const pass = fullOraclePass(problem, it.w);
-    oracleCalls += n;
-    last = certificate(lambda, n, it.w, it.l, pass.hingeSum);
-    if (!averaging) lastBlockGaps = blockGaps(lambda, w, wBlocks, lBlocks, pass.hinge);
-    const seconds = clock.seconds;
-    lastMetrics = evaluateAt(problem, it.w, options, clock);
-    emit({ solver: solverName, pass: passes, effectivePasses: oracleCalls / n, oracleCalls, seconds, ...last, gapIsExact: true, ...lastMetrics });
-    return last.gap;
-  };
-
-  let checkedAt = -1;
-  outer: while (passes < c.maxPasses) {
-    if (sampling === 'perm') rng.permutation(order);
-    for (let s = 0; s < n; s++) {
-      if (options.signal?.aborted) {
-        stopReason = 'aborted';
-        break outer;
-      }
-      blockStep(sampling === 'perm' ? order[s]! : rng.int(n));
-      if (clock.seconds > c.timeBudget) {
-        stopReason = 'timeBudget';
-        passes++;
-        break outer;
-      }
-    }
-    passes++;
-    const it = returned();
-    emit({ solver: solverName, pass: passes, effectivePasses: oracleCalls / n, oracleCalls, seconds: clock.seconds, dual: it.l - 0.5 * lambda * dot(it.w, it.w), gapIsExact: false });
-    if (passes % c.gapCheck === 0) {
-      checkedAt = passes;
-      if (exactCheck() <= c.gapThreshold) {
-        stopReason = 'gap';
-        break;
-      }
+    this.l = 0;
+    for (let i = 0; i < lBlocks.length; i++) {
+      for (let j = 0, o = i * d; j < d; j++) w[j]! += wBlocks[o + j]!;
+      this.l += lBlocks[i]!;
     }
   }
-  // The result always carries an exact certificate: one more full pass if the last pass was not checked.
-  if (checkedAt !== passes || last === undefined) exactCheck();
-  const it = returned();
-  return {
-    w: Float64Array.from(it.w),
-    lambda,
-    solver: solverName,
-    passes,
-    effectivePasses: oracleCalls / n,
-    oracleCalls,
-    seconds: clock.seconds,
-    ...last!,
-    gapIsExact: true,
-    trainError: lastMetrics.trainError,
-    stopReason,
-    trace,
-    metrics: lastMetrics,
-    blockGaps: lastBlockGaps,
-  };
+
+  /** Full oracle pass at the returned iterate: the exact gap (2013 paper, Sec. 3). */
+  private exactCheck(): number {
+    this.resync();
+    const it = this.returned;
+    const { n } = this.problem;
+    const pass = fullOraclePass(this.problem, it.w);
+    this.oracleCalls += n;
+    this.last = certificate(this.config.lambda, n, it.w, it.l, pass.hingeSum);
+    if (!this.averaging) this.lastBlockGaps = blockGaps(this.config.lambda, this.w, this.wBlocks, this.lBlocks, pass.hinge);
+    this.checkedAt = this.passes;
+    const seconds = this.clock.seconds;
+    this.emit({ seconds, ...this.last, gapIsExact: true, ...this.evaluate(it.w) });
+    return this.last.gap;
+  }
+
+  runPass(): boolean {
+    if (this.finished) return false;
+    if (this.passes < this.config.maxPasses && !this.mustStop()) {
+      const { n } = this.problem;
+      if (this.sampling === 'perm') this.rng.permutation(this.order);
+      let interrupted = false;
+      for (let s = 0; s < n; s++) {
+        this.blockStep(this.sampling === 'perm' ? this.order[s]! : this.rng.int(n));
+        if (s + 1 < n && this.mustStop()) {
+          interrupted = true;
+          break;
+        }
+      }
+      this.passes++;
+      const it = this.returned;
+      this.emit({ seconds: this.clock.seconds, dual: it.l - 0.5 * this.config.lambda * dot(it.w, it.w), gapIsExact: false });
+      if (this.passes % this.config.gapCheck === 0 && this.exactCheck() <= this.config.gapThreshold) {
+        this.stopReason = 'gap';
+        return this.finish();
+      }
+      if (!interrupted) return true;
+    }
+    return this.finish();
+  }
+
+  /** The result always carries an exact certificate: one more full pass if the last pass was not checked. */
+  private finish(): false {
+    if (!this.finished && (this.checkedAt !== this.passes || this.last === undefined)) this.exactCheck();
+    this.finished = true;
+    return false;
+  }
+
+  result(): BcfwResult {
+    check(this.finished, 'BCFW has not finished: call runPass() until it returns false');
+    return { ...this.baseResult(this.returned.w, this.last!, true), blockGaps: this.lastBlockGaps };
+  }
+}
+
+/** Runs BCFW to completion (see BcfwSolver). */
+export function bcfw(problem: Problem, options: BcfwOptions = {}): BcfwResult {
+  const s = new BcfwSolver(problem, options);
+  while (s.runPass());
+  return s.result();
 }

@@ -26,6 +26,9 @@ export interface ProgressEvent {
   [metric: string]: number | string | boolean | undefined;
 }
 
+/** The fields of a ProgressEvent that a solver supplies (the counters are added by PassSolver). */
+export type EventBody = { seconds: number; gapIsExact: boolean } & Record<string, number | string | boolean | undefined>;
+
 export type StopReason = 'gap' | 'maxPasses' | 'timeBudget' | 'aborted';
 
 /** Options shared by every solver. Defaults follow the authors' code ([B] defaultOptions). */
@@ -166,6 +169,125 @@ export function trainingError(problem: Problem, w: Float64Array): number {
   let s = 0;
   for (let i = 0; i < problem.n; i++) s += problem.loss(i, problem.predict(i, w));
   return s / problem.n;
+}
+
+/**
+ * A snapshot of a solver between two passes: scalars and the trace in `meta` (JSON), vectors in `arrays`.
+ * It maps one-to-one onto a model file (src/io/model-file.ts), so a run can be saved and resumed exactly.
+ */
+export interface SolverCheckpoint {
+  meta: {
+    solver: string;
+    n: number;
+    dim: number;
+    options: ResolvedCommon & Record<string, unknown>;
+    passes: number;
+    oracleCalls: number;
+    seconds: number;
+    rngState?: number[];
+    trace: ProgressEvent[];
+    [key: string]: unknown;
+  };
+  arrays: Record<string, Float64Array>;
+}
+
+/**
+ * Common skeleton of the iterative solvers: counters, clock, trace and stopping tests. A subclass
+ * implements `runPass` (one pass; false when finished), `result` and `checkpoint`.
+ */
+export abstract class PassSolver {
+  readonly trace: ProgressEvent[];
+  passes: number;
+  oracleCalls: number;
+  stopReason: StopReason = 'maxPasses';
+  protected readonly clock: TrainingClock;
+  protected lastMetrics: Record<string, number> = {};
+
+  protected constructor(
+    readonly name: string,
+    protected readonly problem: Problem,
+    protected readonly options: CommonSolverOptions,
+    readonly config: ResolvedCommon,
+    restored?: SolverCheckpoint,
+  ) {
+    if (restored) {
+      const m = restored.meta;
+      check(m.solver === name, `checkpoint is of solver '${m.solver}', not '${name}'`);
+      check(m.n === problem.n && m.dim === problem.dim, `checkpoint is for n = ${m.n}, dim = ${m.dim}; this problem has n = ${problem.n}, dim = ${problem.dim}`);
+      for (const key of ['lambda', 'seed'] as const) {
+        check(m.options[key] === config[key], `checkpoint was made with ${key} = ${m.options[key]}, not ${config[key]}`);
+      }
+    }
+    this.trace = restored ? [...restored.meta.trace] : [];
+    this.passes = restored?.meta.passes ?? 0;
+    this.oracleCalls = restored?.meta.oracleCalls ?? 0;
+    this.clock = new TrainingClock(restored?.meta.seconds ?? 0);
+  }
+
+  /** Runs one pass; returns false once the solver has stopped (see `stopReason`). */
+  abstract runPass(): boolean;
+  abstract result(): SolverResult;
+  abstract checkpoint(): SolverCheckpoint;
+
+  get effectivePasses(): number {
+    return this.oracleCalls / this.problem.n;
+  }
+
+  protected emit(e: EventBody): void {
+    const event = { solver: this.name, pass: this.passes, effectivePasses: this.effectivePasses, oracleCalls: this.oracleCalls, ...e } as ProgressEvent;
+    this.trace.push(event);
+    this.options.onProgress?.(event);
+  }
+
+  /** Sets stopReason and returns true when the run must stop before the next block step. */
+  protected mustStop(): boolean {
+    if (this.options.signal?.aborted) this.stopReason = 'aborted';
+    else if (this.clock.seconds > this.config.timeBudget) this.stopReason = 'timeBudget';
+    else return false;
+    return true;
+  }
+
+  protected baseCheckpoint(extra: Record<string, unknown>, arrays: Record<string, Float64Array>, rngState?: Uint32Array): SolverCheckpoint {
+    return {
+      meta: {
+        solver: this.name,
+        n: this.problem.n,
+        dim: this.problem.dim,
+        options: { ...this.config },
+        passes: this.passes,
+        oracleCalls: this.oracleCalls,
+        seconds: this.clock.seconds,
+        rngState: rngState ? Array.from(rngState) : undefined,
+        trace: this.trace,
+        ...extra,
+      },
+      arrays,
+    };
+  }
+
+  protected baseResult(w: Float64Array, cert: Partial<Pick<SolverResult, 'primal' | 'dual' | 'gap'>>, gapIsExact: boolean): SolverResult {
+    return {
+      w: Float64Array.from(w),
+      lambda: this.config.lambda,
+      solver: this.name,
+      passes: this.passes,
+      effectivePasses: this.effectivePasses,
+      oracleCalls: this.oracleCalls,
+      seconds: this.clock.seconds,
+      ...cert,
+      gapIsExact,
+      trainError: this.lastMetrics.trainError,
+      stopReason: this.stopReason,
+      trace: this.trace,
+      metrics: this.lastMetrics,
+    };
+  }
+
+  /** trainError / user metrics at w, outside the training clock. */
+  protected evaluate(w: Float64Array): Record<string, number> {
+    this.lastMetrics = evaluateAt(this.problem, w, this.options, this.clock);
+    return this.lastMetrics;
+  }
 }
 
 /** Wall clock of training that can pause while the caller evaluates (evaluation time is not training time). */

@@ -1,14 +1,13 @@
+import { check } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import {
   certificate,
-  evaluateAt,
   fullOraclePass,
+  PassSolver,
   resolveCommon,
-  TrainingClock,
   type CommonSolverOptions,
-  type ProgressEvent,
+  type SolverCheckpoint,
   type SolverResult,
-  type StopReason,
 } from './common.js';
 
 export interface FwOptions extends CommonSolverOptions {
@@ -19,79 +18,80 @@ export interface FwOptions extends CommonSolverOptions {
 /**
  * Batch Frank-Wolfe on the structural SVM dual (2013 paper, Algorithm 2). Every iteration is one full
  * oracle pass, which also yields the exact duality gap of the current iterate (eq. 5), so the stopping
- * test runs every iteration. `gapCheck` is not used.
+ * test runs every iteration and `gapCheck` is not used. A "pass" is one iteration.
  */
-export function fw(problem: Problem, options: FwOptions = {}): SolverResult {
-  const c = resolveCommon(problem, options, 200);
-  const lineSearch = options.lineSearch ?? true;
-  const { n, dim: d } = problem;
-  const { lambda } = c;
-  const lambdaN = lambda * n;
-  const w = new Float64Array(d);
-  let l = 0;
-  const psiSum = { dense: new Float64Array(d), loss: 0 };
-  const clock = new TrainingClock();
-  const trace: ProgressEvent[] = [];
-  let oracleCalls = 0;
-  let passes = 0;
-  let stopReason: StopReason = 'maxPasses';
-  let last!: { primal: number; dual: number; gap: number };
-  let lastMetrics: Record<string, number> = {};
+export class FwSolver extends PassSolver {
+  private readonly lineSearch: boolean;
+  private readonly w: Float64Array;
+  private l = 0;
+  private readonly psiSum: { dense: Float64Array; loss: number };
+  private last: { primal: number; dual: number; gap: number } | undefined;
+  private finished = false;
 
-  for (;;) {
+  constructor(problem: Problem, options: FwOptions = {}, restored?: SolverCheckpoint) {
+    super('fw', problem, options, resolveCommon(problem, options, 200), restored);
+    this.lineSearch = options.lineSearch ?? true;
+    this.w = new Float64Array(problem.dim);
+    this.psiSum = { dense: new Float64Array(problem.dim), loss: 0 };
+    if (restored) {
+      check(restored.meta.options.lineSearch === this.lineSearch, 'checkpoint was made with another lineSearch setting');
+      const w = restored.arrays.w;
+      check(w instanceof Float64Array && w.length === problem.dim, "checkpoint array 'w' is missing or has the wrong length");
+      this.w.set(w);
+      this.l = Number(restored.meta.l);
+    }
+  }
+
+  checkpoint(): SolverCheckpoint {
+    return this.baseCheckpoint({ l: this.l, options: { ...this.config, lineSearch: this.lineSearch } }, { w: this.w });
+  }
+
+  runPass(): boolean {
+    if (this.finished) return false;
+    const { problem, w, psiSum } = this;
+    const { n, dim: d } = problem;
+    const lambda = this.config.lambda;
     psiSum.dense.fill(0);
     psiSum.loss = 0;
     const pass = fullOraclePass(problem, w, psiSum);
-    oracleCalls += n;
-    last = certificate(lambda, n, w, l, pass.hingeSum);
-    const seconds = clock.seconds;
-    lastMetrics = evaluateAt(problem, w, options, clock);
-    const event: ProgressEvent = { solver: 'fw', pass: passes, effectivePasses: oracleCalls / n, oracleCalls, seconds, ...last, gapIsExact: true, ...lastMetrics };
-    trace.push(event);
-    options.onProgress?.(event);
-    if (last.gap <= c.gapThreshold) {
-      stopReason = 'gap';
-      break;
-    }
-    if (passes >= c.maxPasses) break;
-    if (options.signal?.aborted) {
-      stopReason = 'aborted';
-      break;
-    }
-    if (clock.seconds > c.timeBudget) {
-      stopReason = 'timeBudget';
-      break;
-    }
-    // Corner w_s = sum_i psi_i / (lambda n), l_s = sum_i L_i / n; the gap equals lambda w^T(w - w_s) - l + l_s.
-    const ls = psiSum.loss / n;
-    let gamma: number;
-    if (lineSearch) {
-      let distSq = 0;
-      for (let j = 0; j < d; j++) {
-        const diff = w[j]! - psiSum.dense[j]! / lambdaN;
-        distSq += diff * diff;
+    this.oracleCalls += n;
+    this.last = certificate(lambda, n, w, this.l, pass.hingeSum);
+    const seconds = this.clock.seconds;
+    this.emit({ seconds, ...this.last, gapIsExact: true, ...this.evaluate(w) });
+    if (this.last.gap <= this.config.gapThreshold) this.stopReason = 'gap';
+    else if (this.passes >= this.config.maxPasses) this.stopReason = 'maxPasses';
+    else if (!this.mustStop()) {
+      // Corner w_s = sum_i psi_i / (lambda n), l_s = sum_i L_i / n; gap = lambda w^T(w - w_s) - l + l_s.
+      const lambdaN = lambda * n;
+      let gamma: number;
+      if (this.lineSearch) {
+        let distSq = 0;
+        for (let j = 0; j < d; j++) {
+          const diff = w[j]! - psiSum.dense[j]! / lambdaN;
+          distSq += diff * diff;
+        }
+        gamma = Math.min(Math.max(this.last.gap / (lambda * distSq + Number.EPSILON), 0), 1);
+      } else {
+        gamma = 2 / (this.passes + 2);
       }
-      gamma = Math.min(Math.max(last.gap / (lambda * distSq + Number.EPSILON), 0), 1);
-    } else {
-      gamma = 2 / (passes + 2);
+      for (let j = 0; j < d; j++) w[j] = (1 - gamma) * w[j]! + (gamma * psiSum.dense[j]!) / lambdaN;
+      this.l = (1 - gamma) * this.l + (gamma * psiSum.loss) / n;
+      this.passes++;
+      return true;
     }
-    for (let j = 0; j < d; j++) w[j] = (1 - gamma) * w[j]! + (gamma * psiSum.dense[j]!) / lambdaN;
-    l = (1 - gamma) * l + gamma * ls;
-    passes++;
+    this.finished = true;
+    return false;
   }
-  return {
-    w: Float64Array.from(w),
-    lambda,
-    solver: 'fw',
-    passes,
-    effectivePasses: oracleCalls / n,
-    oracleCalls,
-    seconds: clock.seconds,
-    ...last,
-    gapIsExact: true,
-    trainError: lastMetrics.trainError,
-    stopReason,
-    trace,
-    metrics: lastMetrics,
-  };
+
+  result(): SolverResult {
+    check(this.finished, 'FW has not finished: call runPass() until it returns false');
+    return this.baseResult(this.w, this.last!, true);
+  }
+}
+
+/** Runs batch FW to completion (see FwSolver). */
+export function fw(problem: Problem, options: FwOptions = {}): SolverResult {
+  const s = new FwSolver(problem, options);
+  while (s.runPass());
+  return s.result();
 }

@@ -1,9 +1,10 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { InputError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
-import { bcfw, type BcfwOptions } from './bcfw.js';
-import { fw, type FwOptions } from './fw.js';
-import { ssg, type SsgOptions } from './ssg.js';
-import type { SolverResult } from './common.js';
+import { BcfwSolver, type BcfwOptions } from './bcfw.js';
+import { FwSolver, type FwOptions } from './fw.js';
+import { SsgSolver, type SsgOptions } from './ssg.js';
+import type { PassSolver, SolverCheckpoint, SolverResult } from './common.js';
 
 export type SolverName = 'bcfw' | 'fw' | 'ssg';
 export const SOLVERS: readonly SolverName[] = ['bcfw', 'fw', 'ssg'];
@@ -11,16 +12,53 @@ export const SOLVERS: readonly SolverName[] = ['bcfw', 'fw', 'ssg'];
 /** Options of `train`: the solver's name plus that solver's options. */
 export type TrainOptions = ({ solver?: 'bcfw' } & BcfwOptions) | ({ solver: 'fw' } & FwOptions) | ({ solver: 'ssg' } & SsgOptions);
 
-/** Trains a structural SVM on `problem` with the chosen solver (default BCFW with line search and averaging). */
-export function train(problem: Problem, options: TrainOptions = {}): SolverResult {
+/** A solver instance, optionally resumed from a checkpoint of the same solver and settings. */
+export function createSolver(problem: Problem, options: TrainOptions = {}, resume?: SolverCheckpoint): PassSolver {
   switch (options.solver ?? 'bcfw') {
     case 'bcfw':
-      return bcfw(problem, options as BcfwOptions);
+      return new BcfwSolver(problem, options as BcfwOptions, resume);
     case 'fw':
-      return fw(problem, options as FwOptions);
+      return new FwSolver(problem, options as FwOptions, resume);
     case 'ssg':
-      return ssg(problem, options as SsgOptions);
+      return new SsgSolver(problem, options as SsgOptions, resume);
     default:
       throw new InputError(`unknown solver '${String(options.solver)}' (one of ${SOLVERS.join(', ')})`);
   }
+}
+
+/** Trains a structural SVM on `problem` with the chosen solver (default BCFW with line search and averaging). */
+export function train(problem: Problem, options: TrainOptions = {}): SolverResult {
+  const solver = createSolver(problem, options);
+  while (solver.runPass());
+  return solver.result();
+}
+
+export interface AsyncTrainOptions {
+  /** Continue a run from this checkpoint (same solver and settings). */
+  resume?: SolverCheckpoint;
+  /** Called with a checkpoint every `checkpointEvery` passes and when the run stops. */
+  onCheckpoint?: (checkpoint: SolverCheckpoint) => void | Promise<void>;
+  /** Passes between checkpoints. Default 10. */
+  checkpointEvery?: number;
+}
+
+/**
+ * `train` that yields to the event loop after every pass, so progress can be drawn and an AbortSignal
+ * (e.g. from Ctrl-C) stops the run cleanly; checkpoints can be taken between passes and a run resumed
+ * exactly (same seed, same trace).
+ */
+export async function trainAsync(problem: Problem, options: TrainOptions = {}, extra: AsyncTrainOptions = {}): Promise<SolverResult> {
+  const solver = createSolver(problem, options, extra.resume);
+  const every = extra.checkpointEvery ?? 10;
+  if (!(Number.isInteger(every) && every >= 1)) throw new InputError(`checkpointEvery must be a positive integer, got ${every}`);
+  let sinceCheckpoint = 0;
+  while (solver.runPass()) {
+    if (extra.onCheckpoint && ++sinceCheckpoint >= every) {
+      sinceCheckpoint = 0;
+      await extra.onCheckpoint(solver.checkpoint());
+    }
+    await yieldToEventLoop();
+  }
+  await extra.onCheckpoint?.(solver.checkpoint());
+  return solver.result();
 }

@@ -5,14 +5,12 @@ import { dotSparse } from '../core/vector.js';
 import {
   certificate,
   checkedHinge,
-  evaluateAt,
   fullOraclePass,
+  PassSolver,
   resolveCommon,
-  TrainingClock,
   type CommonSolverOptions,
-  type ProgressEvent,
+  type SolverCheckpoint,
   type SolverResult,
-  type StopReason,
 } from './common.js';
 import type { Sampling } from './bcfw.js';
 
@@ -29,94 +27,111 @@ export interface SsgOptions extends CommonSolverOptions {
  * `gapCheck` passes only the primal is evaluated (one full oracle pass); it stops on `maxPasses`
  * (default 50) or the time budget. `gap` and `dual` stay undefined.
  */
-export function ssg(problem: Problem, options: SsgOptions = {}): SolverResult {
-  const c = resolveCommon(problem, options, 50);
-  const sampling = options.sampling ?? 'uniform';
-  check(sampling === 'uniform' || sampling === 'perm', `unknown sampling '${sampling}' (uniform | perm)`);
-  const averaging = options.averaging ?? true;
-  const { n, dim: d } = problem;
-  const { lambda } = c;
-  const w = new Float64Array(d);
-  const wAvg = averaging ? new Float64Array(d) : w;
-  const rng = new Rng(c.seed);
-  const order = new Int32Array(n);
-  const clock = new TrainingClock();
-  const trace: ProgressEvent[] = [];
-  let k = 0;
-  let oracleCalls = 0;
-  let passes = 0;
-  let stopReason: StopReason = 'maxPasses';
-  let primal: number | undefined;
-  let lastMetrics: Record<string, number> = {};
+export class SsgSolver extends PassSolver {
+  private readonly sampling: Sampling;
+  private readonly averaging: boolean;
+  private readonly w: Float64Array;
+  private readonly wAvg: Float64Array;
+  private k = 0;
+  private rng: Rng;
+  private readonly order: Int32Array;
+  private primal: number | undefined;
+  private checkedAt = -1;
+  private finished = false;
 
-  const step = (i: number) => {
-    const y = problem.oracle(i, w);
-    oracleCalls++;
-    const psi = problem.psi(i, y);
-    const valid = checkedHinge(problem.loss(i, y) - dotSparse(w, psi), i) > 0;
-    const gamma = 1 / (k + 1);
-    for (let j = 0; j < d; j++) w[j]! *= 1 - gamma;
-    if (valid) {
-      const scale = gamma / lambda;
-      for (let q = 0; q < psi.nnz; q++) w[psi.indices[q]!]! += scale * psi.values[q]!;
-    }
-    if (averaging) {
-      const rho = 2 / (k + 2);
-      for (let j = 0; j < d; j++) wAvg[j] = (1 - rho) * wAvg[j]! + rho * w[j]!;
-    }
-    k++;
-  };
-
-  const primalCheck = () => {
-    const pass = fullOraclePass(problem, wAvg);
-    oracleCalls += n;
-    primal = certificate(lambda, n, wAvg, 0, pass.hingeSum).primal;
-    const seconds = clock.seconds;
-    lastMetrics = evaluateAt(problem, wAvg, options, clock);
-    const e: ProgressEvent = { solver: 'ssg', pass: passes, effectivePasses: oracleCalls / n, oracleCalls, seconds, primal, gapIsExact: false, ...lastMetrics };
-    trace.push(e);
-    options.onProgress?.(e);
-  };
-
-  let checkedAt = -1;
-  outer: while (passes < c.maxPasses) {
-    if (sampling === 'perm') rng.permutation(order);
-    for (let s = 0; s < n; s++) {
-      if (options.signal?.aborted) {
-        stopReason = 'aborted';
-        break outer;
+  constructor(problem: Problem, options: SsgOptions = {}, restored?: SolverCheckpoint) {
+    const config = resolveCommon(problem, options, 50);
+    super('ssg', problem, options, config, restored);
+    this.sampling = options.sampling ?? 'uniform';
+    check(this.sampling === 'uniform' || this.sampling === 'perm', `unknown sampling '${this.sampling}' (uniform | perm)`);
+    this.averaging = options.averaging ?? true;
+    this.w = new Float64Array(problem.dim);
+    this.wAvg = this.averaging ? new Float64Array(problem.dim) : this.w;
+    this.order = new Int32Array(problem.n);
+    this.rng = new Rng(config.seed);
+    if (restored) {
+      const m = restored.meta;
+      check(m.options.sampling === this.sampling && m.options.averaging === this.averaging, 'checkpoint was made with other sampling/averaging settings');
+      for (const [name, target] of [['w', this.w], ['wAvg', this.wAvg]] as const) {
+        const a = restored.arrays[name];
+        check(a instanceof Float64Array && a.length === problem.dim, `checkpoint array '${name}' is missing or has the wrong length`);
+        target.set(a);
       }
-      step(sampling === 'perm' ? order[s]! : rng.int(n));
-      if (clock.seconds > c.timeBudget) {
-        stopReason = 'timeBudget';
-        passes++;
-        break outer;
-      }
-    }
-    passes++;
-    if (passes % c.gapCheck === 0) {
-      checkedAt = passes;
-      primalCheck();
-    } else {
-      const e: ProgressEvent = { solver: 'ssg', pass: passes, effectivePasses: oracleCalls / n, oracleCalls, seconds: clock.seconds, gapIsExact: false };
-      trace.push(e);
-      options.onProgress?.(e);
+      this.k = Number(m.k);
+      this.rng = new Rng(Uint32Array.from(m.rngState ?? []));
     }
   }
-  if (checkedAt !== passes) primalCheck();
-  return {
-    w: Float64Array.from(wAvg),
-    lambda,
-    solver: 'ssg',
-    passes,
-    effectivePasses: oracleCalls / n,
-    oracleCalls,
-    seconds: clock.seconds,
-    primal,
-    gapIsExact: false,
-    trainError: lastMetrics.trainError,
-    stopReason,
-    trace,
-    metrics: lastMetrics,
-  };
+
+  checkpoint(): SolverCheckpoint {
+    return this.baseCheckpoint(
+      { k: this.k, options: { ...this.config, sampling: this.sampling, averaging: this.averaging } },
+      { w: this.w, wAvg: this.wAvg },
+      this.rng.state,
+    );
+  }
+
+  private step(i: number): void {
+    const { problem, w, wAvg } = this;
+    const d = w.length;
+    const y = problem.oracle(i, w);
+    this.oracleCalls++;
+    const psi = problem.psi(i, y);
+    const valid = checkedHinge(problem.loss(i, y) - dotSparse(w, psi), i) > 0;
+    const gamma = 1 / (this.k + 1);
+    for (let j = 0; j < d; j++) w[j]! *= 1 - gamma;
+    if (valid) {
+      const scale = gamma / this.config.lambda;
+      for (let q = 0; q < psi.nnz; q++) w[psi.indices[q]!]! += scale * psi.values[q]!;
+    }
+    if (this.averaging) {
+      const rho = 2 / (this.k + 2);
+      for (let j = 0; j < d; j++) wAvg[j] = (1 - rho) * wAvg[j]! + rho * w[j]!;
+    }
+    this.k++;
+  }
+
+  private primalCheck(): void {
+    const { n } = this.problem;
+    const pass = fullOraclePass(this.problem, this.wAvg);
+    this.oracleCalls += n;
+    this.primal = certificate(this.config.lambda, n, this.wAvg, 0, pass.hingeSum).primal;
+    this.checkedAt = this.passes;
+    const seconds = this.clock.seconds;
+    this.emit({ seconds, primal: this.primal, gapIsExact: false, ...this.evaluate(this.wAvg) });
+  }
+
+  runPass(): boolean {
+    if (this.finished) return false;
+    if (this.passes < this.config.maxPasses && !this.mustStop()) {
+      const { n } = this.problem;
+      if (this.sampling === 'perm') this.rng.permutation(this.order);
+      let interrupted = false;
+      for (let s = 0; s < n; s++) {
+        this.step(this.sampling === 'perm' ? this.order[s]! : this.rng.int(n));
+        if (s + 1 < n && this.mustStop()) {
+          interrupted = true;
+          break;
+        }
+      }
+      this.passes++;
+      if (this.passes % this.config.gapCheck === 0) this.primalCheck();
+      else this.emit({ seconds: this.clock.seconds, gapIsExact: false });
+      if (!interrupted) return true;
+    }
+    if (this.checkedAt !== this.passes) this.primalCheck();
+    this.finished = true;
+    return false;
+  }
+
+  result(): SolverResult {
+    check(this.finished, 'SSG has not finished: call runPass() until it returns false');
+    return this.baseResult(this.wAvg, { primal: this.primal }, false);
+  }
+}
+
+/** Runs SSG to completion (see SsgSolver). */
+export function ssg(problem: Problem, options: SsgOptions = {}): SolverResult {
+  const s = new SsgSolver(problem, options);
+  while (s.runPass());
+  return s.result();
 }
