@@ -130,6 +130,14 @@ EdgeId FlowGraph<Cap>::add_edge(NodeId u, NodeId v, Cap cap_uv, Cap cap_vu) {
 }
 
 template <class Cap>
+void FlowGraph<Cap>::reserve_edges(EdgeId count) {
+  if (count < 0) throw std::invalid_argument("maxflow: edge count must be >= 0");
+  edge_u_.reserve(static_cast<size_t>(count));
+  edge_v_.reserve(static_cast<size_t>(count));
+  edge_cap_.reserve(2 * static_cast<size_t>(count));
+}
+
+template <class Cap>
 void FlowGraph<Cap>::add_terminal_caps(NodeId n, Cap source_cap, Cap sink_cap) {
   const size_t i = check_node(n);
   check_cap(source_cap, "source capacity");

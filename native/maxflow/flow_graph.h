@@ -41,9 +41,11 @@
 // Tolerance (double only). A residual r is treated as saturated when r <= tol. After each
 // augmentation a residual that drops to <= tol is snapped to exactly 0, so no arc is ever used for
 // a path of negligible capacity and the search cannot spin on rounding residue. The default tol is
-// 1e-12 times the largest capacity ever given to the graph (re-evaluated at each maxflow()); an
-// explicit set_tolerance(t) (t >= 0, t == 0 meaning exact comparisons) overrides it. The flow
-// value and the cut capacity then agree up to (number of cut arcs) * tol plus rounding. For integer
+// 1e-12 times the largest capacity ever given to the graph (re-evaluated at each maxflow(); when
+// it changed, the search trees are rebuilt, the flow is kept); an explicit set_tolerance(t)
+// (t >= 0, t == 0 meaning exact comparisons) overrides it. Terminal or edge capacities <= tol thus
+// never carry flow, "reachable" in the cut convention means through residuals > tol, and the flow
+// value and the cut capacity agree up to (number of cut arcs) * tol plus rounding. For integer
 // types tol is 0 and everything is exact.
 #ifndef GAPBCFW_MAXFLOW_FLOW_GRAPH_H_
 #define GAPBCFW_MAXFLOW_FLOW_GRAPH_H_
@@ -81,6 +83,8 @@ class FlowGraph {
   // Appends the edge (u, v) with capacities u->v and v->u; returns its id (0, 1, 2, ...). Parallel
   // edges and self-loops are allowed (a self-loop never carries flow).
   EdgeId add_edge(NodeId u, NodeId v, Cap cap_uv, Cap cap_vu);
+  // Capacity hint for the edge arrays (no effect on results).
+  void reserve_edges(EdgeId count);
 
   // Adds source_cap to s->n and sink_cap to n->t (both >= 0).
   void add_terminal_caps(NodeId n, Cap source_cap, Cap sink_cap);

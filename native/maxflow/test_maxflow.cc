@@ -264,12 +264,15 @@ Cap random_cap(std::mt19937_64& rng, double max_value, double p_zero) {
   }
 }
 
-enum class Family { kDense, kSparse, kGrid };
+// kTiny: up to 5 nodes with capacities 0..3 (ties and zeros everywhere: the corner cases).
+enum class Family { kDense, kSparse, kGrid, kTiny };
+constexpr int kFamilies = 4;
 
 template <class Cap>
 Spec<Cap> random_spec(std::mt19937_64& rng, Family fam, double max_cap) {
   std::uniform_real_distribution<double> u(0, 1);
   Spec<Cap> s;
+  if (fam == Family::kTiny) max_cap = 3;
   const double p_zero = u(rng) * 0.6;
   const double p_term = 0.2 + 0.8 * u(rng);  // fraction of nodes with terminal capacities
   int h = 0, w = 0;
@@ -277,6 +280,8 @@ Spec<Cap> random_spec(std::mt19937_64& rng, Family fam, double max_cap) {
     s.n = int(rng() % 13);
   } else if (fam == Family::kSparse) {
     s.n = int(rng() % 41);
+  } else if (fam == Family::kTiny) {
+    s.n = 1 + int(rng() % 5);
   } else {
     h = 1 + int(rng() % 8);
     w = 1 + int(rng() % 8);
@@ -296,7 +301,7 @@ Spec<Cap> random_spec(std::mt19937_64& rng, Family fam, double max_cap) {
     for (int a = 0; a < s.n; ++a)
       for (int b = a + 1; b < s.n; ++b)
         if (u(rng) < p) edge(a, b, false);
-  } else if (fam == Family::kSparse) {
+  } else if (fam == Family::kSparse || fam == Family::kTiny) {
     const int m = s.n ? int(rng() % (2 * s.n + 1)) : 0;
     for (int k = 0; k < m; ++k) edge(int(rng() % s.n), int(rng() % s.n), false);  // loops, parallels
   } else {
@@ -314,7 +319,7 @@ template <class Cap>
 void random_static_tests(const char* type, double max_cap, int count, uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (int it = 0; it < count; ++it) {
-    const Family fam = Family(it % 3);
+    const Family fam = Family(it % kFamilies);
     const Spec<Cap> s = random_spec<Cap>(rng, fam, max_cap);
     FlowGraph<Cap> g = build(s);
     const auto f = g.maxflow();
@@ -331,7 +336,7 @@ void random_reuse_tests(const char* type, double max_cap, int count, uint64_t se
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
   for (int it = 0; it < count; ++it) {
-    Spec<Cap> s = random_spec<Cap>(rng, Family(it % 3), max_cap);
+    Spec<Cap> s = random_spec<Cap>(rng, Family(it % kFamilies), max_cap);
     if (s.n == 0) continue;
     FlowGraph<Cap> g = build(s);
     g.maxflow();
@@ -490,15 +495,19 @@ void edge_cases() {
     check(throws_type<std::logic_error>([&] { g.segment(0); }), "segment after a change throws");
   }
   {
-    // Double tolerance: residue far below the default tolerance is ignored; tolerance 0 is exact.
-    FlowGraph<double> g(2);
-    g.add_terminal_caps(0, 1.0, 0);
-    g.add_terminal_caps(1, 1e-20, 1.0);
-    g.add_edge(0, 1, 0.1, 0);
-    check(std::fabs(g.maxflow() - 0.1) < 1e-15, "double default tolerance");
+    // Double tolerance: a path of capacity far below the default tolerance is not used; with
+    // tolerance 0 comparisons are exact.
+    FlowGraph<double> g(3);
+    g.add_terminal_caps(0, 1e-20, 0);
+    g.add_terminal_caps(1, 0, 1.0);
+    g.add_terminal_caps(2, 0.5, 0);
+    g.add_edge(0, 1, 1.0, 0);
+    check(g.maxflow() == 0, "double default tolerance ignores a 1e-20 path");
     check(g.tolerance() == 1e-12, "default tolerance is 1e-12 x largest capacity");
     g.set_tolerance(0);
-    check(std::fabs(g.maxflow() - (0.1 + 1e-20)) < 1e-15 && g.flow() > 0.1, "tolerance 0 keeps tiny capacities");
+    check(g.maxflow() == 1e-20 && g.tolerance() == 0, "tolerance 0 keeps tiny capacities");
+    g.add_edge(2, 1, 0.25, 0);
+    check(g.maxflow() == 0.25 + 1e-20, "tolerance 0 after adding an edge");
     check(throws_type<std::invalid_argument>([&] { g.set_tolerance(-1); }), "negative tolerance rejected");
   }
   {
@@ -529,6 +538,7 @@ void validation_cases() {
   check(throws_type<invalid_argument>([&] { g.set_edge_caps(1, 0, 0); }), "edge id out of range");
   check(throws_type<invalid_argument>([&] { g.set_edge_caps(0, -1, 0); }), "negative edge capacity (set)");
   check(throws_type<invalid_argument>([&] { g.add_nodes(-1); }), "negative node count");
+  check(throws_type<invalid_argument>([&] { g.reserve_edges(-1); }), "negative edge reserve");
   check(throws_type<invalid_argument>([&] { g.source_residual(2); }), "residual query out of range");
   const int32_t big = std::numeric_limits<int32_t>::max();
   check(throws_type<std::overflow_error>([&] { g.add_edge(0, 1, big, 1); }), "int32 edge overflow");
@@ -588,8 +598,8 @@ void dimacs_cases() {
     // Random graphs: write graph (s = N+1, t = N+2) -> read -> same flow and capacities.
     std::mt19937_64 rng(99);
     for (int it = 0; it < 200; ++it) {
-      auto si = random_spec<int64_t>(rng, Family(it % 3), 1e12);
-      auto sd = random_spec<double>(rng, Family(it % 3), 50);
+      auto si = random_spec<int64_t>(rng, Family(it % kFamilies), 1e12);
+      auto sd = random_spec<double>(rng, Family(it % kFamilies), 50);
       FlowGraph<int64_t> gi = build(si);
       FlowGraph<double> gd = build(sd);
       std::ostringstream oi, od;
@@ -700,12 +710,12 @@ int main() {
   const auto t0 = std::chrono::steady_clock::now();
   edge_cases();
   validation_cases();
-  random_static_tests<int32_t>("int32", 20, 3000, 1);
-  random_static_tests<int64_t>("int64", 1e12, 1500, 2);
-  random_static_tests<double>("double", 10, 3000, 3);
-  random_reuse_tests<int32_t>("int32", 20, 1500, 4);
-  random_reuse_tests<int64_t>("int64", 1000, 500, 5);
-  random_reuse_tests<double>("double", 10, 1500, 6);
+  random_static_tests<int32_t>("int32", 20, 8000, 1);
+  random_static_tests<int64_t>("int64", 1e12, 3000, 2);
+  random_static_tests<double>("double", 10, 6000, 3);
+  random_reuse_tests<int32_t>("int32", 20, 6000, 4);
+  random_reuse_tests<int64_t>("int64", 1000, 1500, 5);
+  random_reuse_tests<double>("double", 10, 4000, 6);
   grid_reuse_sequence();
   dimacs_cases();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -48,7 +48,7 @@ export interface BcfwResult extends SolverResult {
  * Block-coordinate Frank-Wolfe for the structural SVM dual (Lacoste-Julien et al. 2013, Algorithm 4).
  *
  * State: per-block w_i (dense, n x d) and l_i with w = sum_i w_i, l = sum_i l_i (kept incrementally,
- * rebuilt from the blocks at every exact check to stop drift). A block step calls the oracle for block i,
+ * rebuilt from the blocks at every scheduled exact check to stop drift). A block step calls the oracle for block i,
  * forms the corner w_s = psi_i(y*)/(lambda n), l_s = L_i(y*)/n and moves w_i towards it with the
  * line-search step gamma = g_i / (lambda ||w_i - w_s||^2) clipped to [0, 1], where
  * g_i = lambda (w_i - w_s)^T w - (l_i - l_s) is the block gap (eq. 10 of the 2016 paper).
@@ -104,18 +104,21 @@ export class BcfwSolver extends PassSolver {
     };
     this.wBlocks.set(get('wBlocks', this.wBlocks.length));
     this.lBlocks.set(get('lBlocks', this.lBlocks.length));
+    this.w.set(get('w', this.w.length));
     if (this.averaging) this.wAvg.set(get('wAvg', this.wAvg.length));
+    this.l = Number(m.l);
     this.lAvg = Number(m.lAvg);
     this.k = Number(m.k);
+    this.checkedAt = Number(m.checkedAt);
+    this.last = m.last as typeof this.last;
     this.rng = new Rng(Uint32Array.from(m.rngState ?? []));
-    this.resync();
   }
 
   checkpoint(): SolverCheckpoint {
-    const arrays: Record<string, Float64Array> = { wBlocks: this.wBlocks, lBlocks: this.lBlocks };
+    const arrays: Record<string, Float64Array> = { wBlocks: this.wBlocks, lBlocks: this.lBlocks, w: this.w };
     if (this.averaging) arrays.wAvg = this.wAvg;
     return this.baseCheckpoint(
-      { lAvg: this.lAvg, k: this.k, options: { ...this.config, sampling: this.sampling, lineSearch: this.lineSearch, averaging: this.averaging } },
+      { l: this.l, lAvg: this.lAvg, k: this.k, checkedAt: this.checkedAt, last: this.last ?? null, options: { ...this.baseOptions(), sampling: this.sampling, lineSearch: this.lineSearch, averaging: this.averaging } },
       arrays,
       this.rng.state,
     );
@@ -179,7 +182,6 @@ export class BcfwSolver extends PassSolver {
 
   /** Full oracle pass at the returned iterate: the exact gap (2013 paper, Sec. 3). */
   private exactCheck(): number {
-    this.resync();
     const it = this.returned;
     const { n } = this.problem;
     const pass = fullOraclePass(this.problem, it.w);
@@ -208,11 +210,15 @@ export class BcfwSolver extends PassSolver {
       this.passes++;
       const it = this.returned;
       this.emit({ seconds: this.clock.seconds, dual: it.l - 0.5 * this.config.lambda * dot(it.w, it.w), gapIsExact: false });
-      if (this.passes % this.config.gapCheck === 0 && this.exactCheck() <= this.config.gapThreshold) {
-        this.stopReason = 'gap';
-        return this.finish();
+      if (this.passes % this.config.gapCheck === 0) {
+        // On the fixed schedule only, so that a run stopped early (and resumed) follows the same trajectory.
+        this.resync();
+        if (this.exactCheck() <= this.config.gapThreshold) {
+          this.stopReason = 'gap';
+          return this.finish();
+        }
       }
-      if (!interrupted) return true;
+      if (!interrupted && this.passes < this.config.maxPasses) return true;
     }
     return this.finish();
   }

@@ -180,7 +180,8 @@ export interface SolverCheckpoint {
     solver: string;
     n: number;
     dim: number;
-    options: ResolvedCommon & Record<string, unknown>;
+    /** Settings of the run (timeBudget null when unlimited). */
+    options: Omit<ResolvedCommon, 'timeBudget'> & { timeBudget: number | null } & Record<string, unknown>;
     passes: number;
     oracleCalls: number;
     seconds: number;
@@ -224,7 +225,7 @@ export abstract class PassSolver {
     this.clock = new TrainingClock(restored?.meta.seconds ?? 0);
   }
 
-  /** Runs one pass; returns false once the solver has stopped (see `stopReason`). */
+  /** Runs one pass; returns true while another pass will follow, false once stopped (see `stopReason`). */
   abstract runPass(): boolean;
   abstract result(): SolverResult;
   abstract checkpoint(): SolverCheckpoint;
@@ -247,17 +248,22 @@ export abstract class PassSolver {
     return true;
   }
 
+  /** The resolved settings in JSON-safe form (an unlimited time budget becomes null). */
+  protected baseOptions(): SolverCheckpoint['meta']['options'] {
+    return { ...this.config, timeBudget: Number.isFinite(this.config.timeBudget) ? this.config.timeBudget : null };
+  }
+
   protected baseCheckpoint(extra: Record<string, unknown>, arrays: Record<string, Float64Array>, rngState?: Uint32Array): SolverCheckpoint {
     return {
       meta: {
         solver: this.name,
         n: this.problem.n,
         dim: this.problem.dim,
-        options: { ...this.config },
+        options: this.baseOptions(),
         passes: this.passes,
         oracleCalls: this.oracleCalls,
         seconds: this.clock.seconds,
-        rngState: rngState ? Array.from(rngState) : undefined,
+        ...(rngState ? { rngState: Array.from(rngState) } : {}),
         trace: this.trace,
         ...extra,
       },

@@ -43,7 +43,7 @@ export class FwSolver extends PassSolver {
   }
 
   checkpoint(): SolverCheckpoint {
-    return this.baseCheckpoint({ l: this.l, options: { ...this.config, lineSearch: this.lineSearch } }, { w: this.w });
+    return this.baseCheckpoint({ l: this.l, options: { ...this.baseOptions(), lineSearch: this.lineSearch } }, { w: this.w });
   }
 
   runPass(): boolean {

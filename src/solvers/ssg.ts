@@ -58,13 +58,15 @@ export class SsgSolver extends PassSolver {
         target.set(a);
       }
       this.k = Number(m.k);
+      this.checkedAt = Number(m.checkedAt);
+      this.primal = typeof m.primal === 'number' ? m.primal : undefined;
       this.rng = new Rng(Uint32Array.from(m.rngState ?? []));
     }
   }
 
   checkpoint(): SolverCheckpoint {
     return this.baseCheckpoint(
-      { k: this.k, options: { ...this.config, sampling: this.sampling, averaging: this.averaging } },
+      { k: this.k, checkedAt: this.checkedAt, primal: this.primal ?? null, options: { ...this.baseOptions(), sampling: this.sampling, averaging: this.averaging } },
       { w: this.w, wAvg: this.wAvg },
       this.rng.state,
     );
@@ -116,7 +118,7 @@ export class SsgSolver extends PassSolver {
       this.passes++;
       if (this.passes % this.config.gapCheck === 0) this.primalCheck();
       else this.emit({ seconds: this.clock.seconds, gapIsExact: false });
-      if (!interrupted) return true;
+      if (!interrupted && this.passes < this.config.maxPasses) return true;
     }
     if (this.checkedAt !== this.passes) this.primalCheck();
     this.finished = true;

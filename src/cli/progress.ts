@@ -1,0 +1,53 @@
+import type { ProgressEvent } from '../solvers/common.js';
+
+const fmt = (x: number | undefined, digits = 4) => (x === undefined ? '-' : Math.abs(x) >= 1e4 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(digits - 1) : x.toPrecision(digits));
+
+/** Human-readable line of an event (also used for the final summary). */
+export function describeEvent(e: ProgressEvent): string {
+  const parts = [`pass ${e.pass}`, `eff ${e.effectivePasses.toFixed(1)}`];
+  if (e.primal !== undefined) parts.push(`primal ${fmt(e.primal)}`);
+  if (e.dual !== undefined) parts.push(`dual ${fmt(e.dual)}`);
+  if (e.gap !== undefined) parts.push(`gap ${fmt(e.gap)}${e.gapIsExact ? '' : '~'}`);
+  if (e.trainError !== undefined) parts.push(`train ${fmt(e.trainError)}`);
+  if (e.testError !== undefined) parts.push(`test ${fmt(e.testError)}`);
+  parts.push(`${e.seconds.toFixed(1)}s`);
+  return parts.join('  ');
+}
+
+/**
+ * Progress on stderr: on a TTY one redrawn line with a bar over `maxPasses` and the last exact gap;
+ * otherwise one plain line per certified check (exact gap, or SSG's primal).
+ */
+export class ProgressPrinter {
+  private lastExact: ProgressEvent | undefined;
+  private drawn = false;
+
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly maxPasses: number,
+    private readonly quiet: boolean,
+  ) {}
+
+  readonly onProgress = (e: ProgressEvent): void => {
+    if (this.quiet) return;
+    const certified = e.gapIsExact || e.primal !== undefined;
+    if (certified) this.lastExact = e;
+    if (this.stream.isTTY) {
+      const width = 24;
+      const filled = Math.min(width, Math.round((width * e.pass) / Math.max(this.maxPasses, 1)));
+      const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+      const exact = this.lastExact ? `  last check: ${describeEvent(this.lastExact)}` : '';
+      const line = `${bar} pass ${e.pass}/${this.maxPasses}  ${e.seconds.toFixed(1)}s${exact}`;
+      this.stream.write(`\r\x1b[2K${line.slice(0, (this.stream.columns || 160) - 1)}`);
+      this.drawn = true;
+    } else if (certified) {
+      this.stream.write(`${describeEvent(e)}\n`);
+    }
+  };
+
+  /** Ends the redrawn line. */
+  finish(): void {
+    if (this.drawn) this.stream.write('\n');
+    this.drawn = false;
+  }
+}

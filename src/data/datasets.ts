@@ -1,0 +1,124 @@
+import { check, InputError } from '../core/errors.js';
+import { ChainModel, type DecodeBackend } from '../models/chain.js';
+import { MulticlassModel, csrRows } from '../models/multiclass.js';
+import type { StructuredModel } from '../core/problem.js';
+import { loadLibsvm } from './libsvm.js';
+import { loadOcr, ocrSplit, ocrToSequences } from './ocr.js';
+import { syntheticChain } from './synthetic.js';
+
+/** What a model needs to be rebuilt: its kind and shape (saved in model files). */
+export type ModelSpec =
+  | { kind: 'chain'; numFeatures: number; numLabels: number; labelNames: string[] }
+  | { kind: 'multiclass'; numFeatures: number; numLabels: number; labelNames: string[] };
+
+/** Inputs and labels of one data set, in the form the models take. */
+export interface LabelledSet<X = unknown, Y = unknown> {
+  xs: X[];
+  ys: Y[];
+}
+
+/** A data set named on the command line, loaded: the model it calls for, a training part and an optional test part. */
+export interface TaskData {
+  spec: ModelSpec;
+  train: LabelledSet;
+  test?: LabelledSet;
+  /** Human-readable summary, e.g. "ocr (split small): 626 train / 6251 test sequences". */
+  description: string;
+}
+
+/** Data set kinds understood by `KIND:PATH`. */
+export const DATA_KINDS = ['ocr', 'libsvm', 'synthetic'] as const;
+export type DataKind = (typeof DATA_KINDS)[number];
+
+/** Splits `KIND:PATH` (the path may itself contain colons). */
+export function parseDataSpec(spec: string): { kind: DataKind; path: string } {
+  const colon = spec.indexOf(':');
+  const kind = colon < 0 ? spec : spec.slice(0, colon);
+  const path = colon < 0 ? '' : spec.slice(colon + 1);
+  if (!(DATA_KINDS as readonly string[]).includes(kind)) {
+    throw new InputError(`data set '${spec}' must be KIND:PATH with KIND one of ${DATA_KINDS.join(', ')}`);
+  }
+  if (kind !== 'synthetic' && path === '') throw new InputError(`data set '${spec}' has no path`);
+  return { kind: kind as DataKind, path };
+}
+
+export interface LoadOptions {
+  /** OCR split: small (default), large, all or fold:K. */
+  split?: string;
+  /** A separate test set (KIND:PATH of the same kind). */
+  test?: string;
+  /** Shape of an existing model (eval, predict): the label mapping and feature count must follow it. */
+  model?: ModelSpec;
+}
+
+/** Loads a `KIND:PATH` data set (and an optional test set) for training or evaluation. */
+export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData {
+  const { kind, path } = parseDataSpec(dataSpec);
+  const testSpec = options.test === undefined ? undefined : parseDataSpec(options.test);
+  if (testSpec && testSpec.kind !== kind) throw new InputError(`--test must be of kind '${kind}', got '${testSpec.kind}'`);
+  if (options.split !== undefined && kind !== 'ocr') throw new InputError(`--split applies to ocr data, not ${kind}`);
+  switch (kind) {
+    case 'ocr': {
+      const split = options.split ?? 'small';
+      const parts = ocrSplit(loadOcr(path), split);
+      const train = ocrToSequences(parts.train);
+      const testWords = testSpec ? ocrSplit(loadOcr(testSpec.path), 'all').train : parts.test;
+      const spec: ModelSpec = { kind: 'chain', numFeatures: train.numFeatures, numLabels: train.numLabels, labelNames: train.labelNames };
+      checkSameShape(spec, options.model);
+      return {
+        spec,
+        train: sequenceSet(train.examples),
+        test: testWords.length > 0 ? sequenceSet(ocrToSequences(testWords).examples) : undefined,
+        description: `ocr (split ${split}): ${parts.train.length} train / ${testWords.length} test words`,
+      };
+    }
+    case 'synthetic': {
+      check(path === '' || path === 'chain', `synthetic data '${path}' is unknown (use synthetic: or synthetic:chain)`);
+      const all = syntheticChain({ sequences: 400 });
+      const spec: ModelSpec = { kind: 'chain', numFeatures: all.numFeatures, numLabels: all.numLabels, labelNames: all.labelNames };
+      checkSameShape(spec, options.model);
+      return {
+        spec,
+        train: sequenceSet(all.examples.slice(0, 300)),
+        test: sequenceSet(all.examples.slice(300)),
+        description: 'synthetic chain: 300 train / 100 test sequences, 8 states, 25 features',
+      };
+    }
+    case 'libsvm': {
+      const fixed = options.model;
+      if (fixed) check(fixed.kind === 'multiclass', `a ${fixed.kind} model cannot read libsvm data`);
+      const train = loadLibsvm(path, fixed ? { numFeatures: fixed.numFeatures, labelNames: fixed.labelNames, dropUnknownFeatures: true } : {});
+      const spec: ModelSpec = { kind: 'multiclass', numFeatures: train.X.cols, numLabels: train.numLabels, labelNames: train.labelNames };
+      const test = testSpec ? loadLibsvm(testSpec.path, { numFeatures: spec.numFeatures, labelNames: spec.labelNames, dropUnknownFeatures: true }) : undefined;
+      return {
+        spec,
+        train: { xs: csrRows(train.X), ys: Array.from(train.y) },
+        test: test ? { xs: csrRows(test.X), ys: Array.from(test.y) } : undefined,
+        description: `libsvm: ${train.X.rows} train${test ? ` / ${test.X.rows} test` : ''} rows, ${spec.numFeatures} features, ${spec.numLabels} classes`,
+      };
+    }
+  }
+}
+
+function sequenceSet(examples: { x: Float64Array; y: Int32Array }[]): LabelledSet<Float64Array, Int32Array> {
+  return { xs: examples.map((e) => e.x), ys: examples.map((e) => e.y) };
+}
+
+function checkSameShape(spec: ModelSpec, model?: ModelSpec): void {
+  if (!model) return;
+  check(
+    model.kind === spec.kind && model.numFeatures === spec.numFeatures && model.numLabels === spec.numLabels,
+    `the data calls for a ${spec.kind} model with ${spec.numFeatures} features and ${spec.numLabels} labels; the model is a ${model.kind} with ${model.numFeatures} and ${model.numLabels}`,
+  );
+}
+
+/** The model a spec describes. */
+export function buildModel(spec: ModelSpec, backend: DecodeBackend = 'native'): StructuredModel<unknown, unknown> {
+  switch (spec.kind) {
+    case 'chain':
+      return new ChainModel({ numFeatures: spec.numFeatures, numLabels: spec.numLabels, backend }) as StructuredModel<unknown, unknown>;
+    case 'multiclass':
+      return new MulticlassModel(spec.numFeatures, spec.numLabels) as unknown as StructuredModel<unknown, unknown>;
+  }
+}
+

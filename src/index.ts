@@ -1,0 +1,64 @@
+/**
+ * gapbcfw: structural SVMs trained with block-coordinate Frank-Wolfe (Lacoste-Julien et al. 2013) and
+ * the improvements of "Minding the Gaps" (Osokin et al. 2016), over a C++ Node-API addon.
+ *
+ * @example
+ * ```ts
+ * import { loadOcr, ocrSplit, ocrToSequences, ChainModel, modelProblem, train, meanLoss } from 'gapbcfw';
+ * const { train: words, test } = ocrSplit(loadOcr('letter.data.gz'), 'small');
+ * const tr = ocrToSequences(words).examples, te = ocrToSequences(test).examples;
+ * const model = new ChainModel({ numFeatures: 129, numLabels: 26 });
+ * const problem = modelProblem(model, tr.map((e) => e.x), tr.map((e) => e.y));
+ * const result = train(problem, { solver: 'bcfw', lambda: 0.01, gapThreshold: 0.1 });
+ * console.log(result.gap, meanLoss(model, result.w, te.map((e) => e.x), te.map((e) => e.y)));
+ * ```
+ * @packageDocumentation
+ */
+export { GapbcfwError, InputError, FormatError } from './core/errors.js';
+export type { SequenceExample, SequenceDataset, CsrMatrix, MulticlassDataset } from './core/data.js';
+export { Rng } from './core/rng.js';
+export { SparseAccumulator, copySparse, toDense, dot, dotSparse, type SparseVector } from './core/vector.js';
+export { modelProblem, meanLoss, type Problem, type StructuredModel } from './core/problem.js';
+
+export { ChainModel, sequencesXY, type ChainModelOptions, type DecodeBackend } from './models/chain.js';
+export { MulticlassModel, csrRows } from './models/multiclass.js';
+
+export { train, trainAsync, createSolver, SOLVERS, type SolverName, type TrainOptions, type AsyncTrainOptions } from './solvers/index.js';
+export { bcfw, BcfwSolver, type BcfwOptions, type BcfwResult, type BlockStepInfo, type Sampling } from './solvers/bcfw.js';
+export { fw, FwSolver, type FwOptions } from './solvers/fw.js';
+export { ssg, SsgSolver, type SsgOptions } from './solvers/ssg.js';
+export {
+  blockGaps,
+  fullOraclePass,
+  PassSolver,
+  type CommonSolverOptions,
+  type ProgressEvent,
+  type SolverCheckpoint,
+  type SolverResult,
+  type StopReason,
+} from './solvers/common.js';
+
+export { loadOcr, parseOcr, ocrSplit, ocrToSequences, type OcrWord, type OcrData } from './data/ocr.js';
+export { loadLibsvm, parseLibsvm, type LibsvmOptions } from './data/libsvm.js';
+export { syntheticChain, type SyntheticChainOptions } from './data/synthetic.js';
+export { loadTask, parseDataSpec, buildModel, type ModelSpec, type TaskData, type LabelledSet } from './data/datasets.js';
+export { dataRoot, dataPath, hasData } from './data/paths.js';
+
+export { saveModel, loadModel, fingerprint, type TrainedModel } from './io/model.js';
+export { readModelFile, writeModelFile, encodeModelFile, decodeModelFile, type ModelFileContent } from './io/model-file.js';
+
+export {
+  distanceTransform1d,
+  distanceTransform1dTs,
+  distanceTransform2d,
+  distanceTransform2dTs,
+  distanceTransform2dAsync,
+  unflattenArgmax,
+  NO_ARGMAX,
+  type GdtResult,
+  type GdtOptions,
+  type GdtAsyncOptions,
+  type Gdt1dCoefficients,
+  type Gdt2dCoefficients,
+  type GridShape,
+} from './gdt.js';

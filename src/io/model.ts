@@ -1,0 +1,77 @@
+import { check, FormatError } from '../core/errors.js';
+import type { ModelSpec, LabelledSet } from '../data/datasets.js';
+import { crc32, readModelFile, writeModelFile } from './model-file.js';
+
+/** A trained model as stored on disk: its shape, weights and how it was trained. */
+export interface TrainedModel {
+  spec: ModelSpec;
+  w: Float64Array;
+  lambda: number;
+  /** Solver and settings used, for the record. */
+  training: Record<string, unknown>;
+  /**
+   * Dual objective of the returned iterate and a fingerprint of the training set: evaluating the model on
+   * the same training set again gives the exact duality gap (primal recomputed, dual from here).
+   */
+  dual?: number;
+  trainFingerprint?: string;
+}
+
+const FORMAT = 'gapbcfw-model';
+
+/** Writes a trained model (atomic: temp file + rename). */
+export function saveModel(path: string, model: TrainedModel): void {
+  check(model.w.length > 0, 'cannot save an empty weight vector');
+  writeModelFile(path, {
+    meta: {
+      format: FORMAT,
+      spec: model.spec,
+      lambda: model.lambda,
+      training: model.training,
+      ...(model.dual === undefined ? {} : { dual: model.dual }),
+      ...(model.trainFingerprint === undefined ? {} : { trainFingerprint: model.trainFingerprint }),
+    },
+    arrays: { w: model.w },
+  });
+}
+
+/** Reads a model written by `saveModel`; a file of another kind or a corrupt one throws FormatError. */
+export function loadModel(path: string): TrainedModel {
+  const { meta, arrays } = readModelFile(path);
+  if (meta.format !== FORMAT) throw new FormatError(`not a gapbcfw model (format '${String(meta.format)}'; a checkpoint?)`, path);
+  const spec = meta.spec as ModelSpec | undefined;
+  if (!spec || (spec.kind !== 'chain' && spec.kind !== 'multiclass') || !(spec.numFeatures >= 1) || !(spec.numLabels >= 1)) {
+    throw new FormatError('model header has no valid spec', path);
+  }
+  const w = arrays.w;
+  if (!(w instanceof Float64Array)) throw new FormatError("model file has no f64 array 'w'", path);
+  const expected = spec.kind === 'chain' ? spec.numLabels * spec.numFeatures + 2 * spec.numLabels + spec.numLabels ** 2 : spec.numFeatures * spec.numLabels;
+  if (w.length !== expected) throw new FormatError(`w has length ${w.length}, the ${spec.kind} model needs ${expected}`, path);
+  return {
+    spec,
+    w,
+    lambda: Number(meta.lambda),
+    training: (meta.training ?? {}) as Record<string, unknown>,
+    dual: typeof meta.dual === 'number' ? meta.dual : undefined,
+    trainFingerprint: typeof meta.trainFingerprint === 'string' ? meta.trainFingerprint : undefined,
+  };
+}
+
+/** A checksum of a data set (inputs and labels), to recognise the training set of a model. */
+export function fingerprint(set: LabelledSet): string {
+  let crc = 0;
+  const feed = (a: ArrayBufferView) => {
+    crc = crc32(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), crc);
+  };
+  for (let i = 0; i < set.xs.length; i++) {
+    const x = set.xs[i] as ArrayBufferView | { indices: Int32Array; values: Float64Array };
+    if (ArrayBuffer.isView(x)) feed(x);
+    else {
+      feed(x.indices);
+      feed(x.values);
+    }
+    const y = set.ys[i];
+    feed(ArrayBuffer.isView(y) ? y : Float64Array.of(Number(y)));
+  }
+  return `${set.xs.length}:${(crc >>> 0).toString(16).padStart(8, '0')}`;
+}

@@ -1,0 +1,120 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { loadModel } from '../src/io/model.js';
+import { dataPath, hasData } from '../src/data/paths.js';
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string; json: Record<string, unknown> | undefined }> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.on('data', (b) => (stdout += b));
+  err.on('data', (b) => (stderr += b));
+  const code = await main(argv, { stdout: out as unknown as NodeJS.WriteStream, stderr: err as unknown as NodeJS.WriteStream });
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = JSON.parse(last) as Record<string, unknown>;
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr, json };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-cli-'));
+
+describe('gapbcfw CLI', () => {
+  it('demo --json ends with a JSON summary carrying an exact gap', async () => {
+    const r = await run('demo', '--json');
+    expect(r.code).toBe(0);
+    expect(r.json).toBeDefined();
+    for (const key of ['passes', 'effectivePasses', 'oracleCalls', 'seconds', 'primal', 'dual', 'gap', 'testError']) expect(typeof r.json![key]).toBe('number');
+    expect(r.json!.gapIsExact).toBe(true);
+    expect(r.json!.gap as number).toBeLessThanOrEqual(0.1);
+    expect(r.stderr).toMatch(/gap/); // progress went to stderr
+  });
+
+  it('train writes model and trace; eval on the training set recovers the exact gap', async () => {
+    const model = join(dir, 'm.gbm');
+    const trace = join(dir, 't.jsonl');
+    const t = await run('train', 'synthetic:', '--lambda', '0.05', '--max-passes', '20', '--gap-threshold', '0', '--out', model, '--trace', trace, '--json', '--quiet');
+    expect(t.code).toBe(0);
+    const lines = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { pass: number; gapIsExact: boolean });
+    expect(lines.filter((e) => e.gapIsExact).map((e) => e.pass)).toEqual([10, 20]);
+    expect(loadModel(model).spec.kind).toBe('chain');
+    const onTrain = await run('eval', model, 'synthetic:', '--part', 'train', '--json');
+    expect(onTrain.code).toBe(0);
+    expect(onTrain.json!.gap as number).toBeCloseTo(t.json!.gap as number, 10);
+    const onTest = await run('eval', model, 'synthetic:', '--json');
+    expect(onTest.json!.testError as number).toBeCloseTo(t.json!.testError as number, 12);
+    expect(onTest.json!.gap).toBeUndefined(); // no dual for data it was not trained on
+  });
+
+  it('a run resumed from its checkpoint ends where the uninterrupted run ends', async () => {
+    const ck = join(dir, 'ck.gbm');
+    const common = ['synthetic:', '--lambda', '0.05', '--gap-threshold', '0', '--sampling', 'perm', '--json', '--quiet'];
+    const full = await run('train', ...common, '--max-passes', '12');
+    const first = await run('train', ...common, '--max-passes', '5', '--checkpoint', ck);
+    expect(first.code).toBe(0);
+    const resumed = await run('train', ...common, '--max-passes', '12', '--resume', ck);
+    expect(resumed.code).toBe(0);
+    for (const key of ['passes', 'primal', 'dual', 'gap', 'testError']) expect(resumed.json![key]).toBe(full.json![key]);
+  });
+
+  it('batch FW and SSG run from the CLI', async () => {
+    const f = await run('train', 'synthetic:', '--solver', 'fw', '--max-passes', '5', '--json', '--quiet');
+    expect(f.code).toBe(0);
+    expect(f.json!.solver).toBe('fw');
+    const s = await run('train', 'synthetic:', '--solver', 'ssg', '--max-passes', '3', '--json', '--quiet');
+    expect(s.code).toBe(0);
+    expect(s.json!.gap).toBeUndefined();
+    expect(typeof s.json!.primal).toBe('number');
+  });
+
+  it.each([
+    [['frobnicate'], /unknown command/],
+    [['train'], /one data set/],
+    [['train', 'nope:x'], /KIND:PATH/],
+    [['train', 'synthetic:', '--lambda=-1'], /--lambda must be a positive number/],
+    [['train', 'synthetic:', '--lambda', 'abc'], /--lambda must be a positive number/],
+    [['train', 'synthetic:', '--max-passes', '2.5'], /--max-passes/],
+    [['train', 'synthetic:', '--solver', 'magic'], /--solver must be one of/],
+    [['train', 'synthetic:', '--bogus'], /Unknown option/],
+    [['train', 'ocr:/nonexistent/letter.data'], /nonexistent/],
+    [['train', 'libsvm:x', '--split', 'small'], /--split applies to ocr/],
+    [['eval', '/nonexistent.gbm', 'synthetic:'], /nonexistent/],
+  ])('bad usage %j exits 2 with a one-line reason', async (argv, message) => {
+    const r = await run(...(argv as string[]));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a corrupt model file is a clear error', async () => {
+    const model = join(dir, 'ok.gbm');
+    await run('train', 'synthetic:', '--max-passes', '1', '--out', model, '--quiet');
+    const bytes = readFileSync(model);
+    bytes[bytes.length - 20]! ^= 0xff;
+    writeFileSync(join(dir, 'bad.gbm'), bytes);
+    const r = await run('eval', join(dir, 'bad.gbm'), 'synthetic:');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/CRC|corrupt/);
+  });
+
+  it('help and version', async () => {
+    expect((await run('help')).stdout).toMatch(/Usage: gapbcfw/);
+    expect((await run('--version')).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it.skipIf(!hasData('ocr', 'letter.data.gz'))('trains on OCR-small from the CLI', async () => {
+    const r = await run('train', `ocr:${dataPath('ocr', 'letter.data.gz')}`, '--split', 'small', '--lambda', '0.01', '--max-passes', '10', '--json', '--quiet');
+    expect(r.code).toBe(0);
+    expect(r.json!.n).toBe(626);
+    expect(r.json!.dim).toBe(4082);
+    expect(r.json!.testError as number).toBeLessThan(0.35);
+  });
+});
