@@ -440,8 +440,27 @@ Napi::Value ChainPsi(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(nnz));
 }
 
+// chainNodeScores(w, D, K, x, T, out: Float64Array (T*K)): out[t*K+k] = <w_k, x_t> (+ first/last biases).
+Napi::Value ChainNodeScores(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 6, "chainNodeScores");
+  const auto w = RequireTypedArray<double>(info, 0, "chainNodeScores: w");
+  const std::size_t D = RequireSize(info, 1, "chainNodeScores: D", 1u << 30);
+  const std::size_t K = RequireSize(info, 2, "chainNodeScores: K", 1u << 15);
+  const auto x = RequireTypedArray<double>(info, 3, "chainNodeScores: x");
+  const std::size_t T = RequireSize(info, 4, "chainNodeScores: T", 1u << 30);
+  if (D == 0 || K == 0 || T == 0) throw Napi::RangeError::New(info.Env(), "chainNodeScores: D, K and T must be >= 1");
+  RequireLength(w, K * D + 2 * K + K * K, "chainNodeScores: w");
+  RequireLength(x, T * D, "chainNodeScores: x");
+  auto out = RequireTypedArray<double>(info, 5, "chainNodeScores: out");
+  if (out.ElementLength() < T * K) throw Napi::RangeError::New(info.Env(), "chainNodeScores: out needs T*K entries");
+  const gapbcfw::ChainShape shape{static_cast<int32_t>(D), static_cast<int32_t>(K)};
+  gapbcfw::chain_node_scores(w.Data(), shape, x.Data(), static_cast<int32_t>(T), nullptr, out.Data());
+  return info.Env().Undefined();
+}
+
 void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("chainDecode", Napi::Function::New(env, ChainDecode, "chainDecode"));
+  exports.Set("chainNodeScores", Napi::Function::New(env, ChainNodeScores, "chainNodeScores"));
   exports.Set("chainPsi", Napi::Function::New(env, ChainPsi, "chainPsi"));
 }
 

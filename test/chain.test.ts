@@ -118,3 +118,22 @@ describe('chain psi backends', () => {
     }
   });
 });
+
+describe('chain labelScores', () => {
+  it.each(['js', 'native'] as const)('scores stored labels like L(y_i, y) - <w, psi> (%s), between decodes of other lengths', (backend) => {
+    const t = tinyChain(17, { K: 3, D: 2, maxT: 6, n: 8, backend });
+    const w = randomW(t.model.dim, 3);
+    t.xs.forEach((x, i) => {
+      const yt = t.ys[i]!;
+      const labels = allLabellings(yt.length, 3).slice(0, 20);
+      const out = new Float64Array(labels.length);
+      t.model.labelScores(w, x, yt, labels, out);
+      labels.forEach((y, k) => expect(out[k]).toBeCloseTo(t.model.loss(yt, y) - dotSparse(w, t.model.psi(x, yt, y)), 12));
+      // A decode after labelScores must still be exact (shared scratch buffers).
+      const z = t.model.lossAugmentedDecode(w, x, yt);
+      let best = -Infinity;
+      for (const y of allLabellings(yt.length, 3)) best = Math.max(best, t.model.loss(yt, y) + t.model.score(w, x, y));
+      expect(t.model.loss(yt, z) + t.model.score(w, x, z)).toBeCloseTo(best, 10);
+    });
+  });
+});

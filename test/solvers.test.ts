@@ -165,7 +165,10 @@ describe('solver options', () => {
     expect(() => bcfw(t.problem, { lambda: NaN })).toThrow(/lambda/);
     expect(() => bcfw(t.problem, { gapCheck: 0 })).toThrow(/gapCheck/);
     expect(() => bcfw(t.problem, { maxPasses: 1.5 })).toThrow(/maxPasses/);
-    expect(() => bcfw(t.problem, { sampling: 'gap' as 'perm' })).toThrow(/sampling/);
+    expect(() => bcfw(t.problem, { sampling: 'bogus' as 'perm' })).toThrow(/sampling/);
+    expect(() => bcfw(t.problem, { sampling: 'gap', averaging: true })).toThrow(/averaging/);
+    expect(() => bcfw(t.problem, { step: 'sideways' as 'fw' })).toThrow(/step/);
+    expect(() => bcfw(t.problem, { cache: { factor: -1 } })).toThrow(/factor/);
     expect(() => train(t.problem, { solver: 'nope' as 'fw' })).toThrow(/unknown solver/);
   });
   it('default lambda is 1/n', () => {

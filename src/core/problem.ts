@@ -23,6 +23,15 @@ export interface StructuredModel<X, Y> {
   labelKey(y: Y): string;
   /** Throws InputError if (x, y) does not fit the model (shape, label range, NaN). */
   validate(x: X, y: Y, where: string): void;
+  /**
+   * Loss-augmented scores of many labels at once: out[k] = L(yTrue, y_k) - <w, psi(x, yTrue, y_k)>
+   * (the quantity the oracle maximises; 0 for yTrue). Caches and away steps score their stored labels
+   * with it (DESIGN seam 5); a model can compute its potentials once and score each label cheaply.
+   */
+  labelScores(w: Float64Array, x: X, yTrue: Y, labels: readonly Y[], out: Float64Array): void;
+  /** JSON form of a label (for checkpoints), and back. */
+  labelToJSON(y: Y): unknown;
+  labelFromJSON(value: unknown): Y;
 }
 
 /**
@@ -43,6 +52,10 @@ export interface Problem<Y = unknown> {
   /** Ground-truth label of block i. */
   groundTruth(i: number): Y;
   labelKey(y: Y): string;
+  /** out[k] = L_i(y_k) - <w, psi_i(y_k)> for the given labels of block i. */
+  labelScores(i: number, w: Float64Array, labels: readonly Y[], out: Float64Array): void;
+  labelToJSON(y: Y): unknown;
+  labelFromJSON(value: unknown): Y;
 }
 
 /** The Problem of a model on a labelled data set. Validates every example once. */
@@ -59,6 +72,9 @@ export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[
     predict: (i, w) => model.decode(w, xs[i]!),
     groundTruth: (i) => ys[i]!,
     labelKey: (y) => model.labelKey(y),
+    labelScores: (i, w, labels, out) => model.labelScores(w, xs[i]!, ys[i]!, labels, out),
+    labelToJSON: (y) => model.labelToJSON(y),
+    labelFromJSON: (v) => model.labelFromJSON(v),
   };
 }
 

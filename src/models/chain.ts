@@ -34,6 +34,7 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
   private theta = new Float64Array(0);
   private delta = new Float64Array(0);
   private back = new Int32Array(0);
+  private labelTheta = new Float64Array(0);
   private psiIndices = new Int32Array(0);
   private psiValues = new Float64Array(0);
 
@@ -111,21 +112,7 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
     const theta = this.theta;
     const delta = this.delta;
     const back = this.back;
-    const lossUnit = 1 / T;
-    for (let t = 0; t < T; t++) {
-      for (let k = 0; k < K; k++) {
-        let s = 0;
-        const wb = k * D;
-        const xb = t * D;
-        for (let j = 0; j < D; j++) s += w[wb + j]! * x[xb + j]!;
-        if (yTrue !== null && k !== yTrue[t]) s += lossUnit;
-        theta[t * K + k] = s;
-      }
-    }
-    for (let k = 0; k < K; k++) {
-      theta[k]! += w[offsets.first + k]!;
-      theta[(T - 1) * K + k]! += w[offsets.last + k]!;
-    }
+    this.nodeScoresJs(w, x, T, yTrue, theta);
     const tr = offsets.transitions;
     for (let k = 0; k < K; k++) delta[k] = theta[k]!;
     for (let t = 1; t < T; t++) {
@@ -151,6 +138,26 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
     for (let t = T - 1; t > 0; t--) {
       arg = back[t * K + arg]!;
       out[t - 1] = arg;
+    }
+  }
+
+  /** theta[t*K + k] = <w_k, x_t> (+ 1/T if k != yTrue[t]) + first/last biases: as chain_node_scores. */
+  private nodeScoresJs(w: Float64Array, x: Float64Array, T: number, yTrue: Int32Array | null, theta: Float64Array): void {
+    const { numFeatures: D, numLabels: K, offsets } = this;
+    const lossUnit = 1 / T;
+    for (let t = 0; t < T; t++) {
+      for (let k = 0; k < K; k++) {
+        let s = 0;
+        const wb = k * D;
+        const xb = t * D;
+        for (let j = 0; j < D; j++) s += w[wb + j]! * x[xb + j]!;
+        if (yTrue !== null && k !== yTrue[t]) s += lossUnit;
+        theta[t * K + k] = s;
+      }
+    }
+    for (let k = 0; k < K; k++) {
+      theta[k]! += w[offsets.first + k]!;
+      theta[(T - 1) * K + k]! += w[offsets.last + k]!;
     }
   }
 
@@ -194,7 +201,38 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
   }
 
   labelKey(y: Int32Array): string {
-    return Array.from(y).join(',');
+    return y.join(',');
+  }
+
+  labelToJSON(y: Int32Array): number[] {
+    return Array.from(y);
+  }
+
+  labelFromJSON(value: unknown): Int32Array {
+    check(Array.isArray(value) && value.every((k) => Number.isInteger(k) && k >= 0 && k < this.numLabels), 'a chain label must be an array of state ids');
+    return Int32Array.from(value as number[]);
+  }
+
+  /** Node scores once (native or JS), then O(T) per label: out[k] = L(yTrue, y_k) + s(y_k) - s(yTrue). */
+  labelScores(w: Float64Array, x: Float64Array, yTrue: Int32Array, labels: readonly Int32Array[], out: Float64Array): void {
+    this.checkW(w);
+    const { numFeatures: D, numLabels: K, offsets } = this;
+    const T = yTrue.length;
+    if (this.labelTheta.length < T * K) this.labelTheta = new Float64Array(T * K);
+    const theta = this.labelTheta;
+    if (this.backend === 'native') native.chainNodeScores(w, D, K, x, T, theta);
+    else this.nodeScoresJs(w, x, T, null, theta);
+    const tr = offsets.transitions;
+    const chainScore = (y: Int32Array) => {
+      let s = 0;
+      for (let t = 0; t < T; t++) {
+        s += theta[t * K + y[t]!]!;
+        if (t > 0) s += w[tr + y[t - 1]! + K * y[t]!]!;
+      }
+      return s;
+    };
+    const truth = chainScore(yTrue);
+    for (let k = 0; k < labels.length; k++) out[k] = this.loss(yTrue, labels[k]!) + chainScore(labels[k]!) - truth;
   }
 }
 

@@ -77,6 +77,20 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
   labelKey(y: number): string {
     return String(y);
   }
+
+  labelToJSON(y: number): number {
+    return y;
+  }
+
+  labelFromJSON(value: unknown): number {
+    check(Number.isInteger(value) && (value as number) >= 0 && (value as number) < this.numLabels, `a multiclass label must be a class id, got ${String(value)}`);
+    return value as number;
+  }
+
+  labelScores(w: Float64Array, x: SparseVector, yTrue: number, labels: readonly number[], out: Float64Array): void {
+    const truth = this.classScore(w, x, yTrue);
+    for (let k = 0; k < labels.length; k++) out[k] = this.loss(yTrue, labels[k]!) + this.classScore(w, x, labels[k]!) - truth;
+  }
 }
 
 /** Views of the rows of a CSR matrix as sparse vectors (no copy). */

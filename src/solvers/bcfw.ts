@@ -1,7 +1,9 @@
 import { check } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import { Rng } from '../core/rng.js';
-import { dot, dotSparse, normSqSparse } from '../core/vector.js';
+import { dot, dotSparse, normSqSparse, type SparseVector } from '../core/vector.js';
+import { BlockAtoms } from '../cache/atoms.js';
+import { SumTree } from '../sampling/sumtree.js';
 import { native } from '../native.js';
 import {
   blockGaps,
@@ -15,15 +17,48 @@ import {
   type SolverResult,
 } from './common.js';
 
-export type Sampling = 'uniform' | 'perm';
+/** Block order: uniform with replacement, a fresh permutation per pass, or proportional to gap estimates. */
+export type Sampling = 'uniform' | 'perm' | 'gap';
+/** Which moves a block step may take: FW only (BCFW), pairwise only (BCPFW), FW or away (BCAFW), or the best of all three. */
+export type StepType = 'fw' | 'pairwise' | 'away' | 'hybrid';
+
+/** Gap-based caching (2016 paper, Alg. 5). */
+export interface CacheOptions {
+  /** F of the local criterion: hit iff the cached corner's block gap >= F * g_i. Default 0.25. */
+  factor?: number;
+  /** nu of the global criterion: hit iff the cached corner's block gap >= nu * G / n. Default 0.01. */
+  nu?: number;
+  /** Labels kept per block (active atoms are never evicted with away/pairwise steps). Default 50. */
+  maxSize?: number;
+  /** G before the first exact pass (1 is valid for losses <= 1; Infinity disables the global part). Default 1. */
+  initialGap?: number;
+}
 
 export interface BcfwOptions extends CommonSolverOptions {
-  /** Block order: 'uniform' draws n blocks with replacement per pass, 'perm' a fresh permutation. Default 'uniform'. */
+  /** Default 'uniform'. 'gap' draws block i with probability proportional to its gap estimate^gapDegree (Alg. 2). */
   sampling?: Sampling;
-  /** Optimal step size (Alg. 4, line 6 with line search); otherwise gamma = 2n/(k + 2n). Default true. */
+  /** Exponent p of gap sampling. Default 1. */
+  gapDegree?: number;
+  /** Default 'fw'. Anything else keeps explicit dual variables per block. */
+  step?: StepType;
+  /** Caching of oracle answers; `true` for the defaults. Default off. */
+  cache?: boolean | CacheOptions;
+  /** Optimal step size (Alg. 4, line 6 with line search); otherwise gamma = 2n/(k + 2n) (FW steps only). Default true. */
   lineSearch?: boolean;
-  /** Weighted averaging rho = 2/(k+2) of (w, l) (BCFW-wavg, Sec. 4); gaps are certified at the average. Default true. */
+  /**
+   * Weighted averaging rho = 2/(k+2) of (w, l) (BCFW-wavg, 2013 Sec. 4); gaps are certified at the average.
+   * Default true for plain BCFW (fw steps, no cache, not gap sampling), false otherwise; gap sampling needs
+   * the block gaps of the current iterate and refuses it.
+   */
   averaging?: boolean;
+  /**
+   * Leave a block of passes early when the sum of gap estimates drops below this multiple of gapThreshold,
+   * then confirm with an exact pass ([G] quit_passes_heuristic_gap, 0.8). `false` disables it. Default 0.8
+   * without averaging; off with averaging (the estimates belong to the current, not the averaged, iterate).
+   */
+  heuristicExit?: number | false;
+  /** Verify alpha >= 0, sum alpha = 1, w_i = sum alpha psi/(lambda n), l_i = sum alpha L/n after every step (slow; tests). */
+  checkConsistency?: boolean;
   /** Debugging hook called after every block step with the dual of the current (not averaged) iterate; costs O(d) per step. */
   onStep?: (step: BlockStepInfo) => void;
 }
@@ -32,33 +67,70 @@ export interface BlockStepInfo {
   /** Steps done before this one. */
   k: number;
   block: number;
+  /** 'none' when no move improved the dual. */
+  kind: 'fw' | 'away' | 'pairwise' | 'none';
   gamma: number;
-  /** Block gap g_i at the start of the step. */
+  /** FW block gap g_i at the start of the step. */
   blockGap: number;
+  cacheHit: boolean;
   /** Dual objective l - (lambda/2)||w||^2 after the step. */
   dual: number;
+}
+
+/** Counters of a BCFW run (cumulative). */
+export interface BcfwCounters {
+  cacheHits: number;
+  fwSteps: number;
+  awaySteps: number;
+  pairwiseSteps: number;
+  dropSteps: number;
+  /** Steps where no move improved the dual. */
+  nullSteps: number;
 }
 
 /** BCFW result: per-block exact gaps are known when averaging is off (the blocks belong to the returned iterate). */
 export interface BcfwResult extends SolverResult {
   blockGaps?: Float64Array;
+  counters: BcfwCounters;
+  /** Labels stored over all blocks (dual variables and cache), when kept. */
+  storedLabels?: number;
+}
+
+interface ResolvedCache {
+  factor: number;
+  nu: number;
+  maxSize: number;
+  initialGap: number;
+}
+
+/** A corner of block i's polytope: a label with its psi (copied into an engine-owned buffer) and loss. */
+interface Corner {
+  psi: SparseVector;
+  loss: number;
+  /** L_i(y) - <w, psi_i(y)> at the current w. */
+  score: number;
 }
 
 /**
- * Block-coordinate Frank-Wolfe for the structural SVM dual (Lacoste-Julien et al. 2013, Algorithm 4).
+ * Block-coordinate Frank-Wolfe for the structural SVM dual (Lacoste-Julien et al. 2013, Algorithm 4) with
+ * the switches of "Minding the Gaps" (Osokin et al. 2016): gap sampling (Alg. 2), pairwise and away steps
+ * (Alg. 3-4, and the hybrid that takes the move with the largest dual improvement), gap-based caching
+ * (Alg. 5). One engine; every combination of sampling x step x cache x averaging runs.
  *
- * State: per-block w_i (dense, n x d) and l_i with w = sum_i w_i, l = sum_i l_i (kept incrementally,
- * rebuilt from the blocks at every scheduled exact check to stop drift). A block step calls the oracle for block i,
- * forms the corner w_s = psi_i(y*)/(lambda n), l_s = L_i(y*)/n and moves w_i towards it with the
- * line-search step gamma = g_i / (lambda ||w_i - w_s||^2) clipped to [0, 1], where
- * g_i = lambda (w_i - w_s)^T w - (l_i - l_s) is the block gap (eq. 10 of the 2016 paper).
- * Every `gapCheck` passes a full oracle pass gives the exact gap of the returned iterate; the run always
- * ends with an exact gap (one more full pass if the last pass was not a check).
+ * State: per-block w_i (dense, n x d) and l_i with w = sum_i w_i, l = sum_i l_i, kept incrementally and
+ * rebuilt from the blocks at every scheduled exact check. The block gap towards a corner y is
+ * g_i(y) = lambda w_i^T w - l_i + s_i(y)/n with s_i(y) = L_i(y) - <w, psi_i(y)> (2016 eq. 10).
+ * Gap estimates g_i are set by oracle calls (clipped at 0) and refreshed by the exact pass every `gapCheck`
+ * passes, whose total is the stopping certificate; the run always ends with an exact gap.
  */
 export class BcfwSolver extends PassSolver {
   private readonly sampling: Sampling;
+  private readonly gapDegree: number;
+  private readonly step: StepType;
+  private readonly cache: ResolvedCache | undefined;
   private readonly lineSearch: boolean;
   private readonly averaging: boolean;
+  private readonly heuristicExit: number | false;
   private readonly w: Float64Array;
   private l = 0;
   private readonly wBlocks: Float64Array;
@@ -69,19 +141,47 @@ export class BcfwSolver extends PassSolver {
   private k = 0;
   private rng: Rng;
   private readonly order: Int32Array;
+  /** Gap estimates g_i (+Infinity until block i is visited) and their p-th powers in a sum tree. */
+  private readonly gapEst: Float64Array;
+  private readonly tree: SumTree;
+  private estSum = 0;
+  private unvisited: number;
+  /** Blocks in the random order of their first visit (gap sampling draws unvisited blocks from here). */
+  private readonly firstVisitOrder: Int32Array;
+  /** Total exact gap of the last exact pass: the G of the global cache criterion. */
+  private lastExactTotal: number;
+  private readonly atoms: BlockAtoms<unknown>[] | undefined;
+  private readonly counters: BcfwCounters = { cacheHits: 0, fwSteps: 0, awaySteps: 0, pairwiseSteps: 0, dropSteps: 0, nullSteps: 0 };
   private readonly stats = new Float64Array(3);
+  private scores = new Float64Array(64);
+  private readonly fwCorner: Corner = { psi: emptySparse(), loss: 0, score: 0 };
+  private readonly awayCorner: Corner = { psi: emptySparse(), loss: 0, score: 0 };
+  private readonly pairScratch: Float64Array;
   private last: { primal: number; dual: number; gap: number } | undefined;
   private checkedAt = -1;
+  private passesSinceCheck = 0;
   private lastBlockGaps: Float64Array | undefined;
   private finished = false;
 
   constructor(problem: Problem, private readonly bcfwOptions: BcfwOptions = {}, restored?: SolverCheckpoint) {
     const config = resolveCommon(problem, bcfwOptions, 200);
     super('bcfw', problem, bcfwOptions, config, restored);
-    this.sampling = bcfwOptions.sampling ?? 'uniform';
-    check(this.sampling === 'uniform' || this.sampling === 'perm', `unknown sampling '${this.sampling}' (uniform | perm)`);
-    this.lineSearch = bcfwOptions.lineSearch ?? true;
-    this.averaging = bcfwOptions.averaging ?? true;
+    const o = bcfwOptions;
+    this.sampling = o.sampling ?? 'uniform';
+    check(['uniform', 'perm', 'gap'].includes(this.sampling), `unknown sampling '${this.sampling}' (uniform | perm | gap)`);
+    this.gapDegree = o.gapDegree ?? 1;
+    check(Number.isFinite(this.gapDegree) && this.gapDegree > 0, `gapDegree must be > 0, got ${this.gapDegree}`);
+    this.step = o.step ?? 'fw';
+    check(['fw', 'pairwise', 'away', 'hybrid'].includes(this.step), `unknown step '${this.step}' (fw | pairwise | away | hybrid)`);
+    this.cache = resolveCache(o.cache);
+    this.lineSearch = o.lineSearch ?? true;
+    check(this.lineSearch || this.step === 'fw', 'steps other than fw need line search');
+    const plain = this.sampling !== 'gap' && this.step === 'fw' && !this.cache;
+    this.averaging = o.averaging ?? plain;
+    check(!(this.averaging && this.sampling === 'gap'), 'gap sampling needs the block gaps of the current iterate: it cannot be combined with averaging');
+    this.heuristicExit = o.heuristicExit ?? (this.averaging ? false : 0.8);
+    check(this.heuristicExit === false || (this.heuristicExit > 0 && Number.isFinite(this.heuristicExit)), 'heuristicExit must be a positive multiplier or false');
+    check(!(this.averaging && this.heuristicExit !== false), 'the heuristic exit uses gap estimates of the current iterate: it cannot be combined with averaging');
     const { n, dim: d } = problem;
     this.w = new Float64Array(d);
     this.wBlocks = new Float64Array(n * d);
@@ -89,84 +189,307 @@ export class BcfwSolver extends PassSolver {
     this.wAvg = this.averaging ? new Float64Array(d) : this.w;
     this.order = new Int32Array(n);
     this.rng = new Rng(config.seed);
+    this.gapEst = new Float64Array(n).fill(Infinity);
+    this.tree = new SumTree(n);
+    this.unvisited = n;
+    this.firstVisitOrder = this.rng.permutation(new Int32Array(n));
+    this.lastExactTotal = this.cache?.initialGap ?? Infinity;
+    this.pairScratch = new Float64Array(this.step === 'fw' ? 0 : d);
+    if (this.step !== 'fw' || this.cache) {
+      this.atoms = Array.from({ length: n }, (_, i) => {
+        const a = new BlockAtoms<unknown>();
+        const gt = problem.groundTruth(i);
+        a.add(gt, problem.labelKey(gt), 0, 1);
+        return a;
+      });
+    }
     if (restored) this.restore(restored);
   }
 
-  private restore(r: SolverCheckpoint): void {
-    const m = r.meta;
-    for (const key of ['sampling', 'lineSearch', 'averaging'] as const) {
-      check(m.options[key] === this[key], `checkpoint was made with ${key} = ${String(m.options[key])}, not ${String(this[key])}`);
+  // ---------------------------------------------------------------------------------------------
+  // Sampling (2016 Alg. 2)
+
+  private setEstimate(i: number, g: number): void {
+    const old = this.gapEst[i]!;
+    if (old === Infinity) this.unvisited--;
+    else this.estSum -= old;
+    this.gapEst[i] = g;
+    this.estSum += g;
+    this.tree.set(i, this.gapDegree === 1 ? g : g ** this.gapDegree);
+  }
+
+  /** Sum of the gap estimates (Infinity while a block is unvisited). */
+  get gapEstimate(): number {
+    return this.unvisited > 0 ? Infinity : Math.max(this.estSum, 0);
+  }
+
+  private drawGapBlock(): number {
+    // Unvisited blocks count as +inf: they come first, in a random order.
+    for (let p = this.firstVisitOrder.length - this.unvisited; this.unvisited > 0 && p < this.firstVisitOrder.length; p++) {
+      const i = this.firstVisitOrder[p]!;
+      if (this.gapEst[i] === Infinity) return i;
     }
-    const get = (name: string, length: number) => {
-      const a = r.arrays[name];
-      check(a instanceof Float64Array && a.length === length, `checkpoint array '${name}' is missing or has the wrong length`);
-      return a;
-    };
-    this.wBlocks.set(get('wBlocks', this.wBlocks.length));
-    this.lBlocks.set(get('lBlocks', this.lBlocks.length));
-    this.w.set(get('w', this.w.length));
-    if (this.averaging) this.wAvg.set(get('wAvg', this.wAvg.length));
-    this.l = Number(m.l);
-    this.lAvg = Number(m.lAvg);
-    this.k = Number(m.k);
-    this.checkedAt = Number(m.checkedAt);
-    this.last = m.last as typeof this.last;
-    this.rng = new Rng(Uint32Array.from(m.rngState ?? []));
+    const i = this.tree.sample(this.rng.next());
+    return i >= 0 ? i : this.rng.int(this.problem.n); // all estimates 0: any block
   }
 
-  checkpoint(): SolverCheckpoint {
-    const arrays: Record<string, Float64Array> = { wBlocks: this.wBlocks, lBlocks: this.lBlocks, w: this.w };
-    if (this.averaging) arrays.wAvg = this.wAvg;
-    return this.baseCheckpoint(
-      { l: this.l, lAvg: this.lAvg, k: this.k, checkedAt: this.checkedAt, last: this.last ?? null, options: { ...this.baseOptions(), sampling: this.sampling, lineSearch: this.lineSearch, averaging: this.averaging } },
-      arrays,
-      this.rng.state,
-    );
+  // ---------------------------------------------------------------------------------------------
+  // One block step
+
+  private corner(target: Corner, i: number, label: unknown): void {
+    copySparseInto(this.problem.psi(i, label), target.psi);
+    target.loss = this.problem.loss(i, label);
+    target.score = target.loss - dotSparse(this.w, target.psi);
   }
 
-  /** The iterate that is certified and returned: the weighted average when averaging is on. */
-  private get returned(): { w: Float64Array; l: number } {
-    return this.averaging ? { w: this.wAvg, l: this.lAvg } : { w: this.w, l: this.l };
-  }
-
-  /** One block step on block i (Alg. 4 lines 4-9). */
   private blockStep(i: number): void {
-    const { problem, w, stats } = this;
+    const { problem, w, stats, atoms } = this;
     const { n, dim: d } = problem;
     const lambda = this.config.lambda;
     const lambdaN = lambda * n;
-    const y = problem.oracle(i, w);
-    this.oracleCalls++;
-    const psi = problem.psi(i, y);
-    const L = problem.loss(i, y);
-    const wDotPsi = dotSparse(w, psi);
-    // If the ground truth is a maximiser the corner is w_s = 0, l_s = 0.
-    const valid = checkedHinge(L - wDotPsi, i) > 0;
-    const nnz = valid ? psi.nnz : 0;
     const wi = this.wBlocks.subarray(i * d, (i + 1) * d);
     const li = this.lBlocks[i]!;
-    native.blockStats(wi, w, psi.indices, psi.values, nnz, stats);
-    const ls = valid ? L / n : 0;
-    const blockGap = lambda * stats[0]! - (valid ? wDotPsi / n : 0) - li + ls;
-    let gamma: number;
-    if (this.lineSearch) {
-      // ||w_i - w_s||^2 = ||w_i||^2 - 2 <w_i, psi>/(lambda n) + ||psi||^2/(lambda n)^2
-      const distSq = Math.max(stats[1]! - (2 * stats[2]!) / lambdaN + (valid ? normSqSparse(psi) : 0) / (lambdaN * lambdaN), 0);
-      gamma = Math.min(Math.max(blockGap / (lambda * distSq + Number.EPSILON), 0), 1);
-    } else {
-      gamma = (2 * n) / (this.k + 2 * n);
+    const A = atoms?.[i];
+    // Loss-augmented scores of the stored labels at the current w.
+    if (A) {
+      if (this.scores.length < A.size + 1) this.scores = new Float64Array(2 * (A.size + 1));
+      problem.labelScores(i, w, A.labels, this.scores);
     }
+    // g_i(y) = base + s_i(y)/n with base = lambda <w_i, w> - l_i.
+    let base = 0;
+    let sIndex = -1;
+    let cacheHit = false;
+    const s = this.fwCorner;
+    // FW corner: the cache (Alg. 5) or the max-oracle.
+    if (A && this.cache && A.size > 0) {
+      native.blockStats(wi, w, s.psi.indices, s.psi.values, 0, stats);
+      base = lambda * stats[0]! - li;
+      let c = 0;
+      for (let k = 1; k < A.size; k++) if (this.scores[k]! > this.scores[c]!) c = k;
+      const gCache = base + this.scores[c]! / n;
+      if (gCache > 0 && gCache >= Math.max(this.cache.factor * this.gapEst[i]!, (this.cache.nu * this.lastExactTotal) / n)) {
+        cacheHit = true;
+        sIndex = c;
+        this.counters.cacheHits++;
+        this.corner(s, i, A.labels[c]);
+      }
+    }
+    let oracleLabel: unknown;
+    if (!cacheHit) {
+      oracleLabel = problem.oracle(i, w);
+      this.oracleCalls++;
+      this.corner(s, i, oracleLabel);
+      if (!(checkedHinge(s.score, i) > 0)) {
+        // The ground truth is a maximiser: the corner is w_s = 0, l_s = 0.
+        oracleLabel = problem.groundTruth(i);
+        s.psi.nnz = 0;
+        s.loss = 0;
+        s.score = 0;
+      }
+    }
+    native.blockStats(wi, w, s.psi.indices, s.psi.values, s.psi.nnz, stats);
+    base = lambda * stats[0]! - li;
+    const wiSq = stats[1]!;
+    const gFW = base + s.score / n;
+    if (!cacheHit) {
+      this.setEstimate(i, Math.max(gFW, 0));
+      if (A) {
+        const key = problem.labelKey(oracleLabel);
+        sIndex = A.indexOf(key);
+        if (sIndex < 0) {
+          sIndex = A.add(oracleLabel, key, s.loss);
+          this.scores[sIndex] = s.score;
+        }
+      }
+    }
+    // ||w_i - w_s||^2 = ||w_i||^2 - 2 <w_i, psi_s>/(lambda n) + ||psi_s||^2/(lambda n)^2
+    const fwDistSq = Math.max(wiSq - (2 * stats[2]!) / lambdaN + normSqSparse(s.psi) / (lambdaN * lambdaN), 0);
+
+    let kind: BlockStepInfo['kind'] = 'none';
+    let gamma = 0;
+    let best = 0;
+    let drop = false;
+    const consider = (k: BlockStepInfo['kind'], gap: number, distSq: number, gammaMax: number) => {
+      const g = Math.min(Math.max(gap / (lambda * distSq + Number.EPSILON), 0), gammaMax);
+      const improvement = g * gap - 0.5 * g * g * lambda * distSq; // dual decrease of the move (exact: quadratic)
+      if (improvement > best) {
+        best = improvement;
+        kind = k;
+        gamma = g;
+        drop = g === gammaMax;
+      }
+    };
+    if (this.step === 'fw' || this.step === 'away' || this.step === 'hybrid') {
+      if (this.lineSearch) consider('fw', gFW, fwDistSq, 1);
+      else {
+        kind = 'fw';
+        gamma = (2 * n) / (this.k + 2 * n);
+        drop = gamma === 1;
+      }
+    }
+    // Away corner: the active atom with the smallest score (2016 Sec. 3.3).
+    let aIndex = -1;
+    if (A && this.step !== 'fw') {
+      for (let k = 0; k < A.size; k++) if (A.alpha[k]! > 0 && (aIndex < 0 || this.scores[k]! < this.scores[aIndex]!)) aIndex = k;
+      const alphaA = A.alpha[aIndex]!;
+      const a = this.awayCorner;
+      if (aIndex !== sIndex || this.step !== 'pairwise') this.corner(a, i, A.labels[aIndex]);
+      // Away gap g^A = lambda w^T (w_a - w_i) + l_i - l_a = -(base + s_a/n).
+      const gA = -(base + a.score / n);
+      if ((this.step === 'away' || this.step === 'hybrid') && alphaA < 1) {
+        native.blockStats(wi, w, a.psi.indices, a.psi.values, a.psi.nnz, stats);
+        const awayDistSq = Math.max(wiSq - (2 * stats[2]!) / lambdaN + normSqSparse(a.psi) / (lambdaN * lambdaN), 0);
+        consider('away', gA, awayDistSq, alphaA / (1 - alphaA));
+      }
+      if ((this.step === 'pairwise' || this.step === 'hybrid') && aIndex !== sIndex) {
+        // ||w_s - w_a||^2 = ||psi_s - psi_a||^2 / (lambda n)^2
+        const pairDistSq = sparseDistSq(s.psi, a.psi, this.pairScratch) / (lambdaN * lambdaN);
+        consider('pairwise', gFW + gA, pairDistSq, alphaA);
+      }
+    }
+
     const rho = 2 / (this.k + 2);
-    if (gamma > 0 || this.averaging) {
-      native.blockUpdate(wi, w, this.averaging ? this.wAvg : null, psi.indices, psi.values, nnz, gamma, 1 / lambdaN, rho);
-      const liNew = (1 - gamma) * li + gamma * ls;
-      this.lBlocks[i] = liNew;
-      this.l += liNew - li;
-      if (this.averaging) this.lAvg = (1 - rho) * this.lAvg + rho * this.l;
+    const avg = this.averaging ? this.wAvg : null;
+    let liNew = li;
+    switch (kind as BlockStepInfo['kind']) {
+      case 'fw':
+        // w_i <- (1 - gamma) w_i + gamma w_s (Alg. 4 line 7)
+        native.blockUpdate(wi, w, avg, s.psi.indices, s.psi.values, s.psi.nnz, gamma, 1 / lambdaN, rho);
+        liNew = (1 - gamma) * li + (gamma * s.loss) / n;
+        this.counters.fwSteps++;
+        if (A) {
+          for (let k = 0; k < A.size; k++) A.alpha[k] = drop ? 0 : (1 - gamma) * A.alpha[k]!;
+          A.alpha[sIndex] = drop ? 1 : A.alpha[sIndex]! + gamma;
+        }
+        break;
+      case 'away': {
+        // w_i <- (1 + gamma) w_i - gamma w_a (Alg. 4 of 2016): blockUpdate with -gamma towards w_a.
+        const a = this.awayCorner;
+        native.blockUpdate(wi, w, avg, a.psi.indices, a.psi.values, a.psi.nnz, -gamma, 1 / lambdaN, rho);
+        liNew = (1 + gamma) * li - (gamma * a.loss) / n;
+        this.counters.awaySteps++;
+        for (let k = 0; k < A!.size; k++) A!.alpha[k] = (1 + gamma) * A!.alpha[k]!;
+        A!.alpha[aIndex] = drop ? 0 : A!.alpha[aIndex]! - gamma;
+        break;
+      }
+      case 'pairwise': {
+        // w_i <- w_i + gamma (w_s - w_a) (Alg. 3 of 2016)
+        const a = this.awayCorner;
+        const scale = gamma / lambdaN;
+        sparseAddTwice(wi, w, s.psi, scale);
+        sparseAddTwice(wi, w, a.psi, -scale);
+        if (avg) native.blockUpdate(wi, w, avg, s.psi.indices, s.psi.values, 0, 0, 0, rho);
+        liNew = li + (gamma * (s.loss - a.loss)) / n;
+        this.counters.pairwiseSteps++;
+        A!.alpha[sIndex] = A!.alpha[sIndex]! + gamma;
+        A!.alpha[aIndex] = drop ? 0 : A!.alpha[aIndex]! - gamma;
+        break;
+      }
+      case 'none':
+        this.counters.nullSteps++;
+        if (avg) native.blockUpdate(wi, w, avg, s.psi.indices, s.psi.values, 0, 0, 0, rho);
+        break;
     }
-    this.bcfwOptions.onStep?.({ k: this.k, block: i, gamma, blockGap, dual: this.l - 0.5 * lambda * dot(w, w) });
+    if (drop && kind !== 'none') this.counters.dropSteps++;
+    this.lBlocks[i] = liNew;
+    this.l += liNew - li;
+    if (this.averaging) this.lAvg = (1 - rho) * this.lAvg + rho * this.l;
+    if (A) {
+      this.tidyAtoms(A, sIndex, i);
+      if (this.bcfwOptions.checkConsistency) this.checkBlock(i);
+    }
+    this.bcfwOptions.onStep?.({ k: this.k, block: i, kind, gamma, blockGap: gFW, cacheHit, dual: this.l - 0.5 * lambda * dot(w, w) });
     this.k++;
   }
+
+  /**
+   * After a step: renormalise drifted weights, drop inactive labels when there is no cache, and evict
+   * down to maxSize with the authors' rule ([G]): the inactive label with the lowest score goes first;
+   * active labels are never evicted with away/pairwise steps (the store grows instead); with FW steps
+   * only, the lowest-scoring active label goes and the block's weights become approximate.
+   */
+  private tidyAtoms(A: BlockAtoms<unknown>, sIndex: number, i: number): void {
+    let sum = 0;
+    for (const a of A.alpha) sum += a;
+    if (A.exact && Math.abs(sum - 1) > 1e-12) {
+      for (let k = 0; k < A.size; k++) A.alpha[k] = A.alpha[k]! / sum;
+      this.rebuildBlock(i);
+    }
+    if (!this.cache) {
+      for (let k = A.size - 1; k >= 0; k--) if (A.alpha[k] === 0) A.remove(k);
+      return;
+    }
+    while (A.size > this.cache.maxSize) {
+      let victim = -1;
+      for (let k = 0; k < A.size; k++) {
+        if (k !== sIndex && A.alpha[k] === 0 && (victim < 0 || this.scores[k]! < this.scores[victim]!)) victim = k;
+      }
+      if (victim < 0) {
+        if (this.step !== 'fw') return; // active atoms stay: the store grows
+        for (let k = 0; k < A.size; k++) if (k !== sIndex && (victim < 0 || this.scores[k]! < this.scores[victim]!)) victim = k;
+        if (victim < 0) return;
+        A.exact = false;
+      }
+      // Keep indices valid for the loop: move the last atom's score with it.
+      this.scores[victim] = this.scores[A.size - 1]!;
+      if (sIndex === A.size - 1) sIndex = victim;
+      A.remove(victim);
+    }
+  }
+
+  /** Recomputes w_i = sum_y alpha(y) psi_i(y)/(lambda n) and l_i from block i's atoms and moves w and l accordingly. */
+  private rebuildBlock(i: number): void {
+    const { problem, w } = this;
+    const { n, dim: d } = problem;
+    const lambdaN = this.config.lambda * n;
+    const A = this.atoms![i]!;
+    const wi = this.wBlocks.subarray(i * d, (i + 1) * d);
+    for (let j = 0; j < d; j++) w[j]! -= wi[j]!;
+    wi.fill(0);
+    let li = 0;
+    for (let k = 0; k < A.size; k++) {
+      if (A.alpha[k] === 0) continue;
+      const psi = problem.psi(i, A.labels[k]);
+      for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!]! += (A.alpha[k]! * psi.values[q]!) / lambdaN;
+      li += (A.alpha[k]! * A.loss[k]!) / n;
+    }
+    for (let j = 0; j < d; j++) w[j]! += wi[j]!;
+    this.l += li - this.lBlocks[i]!;
+    this.lBlocks[i] = li;
+  }
+
+  /** The active-set invariants of block i (2016 App. B; [G] cache consistency checks). */
+  private checkBlock(i: number): void {
+    const { problem } = this;
+    const { n, dim: d } = problem;
+    const lambdaN = this.config.lambda * n;
+    const A = this.atoms![i]!;
+    if (!A.exact) return;
+    let sum = 0;
+    let li = 0;
+    const wi = new Float64Array(d);
+    for (let k = 0; k < A.size; k++) {
+      const a = A.alpha[k]!;
+      if (!(a >= 0)) throw new Error(`consistency: block ${i} has alpha ${a} < 0`);
+      sum += a;
+      li += (a * A.loss[k]!) / n;
+      const psi = problem.psi(i, A.labels[k]);
+      for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!]! += (a * psi.values[q]!) / lambdaN;
+    }
+    if (Math.abs(sum - 1) > 1e-9) throw new Error(`consistency: block ${i} weights sum to ${sum}`);
+    if (Math.abs(li - this.lBlocks[i]!) > 1e-9) throw new Error(`consistency: block ${i} has l_i ${this.lBlocks[i]} but the weights give ${li}`);
+    const stored = this.wBlocks.subarray(i * d, (i + 1) * d);
+    let err = 0;
+    let scale = 1e-12;
+    for (let j = 0; j < d; j++) {
+      err = Math.max(err, Math.abs(wi[j]! - stored[j]!));
+      scale = Math.max(scale, Math.abs(wi[j]!));
+    }
+    if (err > 1e-9 * scale) throw new Error(`consistency: block ${i} has w_i off by ${err} from sum alpha psi/(lambda n)`);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Passes, exact checks, results
 
   /** Rebuilds w and l from the blocks (removes incremental drift). */
   private resync(): void {
@@ -180,18 +503,65 @@ export class BcfwSolver extends PassSolver {
     }
   }
 
-  /** Full oracle pass at the returned iterate: the exact gap (2013 paper, Sec. 3). */
-  private exactCheck(): number {
+  /** The iterate that is certified and returned: the weighted average when averaging is on. */
+  private get returned(): { w: Float64Array; l: number } {
+    return this.averaging ? { w: this.wAvg, l: this.lAvg } : { w: this.w, l: this.l };
+  }
+
+  /**
+   * Full oracle pass at the returned iterate: the exact gap (2013 Sec. 3). Without averaging it also gives
+   * the exact block gaps; a scheduled check lets them replace every estimate (2016 Sec. 3.2) and set G for
+   * the cache. The final check of a stopped run leaves that state alone, so a resumed run goes on exactly
+   * as an uninterrupted one would.
+   */
+  private exactCheck(scheduled: boolean): number {
     const it = this.returned;
     const { n } = this.problem;
     const pass = fullOraclePass(this.problem, it.w);
     this.oracleCalls += n;
     this.last = certificate(this.config.lambda, n, it.w, it.l, pass.hingeSum);
-    if (!this.averaging) this.lastBlockGaps = blockGaps(this.config.lambda, this.w, this.wBlocks, this.lBlocks, pass.hinge);
+    if (!this.averaging) {
+      const g = blockGaps(this.config.lambda, this.w, this.wBlocks, this.lBlocks, pass.hinge);
+      this.lastBlockGaps = g;
+      if (scheduled) {
+        const clipped = g.map((x) => Math.max(x, 0));
+        this.gapEst.set(clipped);
+        this.tree.setAll(this.gapDegree === 1 ? clipped : clipped.map((x) => x ** this.gapDegree));
+        this.estSum = clipped.reduce((a, b) => a + b, 0);
+        this.unvisited = 0;
+        this.lastExactTotal = this.last.gap;
+      }
+    }
     this.checkedAt = this.passes;
+    if (scheduled) this.passesSinceCheck = 0;
     const seconds = this.clock.seconds;
-    this.emit({ seconds, ...this.last, gapIsExact: true, ...this.evaluate(it.w) });
+    this.emit({ seconds, ...this.last, gapIsExact: true, ...this.counterFields(), ...this.evaluate(it.w) });
     return this.last.gap;
+  }
+
+  private counterFields(): Record<string, number> {
+    const stored = this.storedLabels;
+    return stored === undefined ? {} : { cacheHits: this.counters.cacheHits, storedLabels: stored };
+  }
+
+  private get storedLabels(): number | undefined {
+    return this.atoms?.reduce((s, a) => s + a.size, 0);
+  }
+
+  /** True when the estimated gap says the threshold is probably reached ([G] heuristic exit). */
+  private heuristicallyConverged(): boolean {
+    return this.heuristicExit !== false && this.gapEstimate <= this.heuristicExit * this.config.gapThreshold;
+  }
+
+  private nextBlock(s: number): number {
+    switch (this.sampling) {
+      case 'perm':
+        return this.order[s]!;
+      case 'gap':
+        return this.drawGapBlock();
+      default:
+        return this.rng.int(this.problem.n);
+    }
   }
 
   runPass(): boolean {
@@ -200,20 +570,33 @@ export class BcfwSolver extends PassSolver {
       const { n } = this.problem;
       if (this.sampling === 'perm') this.rng.permutation(this.order);
       let interrupted = false;
+      let converged = false;
       for (let s = 0; s < n; s++) {
-        this.blockStep(this.sampling === 'perm' ? this.order[s]! : this.rng.int(n));
+        if (this.heuristicallyConverged()) {
+          converged = true;
+          break;
+        }
+        this.blockStep(this.nextBlock(s));
         if (s + 1 < n && this.mustStop()) {
           interrupted = true;
           break;
         }
       }
       this.passes++;
+      this.passesSinceCheck++;
       const it = this.returned;
-      this.emit({ seconds: this.clock.seconds, dual: it.l - 0.5 * this.config.lambda * dot(it.w, it.w), gapIsExact: false });
-      if (this.passes % this.config.gapCheck === 0) {
-        // On the fixed schedule only, so that a run stopped early (and resumed) follows the same trajectory.
+      const estimate = this.gapEstimate;
+      this.emit({
+        seconds: this.clock.seconds,
+        dual: it.l - 0.5 * this.config.lambda * dot(it.w, it.w),
+        ...(Number.isFinite(estimate) && !this.averaging ? { gapEstimate: estimate } : {}),
+        gapIsExact: false,
+        ...this.counterFields(),
+      });
+      if (converged || this.heuristicallyConverged() || this.passesSinceCheck >= this.config.gapCheck) {
+        // On the schedule (or the heuristic exit) only, so that a run stopped early and resumed follows the same path.
         this.resync();
-        if (this.exactCheck() <= this.config.gapThreshold) {
+        if (this.exactCheck(true) <= this.config.gapThreshold) {
           this.stopReason = 'gap';
           return this.finish();
         }
@@ -225,14 +608,88 @@ export class BcfwSolver extends PassSolver {
 
   /** The result always carries an exact certificate: one more full pass if the last pass was not checked. */
   private finish(): false {
-    if (!this.finished && (this.checkedAt !== this.passes || this.last === undefined)) this.exactCheck();
+    if (!this.finished && (this.checkedAt !== this.passes || this.last === undefined)) this.exactCheck(false);
     this.finished = true;
     return false;
   }
 
   result(): BcfwResult {
     check(this.finished, 'BCFW has not finished: call runPass() until it returns false');
-    return { ...this.baseResult(this.returned.w, this.last!, true), blockGaps: this.lastBlockGaps };
+    return {
+      ...this.baseResult(this.returned.w, this.last!, true),
+      blockGaps: this.lastBlockGaps,
+      counters: { ...this.counters },
+      storedLabels: this.storedLabels,
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Checkpoints
+
+  checkpoint(): SolverCheckpoint {
+    const arrays: Record<string, Float64Array> = { wBlocks: this.wBlocks, lBlocks: this.lBlocks, w: this.w, gapEst: this.gapEst };
+    if (this.averaging) arrays.wAvg = this.wAvg;
+    const atoms = this.atoms?.map((A) => ({ labels: A.labels.map((y) => this.problem.labelToJSON(y)), alpha: A.alpha, loss: A.loss, exact: A.exact }));
+    return this.baseCheckpoint(
+      {
+        l: this.l, lAvg: this.lAvg, k: this.k, estSum: this.estSum, checkedAt: this.checkedAt, passesSinceCheck: this.passesSinceCheck,
+        last: this.last ?? null, lastExactTotal: Number.isFinite(this.lastExactTotal) ? this.lastExactTotal : null,
+        counters: this.counters, firstVisitOrder: Array.from(this.firstVisitOrder), atoms: atoms ?? null,
+        options: {
+          ...this.baseOptions(), sampling: this.sampling, gapDegree: this.gapDegree, step: this.step, cache: this.cache ?? null,
+          lineSearch: this.lineSearch, averaging: this.averaging, heuristicExit: this.heuristicExit,
+        },
+      },
+      arrays,
+      this.rng.state,
+    );
+  }
+
+  private restore(r: SolverCheckpoint): void {
+    const m = r.meta;
+    const mine = this.checkpoint().meta.options;
+    for (const key of ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit']) {
+      check(JSON.stringify(m.options[key]) === JSON.stringify(mine[key]), `checkpoint was made with ${key} = ${JSON.stringify(m.options[key])}, not ${JSON.stringify(mine[key])}`);
+    }
+    const get = (name: string, length: number) => {
+      const a = r.arrays[name];
+      check(a instanceof Float64Array && a.length === length, `checkpoint array '${name}' is missing or has the wrong length`);
+      return a;
+    };
+    this.wBlocks.set(get('wBlocks', this.wBlocks.length));
+    this.lBlocks.set(get('lBlocks', this.lBlocks.length));
+    this.w.set(get('w', this.w.length));
+    if (this.averaging) this.wAvg.set(get('wAvg', this.wAvg.length));
+    // The tree's inner nodes are always the exact sums of their children, so rebuilding it from the
+    // leaves reproduces it bit for bit; the running sum of estimates is restored as saved.
+    const est = get('gapEst', this.gapEst.length);
+    this.gapEst.set(est);
+    this.tree.setAll(est.map((g) => (g === Infinity ? 0 : this.gapDegree === 1 ? g : g ** this.gapDegree)));
+    this.unvisited = est.reduce((c, g) => c + (g === Infinity ? 1 : 0), 0);
+    this.estSum = Number(m.estSum);
+    this.l = Number(m.l);
+    this.lAvg = Number(m.lAvg);
+    this.k = Number(m.k);
+    this.checkedAt = Number(m.checkedAt);
+    this.passesSinceCheck = Number(m.passesSinceCheck);
+    this.last = (m.last ?? undefined) as typeof this.last;
+    this.lastExactTotal = m.lastExactTotal === null ? Infinity : Number(m.lastExactTotal);
+    Object.assign(this.counters, m.counters);
+    this.firstVisitOrder.set(m.firstVisitOrder as number[]);
+    if (this.atoms) {
+      const saved = m.atoms as { labels: unknown[]; alpha: number[]; loss: number[]; exact: boolean }[];
+      check(Array.isArray(saved) && saved.length === this.atoms.length, 'checkpoint has no dual variables for this problem');
+      this.atoms.forEach((A, i) => {
+        A.remove(0);
+        const b = saved[i]!;
+        b.labels.forEach((v, k) => {
+          const y = this.problem.labelFromJSON(v);
+          A.add(y, this.problem.labelKey(y), b.loss[k]!, b.alpha[k]!);
+        });
+        A.exact = b.exact;
+      });
+    }
+    this.rng = new Rng(Uint32Array.from(m.rngState ?? []));
   }
 }
 
@@ -241,4 +698,58 @@ export function bcfw(problem: Problem, options: BcfwOptions = {}): BcfwResult {
   const s = new BcfwSolver(problem, options);
   while (s.runPass());
   return s.result();
+}
+
+function resolveCache(c: boolean | CacheOptions | undefined): ResolvedCache | undefined {
+  if (c === undefined || c === false) return undefined;
+  const o = c === true ? {} : c;
+  const r = { factor: o.factor ?? 0.25, nu: o.nu ?? 0.01, maxSize: o.maxSize ?? 50, initialGap: o.initialGap ?? 1 };
+  check(r.factor >= 0 && Number.isFinite(r.factor), `cache factor F must be >= 0, got ${r.factor}`);
+  check(r.nu >= 0 && Number.isFinite(r.nu), `cache nu must be >= 0, got ${r.nu}`);
+  check(Number.isInteger(r.maxSize) && r.maxSize >= 1, `cache maxSize must be a positive integer, got ${r.maxSize}`);
+  check(r.initialGap >= 0, `cache initialGap must be >= 0, got ${r.initialGap}`);
+  return r;
+}
+
+function emptySparse(): SparseVector {
+  return { indices: new Int32Array(64), values: new Float64Array(64), nnz: 0 };
+}
+
+/** Copies src into dst's buffers (grown when needed): psi views are only valid until the next psi call. */
+function copySparseInto(src: SparseVector, dst: SparseVector): void {
+  if (dst.indices.length < src.nnz) {
+    dst.indices = new Int32Array(2 * src.nnz);
+    dst.values = new Float64Array(2 * src.nnz);
+  }
+  dst.indices.set(src.indices.subarray(0, src.nnz));
+  dst.values.set(src.values.subarray(0, src.nnz));
+  dst.nnz = src.nnz;
+}
+
+/** ||a - b||^2 for sparse a, b with a dense zeroed scratch (left zeroed). */
+function sparseDistSq(a: SparseVector, b: SparseVector, scratch: Float64Array): number {
+  for (let q = 0; q < a.nnz; q++) scratch[a.indices[q]!] = a.values[q]!;
+  for (let q = 0; q < b.nnz; q++) scratch[b.indices[q]!]! -= b.values[q]!;
+  let s = 0;
+  for (let q = 0; q < a.nnz; q++) {
+    const j = a.indices[q]!;
+    s += scratch[j]! * scratch[j]!;
+    scratch[j] = 0;
+  }
+  for (let q = 0; q < b.nnz; q++) {
+    const j = b.indices[q]!;
+    s += scratch[j]! * scratch[j]!;
+    scratch[j] = 0;
+  }
+  return s;
+}
+
+/** wi += scale * v and w += scale * v. */
+function sparseAddTwice(wi: Float64Array, w: Float64Array, v: SparseVector, scale: number): void {
+  for (let q = 0; q < v.nnz; q++) {
+    const j = v.indices[q]!;
+    const delta = scale * v.values[q]!;
+    wi[j]! += delta;
+    w[j]! += delta;
+  }
 }

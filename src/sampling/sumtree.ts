@@ -1,0 +1,70 @@
+import { check } from '../core/errors.js';
+
+/**
+ * A complete binary tree of non-negative weights whose internal nodes hold the sums of their children:
+ * O(log n) update and O(log n) draw of index i with probability w_i / sum(w), O(1) total. Gap sampling
+ * (2016 paper, Alg. 2) keeps the block-gap estimates g_i^p in one. Leaves live at [size, 2 size).
+ */
+export class SumTree {
+  readonly n: number;
+  private readonly size: number;
+  private readonly tree: Float64Array;
+
+  constructor(n: number) {
+    check(Number.isInteger(n) && n >= 1, `SumTree needs n >= 1, got ${n}`);
+    this.n = n;
+    let size = 1;
+    while (size < n) size *= 2;
+    this.size = size;
+    this.tree = new Float64Array(2 * size);
+  }
+
+  get total(): number {
+    return this.tree[1]!;
+  }
+
+  get(i: number): number {
+    return this.tree[this.size + i]!;
+  }
+
+  /** Sets weight i (finite, >= 0) and updates the sums on the path to the root. */
+  set(i: number, weight: number): void {
+    check(weight >= 0 && Number.isFinite(weight), () => `SumTree weight must be finite and >= 0, got ${weight}`);
+    let k = this.size + i;
+    this.tree[k] = weight;
+    for (k >>= 1; k >= 1; k >>= 1) this.tree[k] = this.tree[2 * k]! + this.tree[2 * k + 1]!;
+  }
+
+  /** Sets all weights at once and rebuilds the sums in O(n) (also clears accumulated rounding). */
+  setAll(weights: ArrayLike<number>): void {
+    check(weights.length === this.n, `SumTree.setAll needs ${this.n} weights`);
+    const { size, tree } = this;
+    tree.fill(0);
+    for (let i = 0; i < this.n; i++) {
+      const w = weights[i]!;
+      check(w >= 0 && Number.isFinite(w), () => `SumTree weight ${i} must be finite and >= 0, got ${w}`);
+      tree[size + i] = w;
+    }
+    for (let k = size - 1; k >= 1; k--) tree[k] = tree[2 * k]! + tree[2 * k + 1]!;
+  }
+
+  /**
+   * The index whose cumulative weight interval contains u * total, for u in [0, 1); -1 when the total is 0.
+   * Descends towards a child with positive weight, so rounding never returns a zero-weight leaf.
+   */
+  sample(u: number): number {
+    const { tree, size } = this;
+    if (!(tree[1]! > 0)) return -1;
+    let target = u * tree[1]!;
+    let k = 1;
+    while (k < size) {
+      const left = tree[2 * k]!;
+      if ((target < left && left > 0) || !(tree[2 * k + 1]! > 0)) k = 2 * k;
+      else {
+        target -= left;
+        k = 2 * k + 1;
+      }
+    }
+    return k - size;
+  }
+}

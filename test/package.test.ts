@@ -1,0 +1,222 @@
+/**
+ * Packaging: both native build paths compile the same sources, binding.gyp builds offline, and the
+ * `npm pack` tarball installs into an empty project with no compiler step, loads its prebuild and runs
+ * its CLI and library there.
+ *
+ * Needs the build first (what .ci/run does): `npm run build && npm run prebuilds`.
+ */
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string; gypfile?: boolean };
+const platformDir = `${process.platform}-${process.arch}`;
+const prebuild = path.join(root, 'prebuilds', platformDir, `${pkg.name}.node`);
+const TIMEOUT = 180_000;
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(cmd: string, args: string[], options: SpawnSyncOptions = {}): Run {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...options });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+function describeRun(what: string, r: Run): string {
+  return `${what} exited ${r.status}\n--- stdout ---\n${r.stdout.slice(-4000)}\n--- stderr ---\n${r.stderr.slice(-4000)}`;
+}
+
+/** Expands the CMakeLists.txt source list: explicit add_library sources plus the GLOB patterns, minus test_*.cc. */
+function cmakeSources(): string[] {
+  const text = readFileSync(path.join(root, 'CMakeLists.txt'), 'utf8');
+  const sources = new Set<string>();
+  const lib = /add_library\(\s*\$\{PROJECT_NAME\}\s+SHARED\s+([^)]*)\)/.exec(text);
+  if (!lib) throw new Error('CMakeLists.txt: no add_library(${PROJECT_NAME} SHARED ...) found');
+  for (const s of lib[1]!.split(/\s+/)) if (s.endsWith('.cc')) sources.add(s);
+  for (const m of text.matchAll(/file\(\s*GLOB(?:_RECURSE)?\s+\w+\s+(?:CONFIGURE_DEPENDS\s+)?([^)]*)\)/g)) {
+    for (const pattern of m[1]!.split(/\s+/).filter(Boolean)) {
+      const match = /^([\w./-]+)\/\*\.cc$/.exec(pattern);
+      if (!match) throw new Error(`CMakeLists.txt: glob pattern '${pattern}' is not of the form DIR/*.cc; teach test/package.test.ts about it`);
+      const dir = match[1]!;
+      for (const f of readdirSync(path.join(root, dir))) if (f.endsWith('.cc')) sources.add(`${dir}/${f}`);
+    }
+  }
+  const exclude = /list\(\s*FILTER\s+\w+\s+EXCLUDE\s+REGEX\s+"([^"]*)"\s*\)/.exec(text);
+  const excludeRe = exclude ? new RegExp(exclude[1]!.replace(/\\\\/g, '\\')) : undefined;
+  return [...sources].filter((s) => !excludeRe || !excludeRe.test(`/${s}`)).sort();
+}
+
+function gypSources(): string[] {
+  const gyp = JSON.parse(readFileSync(path.join(root, 'binding.gyp'), 'utf8')) as { targets: { target_name: string; sources: string[] }[] };
+  const target = gyp.targets.find((t) => t.target_name === pkg.name);
+  if (!target) throw new Error(`binding.gyp has no target '${pkg.name}'`);
+  return [...target.sources].sort();
+}
+
+describe('native build paths', () => {
+  it('CMakeLists.txt and binding.gyp compile the same sources', () => {
+    const cmake = cmakeSources();
+    expect(cmake).toContain('native/addon.cc');
+    expect(gypSources(), 'binding.gyp "sources" must list exactly the .cc files the CMake build compiles').toEqual(cmake);
+    for (const s of cmake) expect(existsSync(path.join(root, s)), s).toBe(true);
+  });
+
+  it('package.json keeps "gypfile": false (otherwise npm runs node-gyp when a consumer installs)', () => {
+    expect(pkg.gypfile).toBe(false);
+  });
+
+  it('the prebuild is current: it exports the same functions as build/Release', () => {
+    if (!existsSync(prebuild)) throw new Error(`${path.relative(root, prebuild)} is missing: run \`npm run prebuilds\` before the tests (.ci/run does)`);
+    const dev = path.join(root, 'build', 'Release', `${pkg.name}.node`);
+    const files = existsSync(dev) ? [prebuild, dev] : [prebuild];
+    const r = run(process.execPath, ['-e', 'console.log(JSON.stringify(process.argv.slice(1).map((f) => Object.keys(require(f)).sort())))', ...files]);
+    expect(r.status, describeRun('loading the prebuild', r)).toBe(0);
+    const [pre, built] = JSON.parse(r.stdout) as string[][];
+    expect(pre).toContain('version');
+    if (built) expect(pre, `${path.relative(root, prebuild)} is stale (exports differ from build/Release): run \`npm run prebuilds\``).toEqual(built);
+  });
+
+  it(
+    'binding.gyp builds offline with node-gyp and exports the same functions as the cmake-js build',
+    () => {
+      const r = run(process.execPath, [path.join(root, 'scripts', 'check-gyp.mjs')], { cwd: root });
+      expect(r.status, describeRun('node scripts/check-gyp.mjs', r)).toBe(0);
+      expect(r.stdout).toMatch(/check-gyp: same exports as /);
+    },
+    TIMEOUT,
+  );
+});
+
+describe('npm pack tarball installs and runs without a compiler', () => {
+  let work = '';
+  let project = '';
+  let installed = '';
+  let packed: { filename: string; files: { path: string }[]; size: number; entryCount: number } | undefined;
+  let env: NodeJS.ProcessEnv = {};
+
+  const bin = () => path.join(project, 'node_modules', '.bin', 'gapbcfw');
+
+  beforeAll(() => {
+    for (const [file, hint] of [
+      [prebuild, 'npm run prebuilds'],
+      [path.join(root, 'dist', 'index.js'), 'npm run build'],
+      [path.join(root, 'dist', 'cli', 'main.js'), 'npm run build'],
+    ] as const) {
+      if (!existsSync(file)) throw new Error(`${path.relative(root, file)} is missing: run \`${hint}\` before the tests (.ci/run does)`);
+    }
+    work = mkdtempSync(path.join(tmpdir(), 'gapbcfw-pack-'));
+    project = path.join(work, 'consumer');
+    mkdirSync(project);
+
+    // A clean environment for npm and the installed CLI: drop the npm_* variables of an enclosing `npm test`
+    // (npm_config_local_prefix, npm_config_nodedir, ...) but keep where the cache and registry settings live.
+    const keep = new Set(['npm_config_cache', 'npm_config_userconfig', 'npm_config_globalconfig', 'npm_config_registry', 'npm_config_cafile', 'npm_config_ca', 'npm_config_proxy', 'npm_config_https_proxy', 'npm_config_noproxy', 'npm_config_strict_ssl']);
+    env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || keep.has(k.toLowerCase())));
+    delete env.INIT_CWD;
+    delete env.NODE_OPTIONS;
+    delete env.GAPBCFW_PREBUILD;
+
+    // Compilers and build tools that fail loudly: an install that tries to compile anything fails.
+    const noCompiler = path.join(work, 'no-compiler-bin');
+    mkdirSync(noCompiler);
+    for (const tool of ['cc', 'c++', 'gcc', 'g++', 'clang', 'clang++', 'make', 'cmake', 'ninja', 'node-gyp', 'cmake-js']) {
+      const f = path.join(noCompiler, tool);
+      writeFileSync(f, `#!/bin/sh\necho "package install tried to run ${tool} $*" >&2\nexit 97\n`);
+      chmodSync(f, 0o755);
+    }
+    env.PATH = `${noCompiler}${path.delimiter}${env.PATH ?? ''}`;
+
+    const pack = run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, env });
+    if (pack.status !== 0) throw new Error(describeRun('npm pack', pack));
+    packed = (JSON.parse(pack.stdout) as NonNullable<typeof packed>[])[0]!;
+
+    writeFileSync(path.join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
+    const install = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(work, packed.filename)], { cwd: project, env });
+    if (install.status !== 0) throw new Error(describeRun('npm install <tarball> in an empty project', install));
+    installed = realpathSync(path.join(project, 'node_modules', pkg.name));
+  }, TIMEOUT);
+
+  afterAll(() => {
+    if (work && !process.env.GAPBCFW_KEEP_PACK_TEST) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('ships dist, the prebuild and the native sources, and no tests, data or build output', () => {
+    const files = packed!.files.map((f) => f.path);
+    for (const f of ['package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', `prebuilds/${platformDir}/${pkg.name}.node`, 'CMakeLists.txt', 'binding.gyp', 'native/addon.cc', ...gypSources()]) {
+      expect(files, f).toContain(f);
+    }
+    if (existsSync(path.join(root, 'README.md'))) expect(files).toContain('README.md');
+    const unwanted = files.filter((f) => /^(test|src|build|data|node_modules|scripts|\.ci|kernels)\//.test(f) || f.endsWith('.map') || /(^|\/)(test|bench)_[^/]*\.cc$/.test(f) || f.endsWith('.tgz'));
+    expect(unwanted).toEqual([]);
+  });
+
+  it('installed without compiling: no build/ directory, the prebuild is what node-gyp-build resolves', () => {
+    expect(existsSync(path.join(installed, 'build'))).toBe(false);
+    expect(existsSync(path.join(installed, 'prebuilds', platformDir, `${pkg.name}.node`))).toBe(true);
+    const script = `const { createRequire } = require('node:module');
+const r = createRequire(require('node:path').join(process.cwd(), 'package.json'));
+const dir = require('node:path').dirname(r.resolve('${pkg.name}/package.json'));
+console.log(r('node-gyp-build').resolve(dir));`;
+    const r = run(process.execPath, ['-e', script], { cwd: project, env });
+    expect(r.status, describeRun('node-gyp-build resolve', r)).toBe(0);
+    expect(realpathSync(r.stdout.trim())).toBe(path.join(installed, 'prebuilds', platformDir, `${pkg.name}.node`));
+  });
+
+  it('gapbcfw --version prints the package version', () => {
+    const r = run(bin(), ['--version'], { cwd: project, env });
+    expect(r.status, describeRun('gapbcfw --version', r)).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+
+  it(
+    'gapbcfw demo --json --quiet prints a JSON summary with an exact gap',
+    () => {
+      const r = run(bin(), ['demo', '--json', '--quiet'], { cwd: project, env, timeout: 120_000 });
+      expect(r.status, describeRun('gapbcfw demo --json --quiet', r)).toBe(0);
+      const last = r.stdout.trim().split('\n').at(-1)!;
+      const summary = JSON.parse(last) as Record<string, unknown>;
+      for (const k of ['passes', 'oracleCalls', 'gap', 'testError']) expect(summary[k], k).toEqual(expect.any(Number));
+      expect(summary.gapIsExact).toBe(true);
+      expect(summary.gap as number).toBeGreaterThanOrEqual(-1e-9);
+    },
+    TIMEOUT,
+  );
+
+  it('gapbcfw train nope:x exits 2 with a one-line message', () => {
+    const r = run(bin(), ['train', 'nope:x'], { cwd: project, env });
+    expect(r.status, describeRun('gapbcfw train nope:x', r)).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines, r.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^gapbcfw: .*nope:x/);
+  });
+
+  it(
+    'the library imports from the installed package (loading its prebuild) and trains a chain model',
+    () => {
+      const script = `import { createRequire } from 'node:module';
+const m = await import('${pkg.name}');
+const d = m.syntheticChain({ sequences: 40, seed: 3 });
+const model = new m.ChainModel({ numFeatures: d.numFeatures, numLabels: d.numLabels });
+const problem = m.modelProblem(model, d.examples.map((e) => e.x), d.examples.map((e) => e.y));
+const r = m.train(problem, { solver: 'bcfw', lambda: 0.01, maxPasses: 20, gapCheck: 5 });
+const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.endsWith('.node'));
+console.log(JSON.stringify({ passes: r.passes, gap: r.gap, gapIsExact: r.gapIsExact, dim: problem.dim, loaded }));`;
+      const r = run(process.execPath, ['--input-type=module', '-e', script], { cwd: project, env, timeout: 120_000 });
+      expect(r.status, describeRun('node -e import(gapbcfw) + train', r)).toBe(0);
+      const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { passes: number; gap: number; gapIsExact: boolean; dim: number; loaded: string[] };
+      expect(out.passes).toBeGreaterThan(0);
+      expect(out.gapIsExact).toBe(true);
+      expect(Number.isFinite(out.gap)).toBe(true);
+      expect(out.loaded.map((f) => realpathSync(f))).toEqual([path.join(installed, 'prebuilds', platformDir, `${pkg.name}.node`)]);
+    },
+    TIMEOUT,
+  );
+});
