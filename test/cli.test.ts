@@ -65,6 +65,16 @@ describe('gapbcfw CLI', () => {
     for (const key of ['passes', 'primal', 'dual', 'gap', 'testError']) expect(resumed.json![key]).toBe(full.json![key]);
   });
 
+  it('the Minding-the-Gaps variants run from the CLI', async () => {
+    const r = await run('train', 'synthetic:', '--solver', 'bcpfw', '--sampling', 'gap', '--cache', '--cache-size', '20', '--gap-threshold', '0.01', '--json', '--quiet');
+    expect(r.code).toBe(0);
+    expect(r.json!.solver).toBe('bcpfw');
+    expect(r.json!.sampling).toBe('gap');
+    expect(r.json!.cacheHits as number).toBeGreaterThan(0);
+    expect(r.json!.gap as number).toBeLessThanOrEqual(0.01);
+    for (const solver of ['bcafw', 'hybrid']) expect((await run('train', 'synthetic:', '--solver', solver, '--max-passes', '3', '--quiet')).code).toBe(0);
+  });
+
   it('batch FW and SSG run from the CLI', async () => {
     const f = await run('train', 'synthetic:', '--solver', 'fw', '--max-passes', '5', '--json', '--quiet');
     expect(f.code).toBe(0);
@@ -87,6 +97,10 @@ describe('gapbcfw CLI', () => {
     [['train', 'ocr:/nonexistent/letter.data'], /nonexistent/],
     [['train', 'libsvm:x', '--split', 'small'], /--split applies to ocr/],
     [['eval', '/nonexistent.gbm', 'synthetic:'], /nonexistent/],
+    [['train', 'synthetic:', '--solver', 'fw', '--cache'], /--cache applies/],
+    [['train', 'synthetic:', '--cache-size', '5'], /need --cache/],
+    [['train', 'synthetic:', '--sampling', 'gap', '--averaging'], /averaging/],
+    [['train', 'synthetic:', '--sampling', 'sometimes'], /--sampling must be/],
   ])('bad usage %j exits 2 with a one-line reason', async (argv, message) => {
     const r = await run(...(argv as string[]));
     expect(r.code).toBe(2);

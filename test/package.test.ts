@@ -118,7 +118,7 @@ describe('npm pack tarball installs and runs without a compiler', () => {
 
     // A clean environment for npm and the installed CLI: drop the npm_* variables of an enclosing `npm test`
     // (npm_config_local_prefix, npm_config_nodedir, ...) but keep where the cache and registry settings live.
-    const keep = new Set(['npm_config_cache', 'npm_config_userconfig', 'npm_config_globalconfig', 'npm_config_registry', 'npm_config_cafile', 'npm_config_ca', 'npm_config_proxy', 'npm_config_https_proxy', 'npm_config_noproxy', 'npm_config_strict_ssl']);
+    const keep = new Set(['npm_config_cache', 'npm_config_userconfig', 'npm_config_globalconfig', 'npm_config_registry', 'npm_config_cafile', 'npm_config_ca', 'npm_config_proxy', 'npm_config_https_proxy', 'npm_config_noproxy', 'npm_config_strict_ssl', 'npm_config_update_notifier']);
     env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || keep.has(k.toLowerCase())));
     delete env.INIT_CWD;
     delete env.NODE_OPTIONS;

@@ -10,7 +10,12 @@ import { readModelFile, writeModelFile } from '../io/model-file.js';
 import type { DecodeBackend } from '../models/chain.js';
 import { fullOraclePass, type SolverCheckpoint, type SolverResult } from '../solvers/common.js';
 import { SOLVERS, trainAsync, type SolverName, type TrainOptions } from '../solvers/index.js';
+import type { BcfwResult, StepType } from '../solvers/bcfw.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
+
+/** CLI solver names: the block-coordinate variants are one engine with a step type. */
+const STEP_OF: Record<string, StepType> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid' };
+const CLI_SOLVERS = ['bcfw', 'bcpfw', 'bcafw', 'hybrid', ...SOLVERS.filter((s) => s !== 'bcfw')];
 
 const USAGE = `gapbcfw: structured SVMs trained with block-coordinate Frank-Wolfe
 
@@ -29,9 +34,12 @@ Data:
 
 Training options (train, demo):
   --lambda X               regularisation (default 1/n; demo 0.01)
-  --solver NAME            ${SOLVERS.join(' | ')} (default bcfw)
-  --sampling S             uniform | perm (default uniform)
-  --no-averaging           return the last iterate instead of the weighted average (rho = 2/(k+2))
+  --solver NAME            ${CLI_SOLVERS.join(' | ')} (default bcfw)
+                           bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = best of FW/away/pairwise
+  --sampling S             uniform | perm | gap (default uniform; gap = proportional to block-gap estimates)
+  --cache                  gap-based caching of oracle answers (--cache-size 50, --cache-f 0.25, --cache-nu 0.01)
+  --averaging, --no-averaging
+                           weighted average rho = 2/(k+2) of the iterates (default on for plain bcfw only)
   --no-line-search         use the fixed step 2n/(k+2n) (bcfw) or 2/(k+2) (fw)
   --gap-threshold X        stop when the exact duality gap is <= X (default 0.1; demo 0.01)
   --gap-check N            passes between exact gap passes (default 10)
@@ -55,7 +63,12 @@ const TRAIN_OPTIONS = {
   lambda: { type: 'string' },
   solver: { type: 'string' },
   sampling: { type: 'string' },
+  averaging: { type: 'boolean' },
   'no-averaging': { type: 'boolean' },
+  cache: { type: 'boolean' },
+  'cache-size': { type: 'string' },
+  'cache-f': { type: 'string' },
+  'cache-nu': { type: 'string' },
   'no-line-search': { type: 'boolean' },
   'gap-threshold': { type: 'string' },
   'gap-check': { type: 'string' },
@@ -114,10 +127,17 @@ function backendOf(value: string | undefined): DecodeBackend {
 type TrainValues = ReturnType<typeof parse<typeof TRAIN_OPTIONS>>['values'];
 
 function trainOptions(v: TrainValues, defaults: { lambda?: number; gapThreshold?: number }): TrainOptions {
-  const solver = (v.solver ?? 'bcfw') as SolverName;
-  if (!SOLVERS.includes(solver)) throw new UsageError(`--solver must be one of ${SOLVERS.join(', ')}, got '${v.solver}' (other variants arrive with later releases)`);
-  if (v.sampling !== undefined && v.sampling !== 'uniform' && v.sampling !== 'perm') throw new UsageError(`--sampling must be uniform or perm, got '${v.sampling}'`);
+  const name = v.solver ?? 'bcfw';
+  if (!CLI_SOLVERS.includes(name)) throw new UsageError(`--solver must be one of ${CLI_SOLVERS.join(', ')}, got '${name}'`);
+  const step = STEP_OF[name];
+  const solver = (step ? 'bcfw' : name) as SolverName;
+  if (v.sampling !== undefined && !['uniform', 'perm', 'gap'].includes(v.sampling)) throw new UsageError(`--sampling must be uniform, perm or gap, got '${v.sampling}'`);
   if (solver === 'fw' && v.sampling !== undefined) throw new UsageError('--sampling does not apply to batch FW');
+  if (solver === 'ssg' && v.sampling === 'gap') throw new UsageError('--sampling gap needs a dual: use a block-coordinate solver');
+  if (v.averaging && v['no-averaging']) throw new UsageError('--averaging and --no-averaging contradict each other');
+  const cacheSet = v['cache-size'] !== undefined || v['cache-f'] !== undefined || v['cache-nu'] !== undefined;
+  if ((v.cache || cacheSet) && !step) throw new UsageError('--cache applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)');
+  if (cacheSet && !v.cache) throw new UsageError('--cache-size, --cache-f and --cache-nu need --cache');
   const o: Record<string, unknown> = {
     solver,
     lambda: number(v.lambda, 'lambda', positive, 'a positive number') ?? defaults.lambda,
@@ -130,7 +150,17 @@ function trainOptions(v: TrainValues, defaults: { lambda?: number; gapThreshold?
   };
   if (solver !== 'fw') o.sampling = v.sampling;
   if (solver !== 'ssg') o.lineSearch = !v['no-line-search'];
-  if (solver !== 'fw') o.averaging = !v['no-averaging'];
+  if (solver !== 'fw') o.averaging = v.averaging ? true : v['no-averaging'] ? false : undefined;
+  if (step) {
+    o.step = step;
+    if (v.cache) {
+      o.cache = {
+        maxSize: number(v['cache-size'], 'cache-size', integer(1), 'a positive integer') ?? 50,
+        factor: number(v['cache-f'], 'cache-f', nonNegative, 'a number >= 0') ?? 0.25,
+        nu: number(v['cache-nu'], 'cache-nu', nonNegative, 'a number >= 0') ?? 0.01,
+      };
+    }
+  }
   for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
   return o as TrainOptions;
 }
@@ -151,7 +181,12 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
   let traceFd: number | undefined;
   const resume = v.resume === undefined ? undefined : readCheckpoint(v.resume);
   if (v.trace !== undefined) traceFd = openSync(v.trace, resume ? 'a' : 'w');
+  let announced = Boolean(v.quiet);
   options.onProgress = (e) => {
+    if (!announced) {
+      announced = true;
+      io.stderr.write(`${task.description}; ${problem.n} blocks, d = ${problem.dim}\n`);
+    }
     printer.onProgress(e);
     if (traceFd !== undefined) writeSync(traceFd, `${JSON.stringify(e)}\n`);
   };
@@ -164,7 +199,6 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
     controller.abort();
   };
   process.on('SIGINT', onSigint);
-  if (!v.quiet) io.stderr.write(`${task.description}; ${problem.n} blocks, d = ${problem.dim}\n`);
   const checkpointPath = v.checkpoint;
   const every = number(v['checkpoint-every'], 'checkpoint-every', integer(1), 'a positive integer');
   let result: SolverResult;
@@ -191,7 +225,8 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
   }
   const summary = {
     command: defaults.command,
-    solver: result.solver,
+    solver: v.solver ?? 'bcfw',
+    sampling: 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined,
     lambda: result.lambda,
     n: problem.n,
     dim: problem.dim,
@@ -203,13 +238,14 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
     dual: result.dual,
     gap: result.gap,
     gapIsExact: result.gapIsExact,
+    ...('counters' in result ? { cacheHits: (result as BcfwResult).counters.cacheHits, storedLabels: (result as BcfwResult).storedLabels } : {}),
     trainError: result.trainError,
     testError: result.metrics.testError,
     ...(task.spec.kind === 'multiclass' && result.metrics.testError !== undefined ? { accuracy: 1 - result.metrics.testError } : {}),
     stopReason: result.stopReason,
     model: v.out,
   };
-  report(summary, v.json ?? false, io, `${result.solver} stopped (${result.stopReason}) after ${describeEvent(result.trace.at(-1)!)}`);
+  report(summary, v.json ?? false, io, `${v.solver ?? 'bcfw'} stopped (${result.stopReason}) after ${describeEvent(result.trace.at(-1)!)}`);
   return result.stopReason === 'aborted' ? 130 : 0;
 }
 
