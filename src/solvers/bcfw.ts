@@ -57,6 +57,11 @@ export interface BcfwOptions extends CommonSolverOptions {
    * without averaging; off with averaging (the estimates belong to the current, not the averaged, iterate).
    */
   heuristicExit?: number | false;
+  /**
+   * Log the exact gap every this many passes for plots only ([G] logging_level 3): the oracle calls and
+   * time are not counted and nothing feeds back into the solver. Events carry `monitor: true`. Default off.
+   */
+  monitorEvery?: number;
   /** Verify alpha >= 0, sum alpha = 1, w_i = sum alpha psi/(lambda n), l_i = sum alpha L/n after every step (slow; tests). */
   checkConsistency?: boolean;
   /** Debugging hook called after every block step with the dual of the current (not averaged) iterate; costs O(d) per step. */
@@ -182,6 +187,7 @@ export class BcfwSolver extends PassSolver {
     this.heuristicExit = o.heuristicExit ?? (this.averaging ? false : 0.8);
     check(this.heuristicExit === false || (this.heuristicExit > 0 && Number.isFinite(this.heuristicExit)), 'heuristicExit must be a positive multiplier or false');
     check(!(this.averaging && this.heuristicExit !== false), 'the heuristic exit uses gap estimates of the current iterate: it cannot be combined with averaging');
+    check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
     const { n, dim: d } = problem;
     this.w = new Float64Array(d);
     this.wBlocks = new Float64Array(n * d);
@@ -548,6 +554,13 @@ export class BcfwSolver extends PassSolver {
     return this.atoms?.reduce((s, a) => s + a.size, 0);
   }
 
+  /** Exact gap for the trace only: neither counted nor used by the solver. */
+  private monitor(): void {
+    const it = this.returned;
+    const cert = this.clock.excluded(() => certificate(this.config.lambda, this.problem.n, it.w, it.l, fullOraclePass(this.problem, it.w).hingeSum));
+    this.emit({ seconds: this.clock.seconds, ...cert, gapIsExact: true, monitor: true });
+  }
+
   /** True when the estimated gap says the threshold is probably reached ([G] heuristic exit). */
   private heuristicallyConverged(): boolean {
     return this.heuristicExit !== false && this.gapEstimate <= this.heuristicExit * this.config.gapThreshold;
@@ -593,6 +606,8 @@ export class BcfwSolver extends PassSolver {
         gapIsExact: false,
         ...this.counterFields(),
       });
+      const monitorEvery = this.bcfwOptions.monitorEvery;
+      if (monitorEvery && this.passes % monitorEvery === 0) this.monitor();
       if (converged || this.heuristicallyConverged() || this.passesSinceCheck >= this.config.gapCheck) {
         // On the schedule (or the heuristic exit) only, so that a run stopped early and resumed follows the same path.
         this.resync();
