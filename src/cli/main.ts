@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { closeSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { GapbcfwError, InputError } from '../core/errors.js';
 import { meanLoss, modelProblem } from '../core/problem.js';
 import { buildModel, loadTask, type LabelledSet, type TaskData } from '../data/datasets.js';
@@ -12,6 +12,7 @@ import { fullOraclePass, type SolverCheckpoint, type SolverResult } from '../sol
 import { SOLVERS, trainAsync, type SolverName, type TrainOptions } from '../solvers/index.js';
 import type { BcfwResult, StepType } from '../solvers/bcfw.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
+import { UsageError, integer, nonNegative, number, parse, positive, report, type Io } from './common.js';
 
 /** CLI solver names: the block-coordinate variants are one engine with a step type. */
 const STEP_OF: Record<string, StepType> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid' };
@@ -98,27 +99,6 @@ const EVAL_OPTIONS = {
   help: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
-/** A usage error: exit code 2 with a one-line reason. */
-class UsageError extends InputError {}
-
-function parse<O extends ParseArgsConfig['options']>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0]!);
-  }
-}
-
-function number(value: string | undefined, name: string, test: (x: number) => boolean, what: string): number | undefined {
-  if (value === undefined) return undefined;
-  const x = Number(value);
-  if (value.trim() === '' || !test(x)) throw new UsageError(`--${name} must be ${what}, got '${value}'`);
-  return x;
-}
-const positive = (x: number) => Number.isFinite(x) && x > 0;
-const nonNegative = (x: number) => Number.isFinite(x) && x >= 0;
-const integer = (min: number) => (x: number) => Number.isInteger(x) && x >= min;
-
 function backendOf(value: string | undefined): DecodeBackend {
   if (value === undefined || value === 'native' || value === 'js') return value ?? 'native';
   throw new UsageError(`--backend must be native or js, got '${value}'`);
@@ -163,11 +143,6 @@ function trainOptions(v: TrainValues, defaults: { lambda?: number; gapThreshold?
   }
   for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
   return o as TrainOptions;
-}
-
-interface Io {
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
 }
 
 async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lambda?: number; gapThreshold?: number; command: string }): Promise<number> {
@@ -257,16 +232,6 @@ function readCheckpoint(path: string): SolverCheckpoint {
   const { meta, arrays } = readModelFile(path);
   if (meta.format !== 'gapbcfw-checkpoint') throw new InputError(`${path} is not a gapbcfw checkpoint`);
   return { meta: meta as SolverCheckpoint['meta'], arrays: arrays as Record<string, Float64Array> };
-}
-
-function report(summary: Record<string, unknown>, json: boolean, io: Io, headline: string): void {
-  const clean = Object.fromEntries(Object.entries(summary).filter(([, x]) => x !== undefined));
-  if (json) {
-    io.stdout.write(`${JSON.stringify(clean)}\n`);
-    return;
-  }
-  io.stdout.write(`${headline}\n`);
-  for (const [k, x] of Object.entries(clean)) if (k !== 'command') io.stdout.write(`  ${k}: ${typeof x === 'number' ? +x.toPrecision(6) : String(x)}\n`);
 }
 
 async function runEval(args: string[], io: Io): Promise<number> {

@@ -1,0 +1,49 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { InputError } from '../core/errors.js';
+
+/** Shared pieces of the `gapbcfw` commands: argument parsing, number flags, the final report. */
+
+/** Where a command writes: progress and errors to stderr, results to stdout. */
+export interface Io {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
+/** A usage error: exit code 2 with a one-line reason. */
+export class UsageError extends InputError {}
+
+export type ParsedArgs<O extends ParseArgsConfig['options']> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
+
+/** parseArgs in strict mode with positionals; its errors become UsageErrors. */
+export function parse<O extends ParseArgsConfig['options']>(args: string[], options: O): ParsedArgs<O> {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0]!);
+  }
+}
+
+/** Parses a numeric flag; `test` decides validity and `what` describes a valid value in the message. */
+export function number(value: string | undefined, name: string, test: (x: number) => boolean, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  const x = Number(value);
+  if (value.trim() === '' || !test(x)) throw new UsageError(`--${name} must be ${what}, got '${value}'`);
+  return x;
+}
+export const positive = (x: number) => Number.isFinite(x) && x > 0;
+export const nonNegative = (x: number) => Number.isFinite(x) && x >= 0;
+export const integer = (min: number) => (x: number) => Number.isInteger(x) && x >= min;
+
+/**
+ * Prints the result of a command: with --json one JSON object as the last stdout line (undefined fields
+ * dropped), otherwise a headline and one `key: value` line per field.
+ */
+export function report(summary: Record<string, unknown>, json: boolean, io: Io, headline: string): void {
+  const clean = Object.fromEntries(Object.entries(summary).filter(([, x]) => x !== undefined));
+  if (json) {
+    io.stdout.write(`${JSON.stringify(clean)}\n`);
+    return;
+  }
+  io.stdout.write(`${headline}\n`);
+  for (const [k, x] of Object.entries(clean)) if (k !== 'command') io.stdout.write(`  ${k}: ${typeof x === 'number' ? +x.toPrecision(6) : String(x)}\n`);
+}
