@@ -203,3 +203,54 @@ describe('App. C toy problem', () => {
     expect(uniform / gap).toBeGreaterThan(n / 3);
   });
 });
+
+describe('warm start from another lambda', () => {
+  const t = tinyChain(55, { n: 8, K: 3, D: 3, maxT: 4 });
+  const lambda1 = 0.2;
+  const lambda2 = 0.05;
+
+  it('keep-primal moves every exact block gap by (1 - rho)(l_i - lambda w_i^T w) (Prop. 1)', () => {
+    for (const step of ['fw', 'pairwise'] as const) {
+      const first = createSolver(t.problem, { lambda: lambda1, step, sampling: 'gap', gapThreshold: 1e-3, maxPasses: 10000 });
+      while (first.runPass());
+      expect(first.stopReason).toBe('gap');
+      const ckpt = first.checkpoint();
+      expect(ckpt.meta.estimatesExact).toBe(true);
+      const rho = lambda2 / lambda1;
+      const { n, dim: d } = t.problem;
+      const wBlocks = ckpt.arrays.wBlocks!;
+      const lBlocks = ckpt.arrays.lBlocks!;
+      const w = ckpt.arrays.w!;
+      const predicted = Array.from(ckpt.arrays.gapEst!, (g, i) => {
+        let wiw = 0;
+        for (let j = 0; j < d; j++) wiw += wBlocks[i * d + j]! * w[j]!;
+        return g + (1 - rho) * (lBlocks[i]! - lambda1 * wiw);
+      });
+      // maxPasses 0: no step, only the final exact pass at lambda2 with the warm-started blocks.
+      const second = bcfw(t.problem, { lambda: lambda2, step, sampling: 'gap', maxPasses: 0, warmStart: { from: ckpt }, checkConsistency: true });
+      expect(Array.from(second.w)).toEqual(Array.from(w)); // the primal is kept
+      for (let i = 0; i < n; i++) expect(second.blockGaps![i]).toBeCloseTo(Math.max(predicted[i]!, 0), 10);
+    }
+  });
+
+  it('keep-primal and keep-dual runs converge, with consistent dual variables, and warm beats cold', () => {
+    const first = createSolver(t.problem, { lambda: lambda1, step: 'pairwise', cache: true, sampling: 'gap', gapThreshold: 1e-3, maxPasses: 10000 });
+    while (first.runPass());
+    const from = first.checkpoint();
+    const common = { lambda: lambda2, step: 'pairwise' as const, cache: true, sampling: 'gap' as const, gapThreshold: 1e-3, maxPasses: 10000, checkConsistency: true };
+    const cold = bcfw(t.problem, common);
+    for (const mode of ['keep-primal', 'keep-dual'] as const) {
+      const warm = bcfw(t.problem, { ...common, warmStart: { from, mode } });
+      expect(warm.stopReason).toBe('gap');
+      expect(Math.abs(warm.primal! - cold.primal!)).toBeLessThanOrEqual(warm.gap! + cold.gap!);
+      if (mode === 'keep-primal') expect(warm.oracleCalls).toBeLessThan(cold.oracleCalls);
+    }
+  });
+
+  it('refuses to raise lambda with keep-primal when a ground-truth weight would go negative', () => {
+    const first = createSolver(t.problem, { lambda: 0.01, step: 'pairwise', gapThreshold: 1e-3, maxPasses: 10000 });
+    while (first.runPass());
+    expect(() => bcfw(t.problem, { lambda: 10, step: 'pairwise', warmStart: { from: first.checkpoint() } })).toThrow(/keep-dual/);
+    expect(() => bcfw(t.problem, { lambda: 10, step: 'pairwise', warmStart: { from: first.checkpoint(), mode: 'keep-dual' }, maxPasses: 3 })).not.toThrow();
+  });
+});

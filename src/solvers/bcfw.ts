@@ -58,6 +58,14 @@ export interface BcfwOptions extends CommonSolverOptions {
    */
   heuristicExit?: number | false;
   /**
+   * Start from the dual point of another run (a checkpoint of BCFW on the same problem, usually at another
+   * lambda): 'keep-primal' keeps every w_i and rescales the weights of the non-ground-truth labels by
+   * rho = lambda_new / lambda_old, so block gaps change by the known amount (1 - rho)(l_i - lambda w_i^T w)
+   * (2016 paper, Prop. 1); 'keep-dual' keeps the weights and rescales w (gap estimates restart). Counters,
+   * trace and averaging start afresh.
+   */
+  warmStart?: WarmStart;
+  /**
    * Log the exact gap every this many passes for plots only ([G] logging_level 3): the oracle calls and
    * time are not counted and nothing feeds back into the solver. Events carry `monitor: true`. Default off.
    */
@@ -66,6 +74,12 @@ export interface BcfwOptions extends CommonSolverOptions {
   checkConsistency?: boolean;
   /** Debugging hook called after every block step with the dual of the current (not averaged) iterate; costs O(d) per step. */
   onStep?: (step: BlockStepInfo) => void;
+}
+
+export interface WarmStart {
+  from: SolverCheckpoint;
+  /** Default 'keep-primal'. */
+  mode?: 'keep-primal' | 'keep-dual';
 }
 
 export interface BlockStepInfo {
@@ -166,6 +180,8 @@ export class BcfwSolver extends PassSolver {
   private checkedAt = -1;
   private passesSinceCheck = 0;
   private lastBlockGaps: Float64Array | undefined;
+  /** True while the gap estimates are the exact block gaps of the current iterate (no step since the last exact pass). */
+  private estimatesExact = false;
   private finished = false;
 
   constructor(problem: Problem, private readonly bcfwOptions: BcfwOptions = {}, restored?: SolverCheckpoint) {
@@ -210,6 +226,7 @@ export class BcfwSolver extends PassSolver {
       });
     }
     if (restored) this.restore(restored);
+    else if (o.warmStart) this.warmStartFrom(o.warmStart);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -250,6 +267,7 @@ export class BcfwSolver extends PassSolver {
 
   private blockStep(i: number): void {
     const { problem, w, stats, atoms } = this;
+    this.estimatesExact = false;
     const { n, dim: d } = problem;
     const lambda = this.config.lambda;
     const lambdaN = lambda * n;
@@ -536,6 +554,7 @@ export class BcfwSolver extends PassSolver {
         this.estSum = clipped.reduce((a, b) => a + b, 0);
         this.unvisited = 0;
         this.lastExactTotal = this.last.gap;
+        this.estimatesExact = true;
       }
     }
     this.checkedAt = this.passes;
@@ -647,7 +666,7 @@ export class BcfwSolver extends PassSolver {
     const atoms = this.atoms?.map((A) => ({ labels: A.labels.map((y) => this.problem.labelToJSON(y)), alpha: A.alpha, loss: A.loss, exact: A.exact }));
     return this.baseCheckpoint(
       {
-        l: this.l, lAvg: this.lAvg, k: this.k, estSum: this.estSum, checkedAt: this.checkedAt, passesSinceCheck: this.passesSinceCheck,
+        l: this.l, lAvg: this.lAvg, k: this.k, estSum: this.estSum, estimatesExact: this.estimatesExact, checkedAt: this.checkedAt, passesSinceCheck: this.passesSinceCheck,
         last: this.last ?? null, lastExactTotal: Number.isFinite(this.lastExactTotal) ? this.lastExactTotal : null,
         counters: this.counters, firstVisitOrder: Array.from(this.firstVisitOrder), atoms: atoms ?? null,
         options: {
@@ -666,23 +685,10 @@ export class BcfwSolver extends PassSolver {
     for (const key of ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit']) {
       check(JSON.stringify(m.options[key]) === JSON.stringify(mine[key]), `checkpoint was made with ${key} = ${JSON.stringify(m.options[key])}, not ${JSON.stringify(mine[key])}`);
     }
-    const get = (name: string, length: number) => {
-      const a = r.arrays[name];
-      check(a instanceof Float64Array && a.length === length, `checkpoint array '${name}' is missing or has the wrong length`);
-      return a;
-    };
-    this.wBlocks.set(get('wBlocks', this.wBlocks.length));
-    this.lBlocks.set(get('lBlocks', this.lBlocks.length));
-    this.w.set(get('w', this.w.length));
-    if (this.averaging) this.wAvg.set(get('wAvg', this.wAvg.length));
-    // The tree's inner nodes are always the exact sums of their children, so rebuilding it from the
-    // leaves reproduces it bit for bit; the running sum of estimates is restored as saved.
-    const est = get('gapEst', this.gapEst.length);
-    this.gapEst.set(est);
-    this.tree.setAll(est.map((g) => (g === Infinity ? 0 : this.gapDegree === 1 ? g : g ** this.gapDegree)));
-    this.unvisited = est.reduce((c, g) => c + (g === Infinity ? 1 : 0), 0);
+    this.loadDualPoint(r);
+    if (this.averaging) this.wAvg.set(checkpointArray(r, 'wAvg', this.wAvg.length));
     this.estSum = Number(m.estSum);
-    this.l = Number(m.l);
+    this.estimatesExact = Boolean(m.estimatesExact);
     this.lAvg = Number(m.lAvg);
     this.k = Number(m.k);
     this.checkedAt = Number(m.checkedAt);
@@ -691,9 +697,24 @@ export class BcfwSolver extends PassSolver {
     this.lastExactTotal = m.lastExactTotal === null ? Infinity : Number(m.lastExactTotal);
     Object.assign(this.counters, m.counters);
     this.firstVisitOrder.set(m.firstVisitOrder as number[]);
+    this.rng = new Rng(Uint32Array.from(m.rngState ?? []));
+  }
+
+  /** Blocks, w, l, gap estimates (with the sum tree) and dual variables of a checkpoint. */
+  private loadDualPoint(r: SolverCheckpoint): void {
+    this.wBlocks.set(checkpointArray(r, 'wBlocks', this.wBlocks.length));
+    this.lBlocks.set(checkpointArray(r, 'lBlocks', this.lBlocks.length));
+    this.w.set(checkpointArray(r, 'w', this.w.length));
+    this.l = Number(r.meta.l);
+    // The tree's inner nodes are always the exact sums of their children, so rebuilding it from the
+    // leaves reproduces it bit for bit (the running sum of estimates is set by the caller).
+    const est = checkpointArray(r, 'gapEst', this.gapEst.length);
+    this.gapEst.set(est);
+    this.tree.setAll(est.map((g) => (g === Infinity ? 0 : this.gapDegree === 1 ? g : g ** this.gapDegree)));
+    this.unvisited = est.reduce((c, g) => c + (g === Infinity ? 1 : 0), 0);
     if (this.atoms) {
-      const saved = m.atoms as { labels: unknown[]; alpha: number[]; loss: number[]; exact: boolean }[];
-      check(Array.isArray(saved) && saved.length === this.atoms.length, 'checkpoint has no dual variables for this problem');
+      const saved = r.meta.atoms as { labels: unknown[]; alpha: number[]; loss: number[]; exact: boolean }[] | null;
+      check(Array.isArray(saved) && saved.length === this.atoms.length, 'the checkpoint has no dual variables (it was made with FW steps and no cache)');
       this.atoms.forEach((A, i) => {
         A.remove(0);
         const b = saved[i]!;
@@ -704,7 +725,59 @@ export class BcfwSolver extends PassSolver {
         A.exact = b.exact;
       });
     }
-    this.rng = new Rng(Uint32Array.from(m.rngState ?? []));
+  }
+
+  /** See BcfwOptions.warmStart. */
+  private warmStartFrom(ws: WarmStart): void {
+    const m = ws.from.meta;
+    const { n, dim: d } = this.problem;
+    check(m.solver === 'bcfw' && m.n === n && m.dim === d, `warm start needs a BCFW checkpoint of this problem (n = ${n}, dim = ${d})`);
+    const oldLambda = Number(m.options.lambda);
+    const lambda = this.config.lambda;
+    const rho = lambda / oldLambda;
+    this.loadDualPoint(ws.from);
+    const mode = ws.mode ?? 'keep-primal';
+    check(mode === 'keep-primal' || mode === 'keep-dual', `unknown warm start mode '${mode}'`);
+    if (mode === 'keep-primal') {
+      const exact = Boolean(m.estimatesExact);
+      for (let i = 0; i < n; i++) {
+        const A = this.atoms?.[i];
+        if (A) {
+          check(A.exact, `block ${i} has approximate dual variables (FW steps evicted active labels): use keep-dual`);
+          const gt = A.indexOf(this.problem.labelKey(this.problem.groundTruth(i)));
+          let rest = 0;
+          for (let k = 0; k < A.size; k++) if (k !== gt) rest += (A.alpha[k] = rho * A.alpha[k]!);
+          check(rest <= 1 + 1e-12, `keep-primal cannot raise lambda by ${rho.toPrecision(4)}x here (block ${i} would need negative weight on its ground truth): use keep-dual`);
+          if (gt >= 0) A.alpha[gt] = Math.max(1 - rest, 0);
+          else if (rest < 1) A.add(this.problem.groundTruth(i), this.problem.labelKey(this.problem.groundTruth(i)), 0, 1 - rest);
+        }
+        // g_i(lambda') = g_i(lambda) + (1 - rho) u_i with u_i = l_i - lambda w_i^T w at the old lambda and l_i.
+        let u = this.lBlocks[i]! - oldLambda * dot(this.wBlocks.subarray(i * d, (i + 1) * d), this.w);
+        if (!exact && u < 0) u = 0; // stale estimates: stay conservative
+        const g = this.gapEst[i]!;
+        if (g !== Infinity) this.gapEst[i] = Math.max(g + (1 - rho) * u, 0);
+        this.lBlocks[i] = rho * this.lBlocks[i]!;
+      }
+      this.l *= rho;
+      const est = this.gapEst;
+      this.tree.setAll(est.map((g) => (g === Infinity ? 0 : this.gapDegree === 1 ? g : g ** this.gapDegree)));
+      this.estSum = est.reduce((s, g) => (g === Infinity ? s : s + g), 0);
+      this.estimatesExact = exact;
+      // G of the global cache criterion: the new total if the estimates are exact, else the global part is off.
+      this.lastExactTotal = exact && this.unvisited === 0 ? this.estSum : 0;
+    } else {
+      const scale = oldLambda / lambda;
+      for (let j = 0; j < this.wBlocks.length; j++) this.wBlocks[j] = scale * this.wBlocks[j]!;
+      for (let j = 0; j < d; j++) this.w[j] = scale * this.w[j]!;
+      this.gapEst.fill(Infinity);
+      this.tree.setAll(new Float64Array(n));
+      this.unvisited = n;
+      this.estSum = 0;
+    }
+    if (this.averaging) {
+      this.wAvg.set(this.w);
+      this.lAvg = this.l;
+    }
   }
 }
 
@@ -713,6 +786,12 @@ export function bcfw(problem: Problem, options: BcfwOptions = {}): BcfwResult {
   const s = new BcfwSolver(problem, options);
   while (s.runPass());
   return s.result();
+}
+
+function checkpointArray(r: SolverCheckpoint, name: string, length: number): Float64Array {
+  const a = r.arrays[name];
+  check(a instanceof Float64Array && a.length === length, `checkpoint array '${name}' is missing or has the wrong length`);
+  return a;
 }
 
 function resolveCache(c: boolean | CacheOptions | undefined): ResolvedCache | undefined {
