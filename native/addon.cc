@@ -458,8 +458,28 @@ Napi::Value ChainNodeScores(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// chainViterbi(theta: Float64Array (T*K), T, K, trans: Float64Array (K*K, prev + K*next), out: Int32Array (T))
+// -> score: max-sum over given node scores, for chain models with their own feature layout.
+Napi::Value ChainViterbi(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 5, "chainViterbi");
+  const auto theta = RequireTypedArray<double>(info, 0, "chainViterbi: theta");
+  const std::size_t T = RequireSize(info, 1, "chainViterbi: T", 1u << 30);
+  const std::size_t K = RequireSize(info, 2, "chainViterbi: K", 1u << 15);
+  if (K == 0 || T == 0) throw Napi::RangeError::New(info.Env(), "chainViterbi: K and T must be >= 1");
+  if (theta.ElementLength() < T * K) throw Napi::RangeError::New(info.Env(), "chainViterbi: theta needs T*K entries");
+  const auto trans = RequireTypedArray<double>(info, 3, "chainViterbi: trans");
+  RequireLength(trans, K * K, "chainViterbi: trans");
+  RequireNoNaN(info.Env(), theta.Data(), T * K, "chainViterbi: theta", false, false);
+  auto out = RequireTypedArray<int32_t>(info, 4, "chainViterbi: out");
+  RequireLength(out, T, "chainViterbi: out");
+  thread_local std::vector<double> work;
+  const double score = gapbcfw::chain_viterbi(trans.Data(), static_cast<int32_t>(K), theta.Data(), static_cast<int32_t>(T), out.Data(), work);
+  return Napi::Number::New(info.Env(), score);
+}
+
 void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("chainDecode", Napi::Function::New(env, ChainDecode, "chainDecode"));
+  exports.Set("chainViterbi", Napi::Function::New(env, ChainViterbi, "chainViterbi"));
   exports.Set("chainNodeScores", Napi::Function::New(env, ChainNodeScores, "chainNodeScores"));
   exports.Set("chainPsi", Napi::Function::New(env, ChainPsi, "chainPsi"));
 }

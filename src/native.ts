@@ -37,6 +37,12 @@ export interface NativeBinding {
    * (length T) and returns its score. Ties go to the smallest state.
    */
   chainDecode(w: Float64Array, D: number, K: number, x: Float64Array, T: number, yTrue: Int32Array | null, out: Int32Array): number;
+  /**
+   * Max-sum over given node scores theta (T x K, row-major) and transitions trans[prev + K*next]; writes the
+   * labelling to `out` and returns its score. Ties go to the smallest state. For chain models with their own
+   * feature layout (e.g. sparse CoNLL features).
+   */
+  chainViterbi(theta: Float64Array, T: number, K: number, trans: Float64Array, out: Int32Array): number;
   /** Node scores out[t*K + k] = <w_k, x_t> plus the first/last-label biases at t = 0 and T-1 (no loss term). */
   chainNodeScores(w: Float64Array, D: number, K: number, x: Float64Array, T: number, out: Float64Array): void;
   /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */

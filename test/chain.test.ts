@@ -137,3 +137,25 @@ describe('chain labelScores', () => {
     });
   });
 });
+
+describe('native chainViterbi on given node scores', () => {
+  it('matches brute force and rejects bad input', async () => {
+    const { native } = await import('../src/native.js');
+    const rng = new (await import('../src/core/rng.js')).Rng(4);
+    for (let trial = 0; trial < 50; trial++) {
+      const T = 1 + rng.int(5);
+      const K = 1 + rng.int(4);
+      const theta = Float64Array.from({ length: T * K }, () => rng.next() * 2 - 1);
+      const trans = Float64Array.from({ length: K * K }, () => rng.next() * 2 - 1);
+      const out = new Int32Array(T);
+      const got = native.chainViterbi(theta, T, K, trans, out);
+      const score = (y: Int32Array) => y.reduce((s, k, t) => s + theta[t * K + k]! + (t > 0 ? trans[y[t - 1]! + K * k]! : 0), 0);
+      let best = -Infinity;
+      for (const y of allLabellings(T, K)) best = Math.max(best, score(y));
+      expect(got).toBeCloseTo(best, 12);
+      expect(score(out)).toBeCloseTo(best, 12);
+    }
+    expect(() => native.chainViterbi(new Float64Array(4), 2, 2, new Float64Array(3), new Int32Array(2))).toThrow(/trans/);
+    expect(() => native.chainViterbi(Float64Array.of(0, NaN, 0, 0), 2, 2, new Float64Array(4), new Int32Array(2))).toThrow(/NaN/);
+  });
+});

@@ -37,11 +37,9 @@ void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T
   }
 }
 
-double chain_viterbi(const double* w, ChainShape s, const double* theta, int32_t T, int32_t* out_y,
+double chain_viterbi(const double* trans, int32_t K, const double* theta, int32_t T, int32_t* out_y,
                      std::vector<double>& work) {
-  const int32_t K = s.K;
   if (T <= 0) return 0.0;
-  const double* trans = w + static_cast<size_t>(K) * s.D + 2 * K;  // trans[prev + K*next]
   // work = [delta (T*K) | backpointers as doubles (T*K)]
   const size_t TK = static_cast<size_t>(T) * K;
   if (work.size() < 2 * TK) work.resize(2 * TK);
@@ -141,7 +139,8 @@ double chain_decode(const double* w, ChainShape s, const double* x, int32_t T, c
   const size_t TK = static_cast<size_t>(T) * s.K;
   if (theta.size() < TK) theta.resize(TK);
   chain_node_scores(w, s, x, T, y_true, theta.data());
-  return chain_viterbi(w, s, theta.data(), T, out_y, work);
+  const double* trans = w + static_cast<size_t>(s.K) * s.D + 2 * s.K;
+  return chain_viterbi(trans, s.K, theta.data(), T, out_y, work);
 }
 
 }  // namespace gapbcfw

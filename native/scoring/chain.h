@@ -21,9 +21,9 @@ struct ChainShape {
 void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T, const int32_t* y_true,
                        double* theta);
 
-// Viterbi over node scores theta (T x K) and the transitions in w. Writes the argmax labelling to out_y and
-// returns its score. Ties go to the smallest state index. `work` is resized as needed (reuse it across calls).
-double chain_viterbi(const double* w, ChainShape s, const double* theta, int32_t T, int32_t* out_y,
+// Viterbi over node scores theta (T x K) and transitions trans[prev + K*next]. Writes the argmax labelling
+// to out_y and returns its score. Ties go to the smallest state index. `work` is resized as needed.
+double chain_viterbi(const double* trans, int32_t K, const double* theta, int32_t T, int32_t* out_y,
                      std::vector<double>& work);
 
 // chain_node_scores + chain_viterbi with thread-local scratch.
