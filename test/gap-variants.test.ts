@@ -254,3 +254,39 @@ describe('warm start from another lambda', () => {
     expect(() => bcfw(t.problem, { lambda: 10, step: 'pairwise', warmStart: { from: first.checkpoint(), mode: 'keep-dual' }, maxPasses: 3 })).not.toThrow();
   });
 });
+
+describe('sparse block storage', () => {
+  const t = tinyChain(61, { n: 9, K: 3, D: 3, maxT: 4 });
+  // Trajectories are not bit-identical: summation order differs, and near the optimum many labels tie with
+  // the ground truth, so rounding decides ties differently. Both must reach the same certified optimum.
+  it.each(steps.flatMap((step) => [false, true].map((cache) => ({ step, cache }))))('reaches the dense optimum (%o)', ({ step, cache }) => {
+    const lambda = 0.05;
+    const common: BcfwOptions = { lambda, step, cache, sampling: 'gap', maxPasses: 100000, gapThreshold: 1e-4, seed: 2, checkConsistency: true };
+    const dense = bcfw(t.problem, { ...common, blockStorage: 'dense' });
+    const sparse = bcfw(t.problem, { ...common, blockStorage: 'sparse' });
+    expect(sparse.stopReason).toBe('gap');
+    expect(sparse.primal).toBeCloseTo(brutePrimal(t, lambda, sparse.w), 10);
+    expect(Math.abs(sparse.primal! - dense.primal!)).toBeLessThanOrEqual(sparse.gap! + dense.gap!);
+  });
+
+  it('equals dense storage step for step while no ties occur (the first pass from w = 0)', () => {
+    const common: BcfwOptions = { lambda: 0.05, step: 'hybrid', cache: true, sampling: 'perm', maxPasses: 1, gapThreshold: 0, seed: 2 };
+    const dense = bcfw(t.problem, { ...common, blockStorage: 'dense' });
+    const sparse = bcfw(t.problem, { ...common, blockStorage: 'sparse' });
+    expect(sparse.oracleCalls).toBe(dense.oracleCalls);
+    for (let j = 0; j < dense.w.length; j++) expect(sparse.w[j]).toBeCloseTo(dense.w[j]!, 12);
+  });
+
+  it('checkpoints and resumes exactly, and refuses averaging', () => {
+    const options: BcfwOptions = { lambda: 0.05, step: 'pairwise', cache: true, sampling: 'gap', maxPasses: 20, gapCheck: 4, gapThreshold: 0, blockStorage: 'sparse' };
+    const full = bcfw(t.problem, options);
+    const first = createSolver(t.problem, options);
+    for (let p = 0; p < 7; p++) first.runPass();
+    const c = first.checkpoint();
+    const back = decodeModelFile(encodeModelFile({ meta: c.meta, arrays: c.arrays }));
+    const resumed = createSolver(t.problem, options, { meta: back.meta as SolverCheckpoint['meta'], arrays: back.arrays as SolverCheckpoint['arrays'] });
+    while (resumed.runPass());
+    expect(Array.from(resumed.result().w)).toEqual(Array.from(full.w));
+    expect(() => bcfw(t.problem, { blockStorage: 'sparse', averaging: true })).toThrow(/dense/);
+  });
+});

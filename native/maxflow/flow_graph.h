@@ -31,6 +31,9 @@
 // sides of a node; the user's capacities are always returned unchanged by source_cap / sink_cap /
 // cap_uv / cap_vu.
 //
+// Threads: no internal synchronisation; concurrent const calls are safe, anything else needs
+// external locking.
+//
 // Capacities. Cap is int32_t, int64_t or double (explicitly instantiated in flow_graph.cc). Every
 // capacity must be >= 0 (and finite for double), ids must be in range; violations throw
 // std::invalid_argument and leave the graph unchanged. Integer types: cap_uv + cap_vu and every
@@ -43,8 +46,8 @@
 // a path of negligible capacity and the search cannot spin on rounding residue. The default tol is
 // 1e-12 times the largest capacity ever given to the graph (re-evaluated at each maxflow(); when
 // it changed, the search trees are rebuilt, the flow is kept); an explicit set_tolerance(t)
-// (t >= 0, t == 0 meaning exact comparisons) overrides it. Terminal or edge capacities <= tol thus
-// never carry flow, "reachable" in the cut convention means through residuals > tol, and the flow
+// (t >= 0, t == 0 meaning exact comparisons) overrides it. Residuals <= tol are thus never used by
+// the search (only the direct s->n->t push at capacity-setting time ignores tol), "reachable" in the cut convention means through residuals > tol, and the flow
 // value and the cut capacity agree up to (number of cut arcs) * tol plus rounding. For integer
 // types tol is 0 and everything is exact.
 #ifndef GAPBCFW_MAXFLOW_FLOW_GRAPH_H_

@@ -231,7 +231,7 @@ function stripFunctions(o: object): Record<string, unknown> {
 function readCheckpoint(path: string): SolverCheckpoint {
   const { meta, arrays } = readModelFile(path);
   if (meta.format !== 'gapbcfw-checkpoint') throw new InputError(`${path} is not a gapbcfw checkpoint`);
-  return { meta: meta as SolverCheckpoint['meta'], arrays: arrays as Record<string, Float64Array> };
+  return { meta: meta as SolverCheckpoint['meta'], arrays: arrays as SolverCheckpoint['arrays'] };
 }
 
 async function runEval(args: string[], io: Io): Promise<number> {

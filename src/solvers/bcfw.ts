@@ -4,7 +4,7 @@ import { Rng } from '../core/rng.js';
 import { dot, dotSparse, normSqSparse, type SparseVector } from '../core/vector.js';
 import { BlockAtoms } from '../cache/atoms.js';
 import { SumTree } from '../sampling/sumtree.js';
-import { native } from '../native.js';
+import { DenseBlocks, SparseBlocks, type BlockStorage } from './blocks.js';
 import {
   blockGaps,
   certificate,
@@ -70,6 +70,11 @@ export interface BcfwOptions extends CommonSolverOptions {
    * time are not counted and nothing feeds back into the solver. Events carry `monitor: true`. Default off.
    */
   monitorEvery?: number;
+  /**
+   * Storage of the per-block vectors w_i: 'dense' (n x d doubles, SIMD kernels) or 'sparse' (the coordinates
+   * each block touched; for large sparse feature maps, no averaging). Default: dense up to 1 GiB, else sparse.
+   */
+  blockStorage?: 'dense' | 'sparse';
   /** Verify alpha >= 0, sum alpha = 1, w_i = sum alpha psi/(lambda n), l_i = sum alpha L/n after every step (slow; tests). */
   checkConsistency?: boolean;
   /** Debugging hook called after every block step with the dual of the current (not averaged) iterate; costs O(d) per step. */
@@ -149,10 +154,11 @@ export class BcfwSolver extends PassSolver {
   private readonly cache: ResolvedCache | undefined;
   private readonly lineSearch: boolean;
   private readonly averaging: boolean;
+  private readonly blockKind: 'dense' | 'sparse';
   private readonly heuristicExit: number | false;
   private readonly w: Float64Array;
   private l = 0;
-  private readonly wBlocks: Float64Array;
+  private readonly blocks: BlockStorage;
   private readonly lBlocks: Float64Array;
   private readonly wAvg: Float64Array;
   private lAvg = 0;
@@ -197,8 +203,11 @@ export class BcfwSolver extends PassSolver {
     this.cache = resolveCache(o.cache);
     this.lineSearch = o.lineSearch ?? true;
     check(this.lineSearch || this.step === 'fw', 'steps other than fw need line search');
-    const plain = this.sampling !== 'gap' && this.step === 'fw' && !this.cache;
+    this.blockKind = o.blockStorage ?? (problem.n * problem.dim * 8 <= 2 ** 30 ? 'dense' : 'sparse');
+    check(this.blockKind === 'dense' || this.blockKind === 'sparse', `blockStorage must be dense or sparse, got '${this.blockKind}'`);
+    const plain = this.sampling !== 'gap' && this.step === 'fw' && !this.cache && this.blockKind === 'dense';
     this.averaging = o.averaging ?? plain;
+    check(!(this.averaging && this.blockKind === 'sparse'), 'averaging costs O(d) per step: it needs dense block storage');
     check(!(this.averaging && this.sampling === 'gap'), 'gap sampling needs the block gaps of the current iterate: it cannot be combined with averaging');
     this.heuristicExit = o.heuristicExit ?? (this.averaging ? false : 0.8);
     check(this.heuristicExit === false || (this.heuristicExit > 0 && Number.isFinite(this.heuristicExit)), 'heuristicExit must be a positive multiplier or false');
@@ -206,7 +215,7 @@ export class BcfwSolver extends PassSolver {
     check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
     const { n, dim: d } = problem;
     this.w = new Float64Array(d);
-    this.wBlocks = new Float64Array(n * d);
+    this.blocks = this.blockKind === 'dense' ? new DenseBlocks(n, d) : new SparseBlocks(n, d);
     this.lBlocks = new Float64Array(n);
     this.wAvg = this.averaging ? new Float64Array(d) : this.w;
     this.order = new Int32Array(n);
@@ -271,7 +280,7 @@ export class BcfwSolver extends PassSolver {
     const { n, dim: d } = problem;
     const lambda = this.config.lambda;
     const lambdaN = lambda * n;
-    const wi = this.wBlocks.subarray(i * d, (i + 1) * d);
+    const { blocks } = this;
     const li = this.lBlocks[i]!;
     const A = atoms?.[i];
     // Loss-augmented scores of the stored labels at the current w.
@@ -286,7 +295,7 @@ export class BcfwSolver extends PassSolver {
     const s = this.fwCorner;
     // FW corner: the cache (Alg. 5) or the max-oracle.
     if (A && this.cache && A.size > 0) {
-      native.blockStats(wi, w, s.psi.indices, s.psi.values, 0, stats);
+      blocks.stats(i, w, EMPTY, stats);
       base = lambda * stats[0]! - li;
       let c = 0;
       for (let k = 1; k < A.size; k++) if (this.scores[k]! > this.scores[c]!) c = k;
@@ -311,7 +320,7 @@ export class BcfwSolver extends PassSolver {
         s.score = 0;
       }
     }
-    native.blockStats(wi, w, s.psi.indices, s.psi.values, s.psi.nnz, stats);
+    blocks.stats(i, w, s.psi, stats);
     base = lambda * stats[0]! - li;
     const wiSq = stats[1]!;
     const gFW = base + s.score / n;
@@ -361,7 +370,7 @@ export class BcfwSolver extends PassSolver {
       // Away gap g^A = lambda w^T (w_a - w_i) + l_i - l_a = -(base + s_a/n).
       const gA = -(base + a.score / n);
       if ((this.step === 'away' || this.step === 'hybrid') && alphaA < 1) {
-        native.blockStats(wi, w, a.psi.indices, a.psi.values, a.psi.nnz, stats);
+        blocks.stats(i, w, a.psi, stats);
         const awayDistSq = Math.max(wiSq - (2 * stats[2]!) / lambdaN + normSqSparse(a.psi) / (lambdaN * lambdaN), 0);
         consider('away', gA, awayDistSq, alphaA / (1 - alphaA));
       }
@@ -378,7 +387,7 @@ export class BcfwSolver extends PassSolver {
     switch (kind as BlockStepInfo['kind']) {
       case 'fw':
         // w_i <- (1 - gamma) w_i + gamma w_s (Alg. 4 line 7)
-        native.blockUpdate(wi, w, avg, s.psi.indices, s.psi.values, s.psi.nnz, gamma, 1 / lambdaN, rho);
+        blocks.update(i, w, avg, s.psi, gamma, 1 / lambdaN, rho);
         liNew = (1 - gamma) * li + (gamma * s.loss) / n;
         this.counters.fwSteps++;
         if (A) {
@@ -389,7 +398,7 @@ export class BcfwSolver extends PassSolver {
       case 'away': {
         // w_i <- (1 + gamma) w_i - gamma w_a (Alg. 4 of 2016): blockUpdate with -gamma towards w_a.
         const a = this.awayCorner;
-        native.blockUpdate(wi, w, avg, a.psi.indices, a.psi.values, a.psi.nnz, -gamma, 1 / lambdaN, rho);
+        blocks.update(i, w, avg, a.psi, -gamma, 1 / lambdaN, rho);
         liNew = (1 + gamma) * li - (gamma * a.loss) / n;
         this.counters.awaySteps++;
         for (let k = 0; k < A!.size; k++) A!.alpha[k] = (1 + gamma) * A!.alpha[k]!;
@@ -400,9 +409,9 @@ export class BcfwSolver extends PassSolver {
         // w_i <- w_i + gamma (w_s - w_a) (Alg. 3 of 2016)
         const a = this.awayCorner;
         const scale = gamma / lambdaN;
-        sparseAddTwice(wi, w, s.psi, scale);
-        sparseAddTwice(wi, w, a.psi, -scale);
-        if (avg) native.blockUpdate(wi, w, avg, s.psi.indices, s.psi.values, 0, 0, 0, rho);
+        blocks.addSparse(i, w, s.psi, scale);
+        blocks.addSparse(i, w, a.psi, -scale);
+        if (avg) blocks.update(i, w, avg, EMPTY, 0, 0, rho);
         liNew = li + (gamma * (s.loss - a.loss)) / n;
         this.counters.pairwiseSteps++;
         A!.alpha[sIndex] = A!.alpha[sIndex]! + gamma;
@@ -411,7 +420,7 @@ export class BcfwSolver extends PassSolver {
       }
       case 'none':
         this.counters.nullSteps++;
-        if (avg) native.blockUpdate(wi, w, avg, s.psi.indices, s.psi.values, 0, 0, 0, rho);
+        if (avg) blocks.update(i, w, avg, EMPTY, 0, 0, rho);
         break;
     }
     if (drop && kind !== 'none') this.counters.dropSteps++;
@@ -467,9 +476,7 @@ export class BcfwSolver extends PassSolver {
     const { n, dim: d } = problem;
     const lambdaN = this.config.lambda * n;
     const A = this.atoms![i]!;
-    const wi = this.wBlocks.subarray(i * d, (i + 1) * d);
-    for (let j = 0; j < d; j++) w[j]! -= wi[j]!;
-    wi.fill(0);
+    const wi = new Float64Array(d);
     let li = 0;
     for (let k = 0; k < A.size; k++) {
       if (A.alpha[k] === 0) continue;
@@ -477,7 +484,7 @@ export class BcfwSolver extends PassSolver {
       for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!]! += (A.alpha[k]! * psi.values[q]!) / lambdaN;
       li += (A.alpha[k]! * A.loss[k]!) / n;
     }
-    for (let j = 0; j < d; j++) w[j]! += wi[j]!;
+    this.blocks.replace(i, w, wi);
     this.l += li - this.lBlocks[i]!;
     this.lBlocks[i] = li;
   }
@@ -502,9 +509,10 @@ export class BcfwSolver extends PassSolver {
     }
     if (Math.abs(sum - 1) > 1e-9) throw new Error(`consistency: block ${i} weights sum to ${sum}`);
     if (Math.abs(li - this.lBlocks[i]!) > 1e-9) throw new Error(`consistency: block ${i} has l_i ${this.lBlocks[i]} but the weights give ${li}`);
-    const stored = this.wBlocks.subarray(i * d, (i + 1) * d);
+    const stored = new Float64Array(d);
+    this.blocks.read(i, stored);
     let err = 0;
-    let scale = 1e-12;
+    let scale = 1 / lambdaN; // entries are alpha-weighted psi / (lambda n): rounding is relative to that
     for (let j = 0; j < d; j++) {
       err = Math.max(err, Math.abs(wi[j]! - stored[j]!));
       scale = Math.max(scale, Math.abs(wi[j]!));
@@ -517,14 +525,8 @@ export class BcfwSolver extends PassSolver {
 
   /** Rebuilds w and l from the blocks (removes incremental drift). */
   private resync(): void {
-    const { w, wBlocks, lBlocks } = this;
-    const d = w.length;
-    w.fill(0);
-    this.l = 0;
-    for (let i = 0; i < lBlocks.length; i++) {
-      for (let j = 0, o = i * d; j < d; j++) w[j]! += wBlocks[o + j]!;
-      this.l += lBlocks[i]!;
-    }
+    this.blocks.sumInto(this.w);
+    this.l = this.lBlocks.reduce((a, b) => a + b, 0);
   }
 
   /** The iterate that is certified and returned: the weighted average when averaging is on. */
@@ -545,7 +547,7 @@ export class BcfwSolver extends PassSolver {
     this.oracleCalls += n;
     this.last = certificate(this.config.lambda, n, it.w, it.l, pass.hingeSum);
     if (!this.averaging) {
-      const g = blockGaps(this.config.lambda, this.w, this.wBlocks, this.lBlocks, pass.hinge);
+      const g = blockGaps(this.config.lambda, (i) => this.blocks.dot(i, this.w), this.lBlocks, pass.hinge);
       this.lastBlockGaps = g;
       if (scheduled) {
         const clipped = g.map((x) => Math.max(x, 0));
@@ -661,7 +663,7 @@ export class BcfwSolver extends PassSolver {
   // Checkpoints
 
   checkpoint(): SolverCheckpoint {
-    const arrays: Record<string, Float64Array> = { wBlocks: this.wBlocks, lBlocks: this.lBlocks, w: this.w, gapEst: this.gapEst };
+    const arrays: Record<string, Float64Array | Int32Array> = { ...this.blocks.save(), lBlocks: this.lBlocks, w: this.w, gapEst: this.gapEst };
     if (this.averaging) arrays.wAvg = this.wAvg;
     const atoms = this.atoms?.map((A) => ({ labels: A.labels.map((y) => this.problem.labelToJSON(y)), alpha: A.alpha, loss: A.loss, exact: A.exact }));
     return this.baseCheckpoint(
@@ -671,7 +673,7 @@ export class BcfwSolver extends PassSolver {
         counters: this.counters, firstVisitOrder: Array.from(this.firstVisitOrder), atoms: atoms ?? null,
         options: {
           ...this.baseOptions(), sampling: this.sampling, gapDegree: this.gapDegree, step: this.step, cache: this.cache ?? null,
-          lineSearch: this.lineSearch, averaging: this.averaging, heuristicExit: this.heuristicExit,
+          lineSearch: this.lineSearch, averaging: this.averaging, heuristicExit: this.heuristicExit, blockStorage: this.blockKind,
         },
       },
       arrays,
@@ -682,7 +684,7 @@ export class BcfwSolver extends PassSolver {
   private restore(r: SolverCheckpoint): void {
     const m = r.meta;
     const mine = this.checkpoint().meta.options;
-    for (const key of ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit']) {
+    for (const key of ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit', 'blockStorage']) {
       check(JSON.stringify(m.options[key]) === JSON.stringify(mine[key]), `checkpoint was made with ${key} = ${JSON.stringify(m.options[key])}, not ${JSON.stringify(mine[key])}`);
     }
     this.loadDualPoint(r);
@@ -702,7 +704,7 @@ export class BcfwSolver extends PassSolver {
 
   /** Blocks, w, l, gap estimates (with the sum tree) and dual variables of a checkpoint. */
   private loadDualPoint(r: SolverCheckpoint): void {
-    this.wBlocks.set(checkpointArray(r, 'wBlocks', this.wBlocks.length));
+    this.blocks.load(r.arrays);
     this.lBlocks.set(checkpointArray(r, 'lBlocks', this.lBlocks.length));
     this.w.set(checkpointArray(r, 'w', this.w.length));
     this.l = Number(r.meta.l);
@@ -752,7 +754,7 @@ export class BcfwSolver extends PassSolver {
           else if (rest < 1) A.add(this.problem.groundTruth(i), this.problem.labelKey(this.problem.groundTruth(i)), 0, 1 - rest);
         }
         // g_i(lambda') = g_i(lambda) + (1 - rho) u_i with u_i = l_i - lambda w_i^T w at the old lambda and l_i.
-        let u = this.lBlocks[i]! - oldLambda * dot(this.wBlocks.subarray(i * d, (i + 1) * d), this.w);
+        let u = this.lBlocks[i]! - oldLambda * this.blocks.dot(i, this.w);
         if (!exact && u < 0) u = 0; // stale estimates: stay conservative
         const g = this.gapEst[i]!;
         if (g !== Infinity) this.gapEst[i] = Math.max(g + (1 - rho) * u, 0);
@@ -767,7 +769,7 @@ export class BcfwSolver extends PassSolver {
       this.lastExactTotal = exact && this.unvisited === 0 ? this.estSum : 0;
     } else {
       const scale = oldLambda / lambda;
-      for (let j = 0; j < this.wBlocks.length; j++) this.wBlocks[j] = scale * this.wBlocks[j]!;
+      this.blocks.scaleAll(scale);
       for (let j = 0; j < d; j++) this.w[j] = scale * this.w[j]!;
       this.gapEst.fill(Infinity);
       this.tree.setAll(new Float64Array(n));
@@ -805,6 +807,9 @@ function resolveCache(c: boolean | CacheOptions | undefined): ResolvedCache | un
   return r;
 }
 
+/** The empty sparse vector (stats without a corner, averaging-only updates). */
+const EMPTY: SparseVector = { indices: new Int32Array(0), values: new Float64Array(0), nnz: 0 };
+
 function emptySparse(): SparseVector {
   return { indices: new Int32Array(64), values: new Float64Array(64), nnz: 0 };
 }
@@ -836,14 +841,4 @@ function sparseDistSq(a: SparseVector, b: SparseVector, scratch: Float64Array): 
     scratch[j] = 0;
   }
   return s;
-}
-
-/** wi += scale * v and w += scale * v. */
-function sparseAddTwice(wi: Float64Array, w: Float64Array, v: SparseVector, scale: number): void {
-  for (let q = 0; q < v.nnz; q++) {
-    const j = v.indices[q]!;
-    const delta = scale * v.values[q]!;
-    wi[j]! += delta;
-    w[j]! += delta;
-  }
 }

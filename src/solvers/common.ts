@@ -146,13 +146,12 @@ export function checkedHinge(h: number, i: number): number {
 /**
  * Exact block gaps g_i = lambda w_i^T w - l_i + H_i(w)/n at a dual point given by its blocks (w_i, l_i),
  * w = sum_i w_i (2016 paper, eq. 10 with the oracle's corner). They are >= 0 and sum to primal - dual.
- * `hinge` is the per-block H_i(w) of a full oracle pass at w.
+ * `blockDotW(i)` returns <w_i, w>; `hinge` is the per-block H_i(w) of a full oracle pass at w.
  */
-export function blockGaps(lambda: number, w: Float64Array, wBlocks: Float64Array, lBlocks: Float64Array, hinge: Float64Array): Float64Array {
+export function blockGaps(lambda: number, blockDotW: (i: number) => number, lBlocks: Float64Array, hinge: Float64Array): Float64Array {
   const n = lBlocks.length;
-  const d = w.length;
   const g = new Float64Array(n);
-  for (let i = 0; i < n; i++) g[i] = lambda * dot(wBlocks.subarray(i * d, (i + 1) * d), w) - lBlocks[i]! + hinge[i]! / n;
+  for (let i = 0; i < n; i++) g[i] = lambda * blockDotW(i) - lBlocks[i]! + hinge[i]! / n;
   return g;
 }
 
@@ -189,7 +188,7 @@ export interface SolverCheckpoint {
     trace: ProgressEvent[];
     [key: string]: unknown;
   };
-  arrays: Record<string, Float64Array>;
+  arrays: Record<string, Float64Array | Int32Array>;
 }
 
 /**
@@ -253,7 +252,7 @@ export abstract class PassSolver {
     return { ...this.config, timeBudget: Number.isFinite(this.config.timeBudget) ? this.config.timeBudget : null };
   }
 
-  protected baseCheckpoint(extra: Record<string, unknown>, arrays: Record<string, Float64Array>, rngState?: Uint32Array): SolverCheckpoint {
+  protected baseCheckpoint(extra: Record<string, unknown>, arrays: SolverCheckpoint["arrays"], rngState?: Uint32Array): SolverCheckpoint {
     return {
       meta: {
         solver: this.name,

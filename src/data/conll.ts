@@ -1,0 +1,346 @@
+/**
+ * CoNLL-2000 text chunking data (Tjong Kim Sang & Buchholz 2000): reader, writer, chunk tag set, and the
+ * task loader behind `conll:PATH` on the command line.
+ *
+ * File format: one token per line, `WORD POS CHUNK` separated by whitespace (single spaces in the
+ * distributed files); sentences are separated by one or more blank lines. Chunk tags are `O`, `B-TYPE`
+ * (first token of a chunk) or `I-TYPE` (inside a chunk), with TYPE one of NP, VP, PP, ADVP, SBAR, ADJP,
+ * PRT, CONJP, INTJ, LST, UCP. The training file has 8,936 sentences (211,727 tokens, 22 tags), the test
+ * file 2,012 sentences (47,377 tokens).
+ *
+ * Input to be tagged may have only the `WORD POS` columns (see {@link ConllReadOptions.columns}).
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { check, FormatError, InputError } from '../core/errors.js';
+import { FeatureDictionary, conllAttributes, DEFAULT_MIN_FREQUENCY, type FeatureDictionaryJSON } from '../models/conll-features.js';
+import { sparseChainDim, type SparseSequence } from '../models/sparse-chain.js';
+import { readDataFile } from './paths.js';
+
+/** One sentence of a CoNLL file. */
+export interface ConllSentence {
+  /** The T words (first column). */
+  words: string[];
+  /** The T part-of-speech tags (second column). */
+  pos: string[];
+  /** The T chunk tags (third column), or null when the file has only word and POS columns. */
+  chunks: string[] | null;
+  /** 1-based line number of the first token in its file (token t is on line `line + t`). */
+  line: number;
+}
+
+/** Options of {@link parseConll} / {@link loadConll}. */
+export interface ConllReadOptions {
+  /**
+   * `3` (default): every token line must have exactly the three columns WORD POS CHUNK.
+   * `'auto'`: lines have 2 columns (WORD POS, input to be tagged) or 3; the count of the first token line
+   * is required of every line of the file (as conlleval requires), the third column is kept when present.
+   */
+  columns?: 3 | 'auto';
+}
+
+const CHUNK_TAG_RE = /^(?:O|[BI]-\S+)$/;
+
+/** Whether `tag` is a chunk tag of the IOB2 scheme used by CoNLL-2000: `O`, `B-TYPE` or `I-TYPE`. */
+export function isChunkTag(tag: string): boolean {
+  return CHUNK_TAG_RE.test(tag);
+}
+
+/**
+ * Parses the text of a CoNLL file. `fileName` is used in error messages only.
+ *
+ * @throws FormatError naming the file and the 1-based line of a line with the wrong number of columns, a
+ *   chunk tag that is not O / B-TYPE / I-TYPE, or a file without any token.
+ */
+export function parseConll(text: string, fileName = '<conll>', options: ConllReadOptions = {}): ConllSentence[] {
+  const mode = options.columns ?? 3;
+  check(mode === 3 || mode === 'auto', `columns must be 3 or 'auto', got ${String(mode)}`);
+  let columns = mode === 3 ? 3 : 0; // 0: not known yet
+  const sentences: ConllSentence[] = [];
+  let words: string[] = [];
+  let pos: string[] = [];
+  let chunks: string[] = [];
+  let first = 0;
+  const flush = () => {
+    if (words.length === 0) return;
+    sentences.push({ words, pos, chunks: columns === 3 ? chunks : null, line: first });
+    words = [];
+    pos = [];
+    chunks = [];
+  };
+  let lineNo = 0;
+  let start = 0;
+  const n = text.length;
+  while (start < n) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = n;
+    lineNo++;
+    const line = text.slice(start, end);
+    start = end + 1;
+    const f = line.trim().split(/\s+/);
+    if (f.length === 1 && f[0] === '') {
+      flush();
+      continue;
+    }
+    if (columns === 0) {
+      if (f.length !== 2 && f.length !== 3) {
+        throw new FormatError(`expected 2 (word, POS) or 3 (word, POS, chunk tag) whitespace-separated columns, found ${f.length}`, fileName, lineNo);
+      }
+      columns = f.length;
+    } else if (f.length !== columns) {
+      const what = columns === 3 ? '3 whitespace-separated columns (word, POS, chunk tag)' : '2 whitespace-separated columns (word, POS) like the lines above';
+      throw new FormatError(`expected ${what}, found ${f.length}`, fileName, lineNo);
+    }
+    if (columns === 3 && !CHUNK_TAG_RE.test(f[2]!)) {
+      throw new FormatError(`chunk tag ${JSON.stringify(f[2])} must be O, B-TYPE or I-TYPE`, fileName, lineNo);
+    }
+    if (words.length === 0) first = lineNo;
+    words.push(f[0]!);
+    pos.push(f[1]!);
+    if (columns === 3) chunks.push(f[2]!);
+  }
+  flush();
+  if (sentences.length === 0) throw new FormatError('empty file: no tokens found', fileName, Math.max(lineNo, 1));
+  return sentences;
+}
+
+/**
+ * Loads a CoNLL file (plain or gzip-compressed, detected by magic bytes). See {@link parseConll}.
+ *
+ * @throws InputError when the file cannot be read, FormatError for malformed content (with file and line).
+ */
+export function loadConll(path: string, options: ConllReadOptions = {}): ConllSentence[] {
+  return parseConll(readDataFile(path).toString('utf8'), path, options);
+}
+
+/** Total number of tokens of `sentences`. */
+export function conllTokenCount(sentences: readonly ConllSentence[]): number {
+  let s = 0;
+  for (const x of sentences) s += x.words.length;
+  return s;
+}
+
+/** Options of {@link formatConll}. */
+export interface ConllWriteOptions {
+  /** Keep the gold chunk column of the input (if any) before the predicted one: `WORD POS GOLD PRED`, the conlleval input. Default true. */
+  keepGold?: boolean;
+  /** Column separator. Default one space. */
+  separator?: string;
+}
+
+/**
+ * Writes sentences in CoNLL format with a predicted chunk column appended: `WORD POS PRED` for input
+ * without chunk tags, `WORD POS GOLD PRED` (the input format of conlleval) for input with them (unless
+ * `keepGold: false`). One blank line after every sentence.
+ */
+export function formatConll(sentences: readonly ConllSentence[], predicted: readonly (readonly string[])[], options: ConllWriteOptions = {}): string {
+  check(predicted.length === sentences.length, `got ${predicted.length} predicted sentences for ${sentences.length} sentences`);
+  const sep = options.separator ?? ' ';
+  const keepGold = options.keepGold ?? true;
+  const parts: string[] = [];
+  for (let i = 0; i < sentences.length; i++) {
+    const s = sentences[i]!;
+    const p = predicted[i]!;
+    check(p.length === s.words.length, () => `sentence ${i + 1} has ${s.words.length} tokens but ${p.length} predicted tags`);
+    for (let t = 0; t < p.length; t++) {
+      let line = s.words[t]! + sep + s.pos[t]!;
+      if (keepGold && s.chunks) line += sep + s.chunks[t]!;
+      parts.push(line + sep + p[t]!);
+    }
+    parts.push('');
+  }
+  return parts.length === 0 ? '' : `${parts.join('\n')}\n`;
+}
+
+/**
+ * The chunk tags of a task with their label ids: names sorted by code unit order (B-ADJP, B-ADVP, ...,
+ * I-VP, O for CoNLL-2000), id = index. Built from the training set and saved with the model, so test
+ * sentences and tagging map tags the same way.
+ */
+export class ChunkTagSet {
+  private readonly ids: Map<string, number>;
+
+  constructor(readonly names: readonly string[]) {
+    check(names.length >= 1, 'a chunk tag set needs at least one tag');
+    this.ids = new Map();
+    names.forEach((name, k) => {
+      check(isChunkTag(name), `chunk tag ${JSON.stringify(name)} must be O, B-TYPE or I-TYPE`);
+      check(!this.ids.has(name), `chunk tag ${JSON.stringify(name)} appears twice`);
+      this.ids.set(name, k);
+    });
+  }
+
+  /** The sorted set of the tags of labelled sentences. */
+  static fromSentences(sentences: readonly ConllSentence[]): ChunkTagSet {
+    const seen = new Set<string>();
+    for (const s of sentences) {
+      check(s.chunks !== null, `the sentence at line ${s.line} has no chunk tags`);
+      for (const tag of s.chunks) seen.add(tag);
+    }
+    return new ChunkTagSet([...seen].sort());
+  }
+
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** Label id of a tag, -1 when the tag is not in the set. */
+  id(tag: string): number {
+    return this.ids.get(tag) ?? -1;
+  }
+
+  /**
+   * Label ids of a labelled sentence.
+   * @throws FormatError (with the token's line) for a tag not in the set, e.g. a test tag never seen in training.
+   */
+  encode(sentence: ConllSentence, fileName = '<conll>'): Int32Array {
+    const chunks = sentence.chunks;
+    if (chunks === null) throw new FormatError('the sentence has no chunk tags', fileName, sentence.line);
+    const y = new Int32Array(chunks.length);
+    for (let t = 0; t < chunks.length; t++) {
+      const k = this.ids.get(chunks[t]!);
+      if (k === undefined) throw new FormatError(`chunk tag ${JSON.stringify(chunks[t])} is not one of the model's ${this.names.length} tags (${this.names.join(' ')})`, fileName, sentence.line + t);
+      y[t] = k;
+    }
+    return y;
+  }
+
+  /** Tag names of label ids. */
+  decode(y: ArrayLike<number>): string[] {
+    const out = new Array<string>(y.length);
+    for (let t = 0; t < y.length; t++) {
+      const name = this.names[y[t]!];
+      if (name === undefined) throw new InputError(`label ${y[t]} is outside 0..${this.names.length - 1}`);
+      out[t] = name;
+    }
+    return out;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The task behind `conll:PATH`.
+
+/**
+ * What a sparse-chain model needs to be rebuilt, saved in the model file's header: dimensions, the tag
+ * names (label id = index) and the attribute dictionary (attribute id = index), so that `tag` and `eval`
+ * extract exactly the training features. d = numFeatures*numLabels + 2*numLabels + numLabels^2.
+ */
+export interface SparseChainSpec {
+  kind: 'sparse-chain';
+  /** F: size of the attribute dictionary. */
+  numFeatures: number;
+  /** K: number of chunk tags. */
+  numLabels: number;
+  /** Tag names, sorted; label id = index. */
+  labelNames: string[];
+  /** The attribute dictionary (templates, minimum frequency, attribute strings). */
+  features: FeatureDictionaryJSON;
+}
+
+/** Options of {@link loadConllTask}. */
+export interface ConllTaskOptions {
+  /** Test file (a path, or `conll:PATH`). Default: `test.txt` next to the training file when PATH is a folder. */
+  test?: string;
+  /** Spec of a trained model (eval, tag): its dictionary and tags encode the data instead of new ones. */
+  model?: SparseChainSpec;
+  /** Minimum number of training occurrences of an attribute to enter the dictionary. Default {@link DEFAULT_MIN_FREQUENCY}. */
+  minFrequency?: number;
+  /** Use only the first `limit` training sentences (and build the dictionary on them). Default all. */
+  limit?: number;
+  /** Use only the first `testLimit` test sentences. Default all. */
+  testLimit?: number;
+}
+
+/** The training set and optional test set of `conll:PATH`, encoded for {@link SparseChainModel}. */
+export interface ConllTask {
+  spec: SparseChainSpec;
+  train: { xs: SparseSequence[]; ys: Int32Array[] };
+  test?: { xs: SparseSequence[]; ys: Int32Array[] };
+  /** Human-readable summary. */
+  description: string;
+  /** The sentences as read (for tagging output and chunk scores). */
+  sentences: { train: ConllSentence[]; test?: ConllSentence[] };
+  dictionary: FeatureDictionary;
+  tags: ChunkTagSet;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Encodes sentences with a dictionary (attribute ids, CSR) and a tag set (label ids). */
+export function encodeConll(sentences: readonly ConllSentence[], dictionary: FeatureDictionary, tags: ChunkTagSet, fileName = '<conll>'): { xs: SparseSequence[]; ys: Int32Array[] } {
+  const xs: SparseSequence[] = [];
+  const ys: Int32Array[] = [];
+  for (const s of sentences) {
+    xs.push(dictionary.encode(conllAttributes(s.words, s.pos)));
+    ys.push(tags.encode(s, fileName));
+  }
+  return { xs, ys };
+}
+
+/**
+ * Loads `conll:PATH` for training or evaluation. PATH is a CoNLL file, or a folder holding `train.txt`
+ * and `test.txt` (both are then used). Without `model`, the tag set and the attribute dictionary are built
+ * on the training sentences; with it, the model's are used (unseen attributes are ignored; a tag the model
+ * does not know is a FormatError).
+ */
+export function loadConllTask(path: string, options: ConllTaskOptions = {}): ConllTask {
+  let trainPath = path;
+  let testPath = options.test === undefined ? undefined : options.test.replace(/^conll:/, '');
+  if (isDirectory(path)) {
+    trainPath = join(path, 'train.txt');
+    testPath ??= join(path, 'test.txt');
+  }
+  const limit = options.limit;
+  check(limit === undefined || (Number.isInteger(limit) && limit >= 1), `limit must be a positive integer, got ${limit}`);
+  const testLimit = options.testLimit;
+  check(testLimit === undefined || (Number.isInteger(testLimit) && testLimit >= 0), `testLimit must be a non-negative integer, got ${testLimit}`);
+  let trainSentences = loadConll(trainPath);
+  if (limit !== undefined) trainSentences = trainSentences.slice(0, limit);
+  let testSentences = testPath === undefined ? undefined : loadConll(testPath);
+  if (testSentences && testLimit !== undefined) testSentences = testSentences.slice(0, testLimit);
+
+  let dictionary: FeatureDictionary;
+  let tags: ChunkTagSet;
+  if (options.model) {
+    const m = options.model;
+    check(m.kind === 'sparse-chain', `a ${String(m.kind)} model cannot read conll data`);
+    dictionary = FeatureDictionary.fromJSON(m.features);
+    tags = new ChunkTagSet(m.labelNames);
+    check(dictionary.size === m.numFeatures && tags.size === m.numLabels, 'the model spec is inconsistent (dictionary or tag count)');
+  } else {
+    tags = ChunkTagSet.fromSentences(trainSentences);
+    dictionary = FeatureDictionary.build(
+      (function* () {
+        for (const s of trainSentences) yield conllAttributes(s.words, s.pos);
+      })(),
+      { minFrequency: options.minFrequency ?? DEFAULT_MIN_FREQUENCY },
+    );
+  }
+  const spec: SparseChainSpec = {
+    kind: 'sparse-chain',
+    numFeatures: dictionary.size,
+    numLabels: tags.size,
+    labelNames: [...tags.names],
+    features: dictionary.toJSON(),
+  };
+  const train = encodeConll(trainSentences, dictionary, tags, trainPath);
+  const test = testSentences ? encodeConll(testSentences, dictionary, tags, testPath) : undefined;
+  const d = sparseChainDim(spec.numFeatures, spec.numLabels);
+  return {
+    spec,
+    train,
+    test,
+    description:
+      `conll: ${trainSentences.length} train${testSentences ? ` / ${testSentences.length} test` : ''} sentences, ` +
+      `${spec.numLabels} tags, ${spec.numFeatures} attributes (min frequency ${dictionary.minFrequency}), d = ${d}`,
+    sentences: { train: trainSentences, test: testSentences },
+    dictionary,
+    tags,
+  };
+}

@@ -1,0 +1,493 @@
+/**
+ * Frank-Wolfe solvers for nuclear-norm constrained multinomial logistic regression (problem.ts):
+ *
+ * - `fw`: full Frank-Wolfe. Step 2/(t+1) or exact line search on the full objective.
+ * - `sfw`: stochastic Frank-Wolfe (Hazan & Kale 2012; Hazan & Luo 2016, SFW): at round t, the gradient of
+ *   a mini-batch of ceil(c t^2) points drawn uniformly with replacement; step 2/(t+1).
+ * - `svrf`: stochastic variance-reduced Frank-Wolfe (Hazan & Luo 2016, Algorithm 1): epochs e = 1, 2, ...
+ *   take a snapshot W0 = W and its full gradient; then N_e = 2^(e+3) - 2 inner steps k = 1..N_e, each with
+ *   the variance-reduced gradient grad F(W0) + (1/m_k) sum_{i in batch} (grad f_i(W) - grad f_i(W0)) over
+ *   m_k = ceil(c k) points drawn with replacement, and step 2/(k+1) (k restarts every epoch, as in the
+ *   paper; `svrfGlobalStep` uses the global iteration count instead).
+ * - `afw`: approximate Frank-Wolfe (Liu & Tsang, AAAI 2017, Algorithm 1): Gaussian random projection hash,
+ *   per-class bins sorted by hash value (k0 initial equal-width bins), one uniformly drawn surrogate per bin
+ *   weighted by the bin's size, FW steps 2/(t+1) on the weighted surrogate objective, and every nu
+ *   iterations each bin with more than delta points is cut in two (bins.ts); surrogates are re-drawn when
+ *   the partition changed. The hashing and binning time is counted in `seconds`.
+ *
+ * All solvers start from W = 0 (or `init`), keep every iterate a convex combination of points of the
+ * ball (so ||W||_* <= tau), and emit the same trace records: iteration counters, `seconds` (solver time;
+ * the evaluations below are excluded), `primal` = `objective` = F(W) over the full training set,
+ * `residual` = F(W) - optimum when an optimum is given, `gap` = the Frank-Wolfe duality gap
+ * <grad F(W), W - V> (an exact certificate: F(W) - F* <= gap), data points touched, and per-solver fields.
+ * Evaluations run at iterations 0..10 and then at a geometric schedule (factor 1.1), or every
+ * `evalEvery` iterations, and at the end.
+ */
+import { check, InputError } from '../core/errors.js';
+import { Rng } from '../core/rng.js';
+import type { ProgressEvent } from '../solvers/common.js';
+import { gaussianVector, hashRows, HashBins } from './bins.js';
+import { NuclearLmo, nuclearNorm, type LmoAnswer } from './lmo.js';
+import { totalWeight, type MulticlassLogistic, type WeightedSubset } from './problem.js';
+
+export const MCFW_SOLVERS = ['afw', 'fw', 'sfw', 'svrf'] as const;
+export type McfwSolverName = (typeof MCFW_SOLVERS)[number];
+
+/** One trace record: a ProgressEvent (same field names as the SSVM solvers) plus these fields. */
+export interface McfwEvent extends ProgressEvent {
+  /** Frank-Wolfe iterations (LMO steps) done; equals `pass`. */
+  iteration: number;
+  /** Full objective F(W) (= `primal`). */
+  objective: number;
+  /** F(W) - optimum, when an optimum was given. */
+  residual?: number;
+  /** Per-point gradient evaluations (grad f_i); `oracleCalls` holds the same number. */
+  gradientEvaluations: number;
+  /** Data rows read: gradient evaluations (an SVRF sample reads its row once for both gradients), hashing, line search. */
+  pointsTouched: number;
+  lmoCalls: number;
+}
+
+export interface McfwOptions {
+  solver: McfwSolverName;
+  /** Radius of the nuclear-norm ball. */
+  tau: number;
+  /** `default`: 2/(t+1); `line-search`: exact line search on the (surrogate) objective (fw and afw only). */
+  step?: 'default' | 'line-search';
+  /** Cap on FW iterations. Default 500 when neither maxPasses nor timeBudget is given, else unlimited. */
+  maxIterations?: number;
+  /** Cap on effective passes (gradient evaluations / n). Default unlimited. */
+  maxPasses?: number;
+  /** Solver-time budget in seconds (evaluations excluded). Default unlimited. */
+  timeBudget?: number;
+  /** Seed of every random choice (samples, hash projection, LMO start vectors). Default 1. */
+  seed?: number;
+  /** Mini-batch scale c: SFW draws ceil(c t^2) points at round t, SVRF ceil(c k) at inner step k. Default 1. */
+  batchScale?: number;
+  /** SVRF: step 2/(t+1) with the global iteration count instead of restarting k each epoch. Default false. */
+  svrfGlobalStep?: boolean;
+  /** AFW: initial bins per class. Default 100. */
+  k0?: number;
+  /** AFW: bins with more than delta points are split. Default 10. */
+  delta?: number;
+  /** AFW: split every nu iterations. Default 50. */
+  nu?: number;
+  /** AFW: start from this partition instead of hashing (tests; e.g. one point per bin). */
+  bins?: HashBins;
+  /** Power-iteration tolerance of the LMO (relative eigen-residual). Default 1e-9. */
+  lmoTolerance?: number;
+  /** Power-iteration cap per LMO call. Default 2000. */
+  lmoMaxIterations?: number;
+  /** Evaluate the full objective and gap every this many iterations, or 'log' (0..10, then x1.1). Default 'log'. */
+  evalEvery?: number | 'log';
+  /** Known optimum F*: events get `residual` = F(W) - F*. */
+  optimum?: number;
+  /** Stop at an evaluation where F(W) <= targetObjective. */
+  targetObjective?: number;
+  /** Stop at an evaluation where the FW gap is <= gapThreshold. Default 0 (never). */
+  gapThreshold?: number;
+  /** Extra metrics at every evaluation (e.g. test accuracy); not timed. */
+  evaluate?: (W: Float64Array) => Record<string, number>;
+  onProgress?: (event: McfwEvent) => void;
+  /** Called after every update with the new iterate (not timed; for tests and diagnostics). */
+  onIterate?: (iteration: number, W: Float64Array) => void;
+  /** Stops at the next iteration (stopReason 'aborted'). */
+  signal?: AbortSignal;
+  /** Starting point (F x K feature-major, inside the ball). Default 0. */
+  init?: Float64Array;
+}
+
+export type McfwStopReason = 'maxIterations' | 'maxPasses' | 'timeBudget' | 'gap' | 'target' | 'aborted';
+
+export interface McfwResult {
+  W: Float64Array;
+  solver: McfwSolverName;
+  tau: number;
+  iterations: number;
+  effectivePasses: number;
+  gradientEvaluations: number;
+  pointsTouched: number;
+  lmoCalls: number;
+  powerIterations: number;
+  /** Solver time (evaluations excluded; AFW hashing included). */
+  seconds: number;
+  /** Full objective at the returned W. */
+  objective: number;
+  /** FW duality gap at the returned W. */
+  gap: number;
+  residual?: number;
+  stopReason: McfwStopReason;
+  trace: McfwEvent[];
+  metrics: Record<string, number>;
+  /** AFW: seconds spent hashing and building the initial bins. */
+  hashSeconds?: number;
+  /** AFW: surrogates (bins) at the end. */
+  surrogates?: number;
+  /** SVRF: epochs started. */
+  epochs?: number;
+}
+
+/** Full objective and FW gap at W (one pass over the data + one LMO). */
+export interface FullEvaluation {
+  objective: number;
+  gap: number;
+  sigma: number;
+}
+
+/**
+ * F(W) and the Frank-Wolfe gap g(W) = <grad F(W), W> + tau sigma_1(grad F(W)) >= F(W) - F*.
+ * `G` is a scratch buffer of length F x K; `lmo` should be a dedicated instance (it keeps warm starts).
+ */
+export function evaluateFull(problem: MulticlassLogistic, W: Float64Array, lmo: NuclearLmo, G: Float64Array, V: Float64Array): FullEvaluation {
+  const objective = problem.lossAndGradient(W, G);
+  const ans = lmo.solve(G, V);
+  let gw = 0;
+  for (let q = 0; q < W.length; q++) gw += G[q]! * W[q]!;
+  return { objective, gap: gw + lmo.tau * ans.sigma, sigma: ans.sigma };
+}
+
+/** Trains with one of the four solvers; see the module comment. */
+export function trainMulticlassFw(problem: MulticlassLogistic, options: McfwOptions): McfwResult {
+  const o = resolve(options);
+  const { n, numFeatures: F, numClasses: K, size } = problem;
+  const rng = new Rng(o.seed);
+  const lmo = new NuclearLmo(o.tau, F, K, { tol: o.lmoTolerance, maxIterations: o.lmoMaxIterations, seed: o.seed + 7919 });
+  const evalLmo = new NuclearLmo(o.tau, F, K, { tol: o.lmoTolerance, maxIterations: o.lmoMaxIterations, seed: o.seed + 104729 });
+  const W = options.init ? Float64Array.from(options.init) : problem.zeros();
+  problem.checkIterate(W);
+  if (options.init) {
+    const nn = nuclearNorm(W, F, K);
+    if (!(nn <= o.tau * (1 + 1e-9))) throw new InputError(`init has nuclear norm ${nn} > tau = ${o.tau}`);
+  }
+  const G = new Float64Array(size);
+  const V = new Float64Array(size);
+  const Geval = new Float64Array(size);
+  const Veval = new Float64Array(size);
+
+  // Counters.
+  let t = 0;
+  let gradEvals = 0;
+  let touched = 0;
+  let seconds = 0;
+  let lastStep: number | undefined;
+  const trace: McfwEvent[] = [];
+  let metrics: Record<string, number> = {};
+  let lastEval: (FullEvaluation & { iteration: number }) | undefined;
+  const extra: Record<string, number | string | boolean | undefined> = {};
+  let stopReason: McfwStopReason | undefined;
+
+  const evaluateNow = (): void => {
+    const ev = evaluateFull(problem, W, evalLmo, Geval, Veval);
+    lastEval = { ...ev, iteration: t };
+    metrics = o.evaluate ? o.evaluate(W) : {};
+    const e: McfwEvent = {
+      solver: o.solver,
+      pass: t,
+      iteration: t,
+      effectivePasses: gradEvals / n,
+      oracleCalls: gradEvals,
+      gradientEvaluations: gradEvals,
+      pointsTouched: touched,
+      lmoCalls: lmo.calls,
+      seconds,
+      primal: ev.objective,
+      objective: ev.objective,
+      gap: ev.gap,
+      gapIsExact: true,
+      stepSize: lastStep,
+      ...extra,
+      ...metrics,
+    };
+    if (o.optimum !== undefined) e.residual = ev.objective - o.optimum;
+    for (const k of Object.keys(e)) if (e[k] === undefined) delete e[k];
+    trace.push(e);
+    o.onProgress?.(e);
+    if (o.gapThreshold > 0 && ev.gap <= o.gapThreshold) stopReason ??= 'gap';
+    if (o.targetObjective !== undefined && ev.objective <= o.targetObjective) stopReason ??= 'target';
+  };
+  let nextLog = 11;
+  const due = (): boolean => {
+    if (o.evalEvery !== 'log') return t % o.evalEvery === 0;
+    if (t <= 10) return true;
+    if (t >= nextLog) {
+      nextLog = Math.max(t + 1, Math.ceil(t * 1.1));
+      return true;
+    }
+    return false;
+  };
+
+  // Per-solver state and one iteration.
+  const scores = o.step === 'line-search' ? new Float64Array(n * K) : null;
+  const dirScores = o.step === 'line-search' ? new Float64Array(n * K) : null;
+  const update = (gamma: number): void => {
+    const g1 = 1 - gamma;
+    for (let q = 0; q < size; q++) W[q] = g1 * W[q]! + gamma * V[q]!;
+    lastStep = gamma;
+  };
+  const lineSearch = (subset: WeightedSubset | null, ans: LmoAnswer): number => {
+    touched += subset === null ? n : subset.count;
+    return exactLineSearch(problem, subset, scores!, dirScores!, ans, o.tau);
+  };
+
+  let step: () => void;
+  let hashSeconds: number | undefined;
+  let bins: HashBins | undefined;
+  let epoch = 0;
+  switch (o.solver) {
+    case 'fw': {
+      step = () => {
+        t++;
+        problem.lossAndGradient(W, G, null, scores);
+        gradEvals += n;
+        touched += n;
+        const ans = lmo.solve(G, V);
+        update(o.step === 'line-search' ? lineSearch(null, ans) : 2 / (t + 1));
+      };
+      break;
+    }
+    case 'sfw': {
+      const subset: WeightedSubset = { index: new Int32Array(1024), weight: null, count: 0 };
+      step = () => {
+        t++;
+        const m = Math.ceil(o.batchScale * t * t);
+        if (subset.index.length < m) subset.index = new Int32Array(Math.max(m, 2 * subset.index.length));
+        for (let r = 0; r < m; r++) subset.index[r] = rng.int(n);
+        subset.count = m;
+        problem.lossAndGradient(W, G, subset);
+        gradEvals += m;
+        touched += m;
+        lmo.solve(G, V);
+        extra.batchSize = m;
+        update(2 / (t + 1));
+      };
+      break;
+    }
+    case 'svrf': {
+      const W0 = new Float64Array(size);
+      const G0 = new Float64Array(size);
+      const subset: WeightedSubset = { index: new Int32Array(1024), weight: null, count: 0 };
+      let k = 0;
+      let Ne = 0;
+      step = () => {
+        if (k >= Ne) {
+          // New epoch: snapshot and its full gradient.
+          epoch++;
+          Ne = 2 ** (epoch + 3) - 2;
+          k = 0;
+          W0.set(W);
+          problem.lossAndGradient(W0, G0);
+          gradEvals += n;
+          touched += n;
+          extra.epoch = epoch;
+        }
+        t++;
+        k++;
+        const m = Math.ceil(o.batchScale * k);
+        if (subset.index.length < m) subset.index = new Int32Array(2 * m);
+        for (let r = 0; r < m; r++) subset.index[r] = rng.int(n);
+        subset.count = m;
+        G.set(G0);
+        problem.accumulate(W, subset, 1 / m, G);
+        problem.accumulate(W0, subset, -1 / m, G);
+        gradEvals += 2 * m;
+        touched += m;
+        lmo.solve(G, V);
+        extra.batchSize = m;
+        extra.innerStep = k;
+        update(o.svrfGlobalStep ? 2 / (t + 1) : 2 / (k + 1));
+      };
+      break;
+    }
+    case 'afw': {
+      const t0 = performance.now();
+      if (o.bins) {
+        check(o.bins.order.length === n, `the given bins cover ${o.bins.order.length} points, the data has ${n}`);
+        bins = o.bins;
+      } else {
+        const rho = gaussianVector(F, rng);
+        bins = HashBins.fromHash(hashRows(problem.X, rho), problem.y, K, o.k0);
+        touched += n;
+      }
+      const subset: WeightedSubset = { index: new Int32Array(n), weight: new Float64Array(n), count: 0 };
+      subset.count = bins.sample(rng, subset.index, subset.weight!);
+      hashSeconds = (performance.now() - t0) / 1000;
+      seconds += hashSeconds;
+      extra.hashSeconds = hashSeconds;
+      extra.surrogates = subset.count;
+      const theBins = bins;
+      step = () => {
+        t++;
+        const surrogate = problem.lossAndGradient(W, G, subset, scores);
+        gradEvals += subset.count;
+        touched += subset.count;
+        const ans = lmo.solve(G, V);
+        extra.surrogateObjective = surrogate;
+        update(o.step === 'line-search' ? lineSearch(subset, ans) : 2 / (t + 1));
+        if (t % o.nu === 0 && theBins.split(o.delta) > 0) {
+          subset.count = theBins.sample(rng, subset.index, subset.weight!);
+          extra.surrogates = subset.count;
+          extra.splits = ((extra.splits as number | undefined) ?? 0) + 1;
+        }
+      };
+      break;
+    }
+  }
+
+  evaluateNow();
+  while (stopReason === undefined) {
+    if (o.signal?.aborted) {
+      stopReason = 'aborted';
+      break;
+    }
+    if (t >= o.maxIterations) {
+      stopReason = 'maxIterations';
+      break;
+    }
+    if (gradEvals / n >= o.maxPasses) {
+      stopReason = 'maxPasses';
+      break;
+    }
+    if (seconds >= o.timeBudget) {
+      stopReason = 'timeBudget';
+      break;
+    }
+    const start = performance.now();
+    step();
+    seconds += (performance.now() - start) / 1000;
+    o.onIterate?.(t, W);
+    if (due()) evaluateNow();
+  }
+  if (lastEval === undefined || lastEval.iteration !== t) evaluateNow();
+  const last = lastEval!;
+  return {
+    W,
+    solver: o.solver,
+    tau: o.tau,
+    iterations: t,
+    effectivePasses: gradEvals / n,
+    gradientEvaluations: gradEvals,
+    pointsTouched: touched,
+    lmoCalls: lmo.calls,
+    powerIterations: lmo.powerIterations,
+    seconds,
+    objective: last.objective,
+    gap: last.gap,
+    residual: o.optimum === undefined ? undefined : last.objective - o.optimum,
+    stopReason: stopReason ?? 'maxIterations',
+    trace,
+    metrics,
+    hashSeconds,
+    surrogates: bins?.count,
+    epochs: o.solver === 'svrf' ? epoch : undefined,
+  };
+}
+
+type Resolved = Required<Pick<McfwOptions, 'solver' | 'tau' | 'step' | 'maxIterations' | 'maxPasses' | 'timeBudget' | 'seed' | 'batchScale' | 'k0' | 'delta' | 'nu' | 'gapThreshold'>> &
+  Omit<McfwOptions, 'evalEvery'> & { evalEvery: number | 'log' };
+
+function resolve(o: McfwOptions): Resolved {
+  check((MCFW_SOLVERS as readonly string[]).includes(o.solver), `solver must be one of ${MCFW_SOLVERS.join(', ')}, got '${o.solver}'`);
+  check(Number.isFinite(o.tau) && o.tau > 0, `tau must be a positive finite number, got ${o.tau}`);
+  const step = o.step ?? 'default';
+  check(step === 'default' || step === 'line-search', `step must be 'default' or 'line-search', got '${step}'`);
+  if (step === 'line-search') check(o.solver === 'fw' || o.solver === 'afw', `line search applies to fw and afw, not ${o.solver}`);
+  const unlimited = o.maxPasses === undefined && o.timeBudget === undefined;
+  const maxIterations = o.maxIterations ?? (unlimited ? 500 : Infinity);
+  check(maxIterations === Infinity || (Number.isInteger(maxIterations) && maxIterations >= 0), `maxIterations must be a non-negative integer, got ${maxIterations}`);
+  const maxPasses = o.maxPasses ?? Infinity;
+  check(maxPasses > 0, `maxPasses must be > 0, got ${maxPasses}`);
+  const timeBudget = o.timeBudget ?? Infinity;
+  check(timeBudget > 0, `timeBudget must be > 0 seconds, got ${timeBudget}`);
+  const seed = o.seed ?? 1;
+  check(Number.isInteger(seed) && seed >= 0, `seed must be a non-negative integer, got ${seed}`);
+  const batchScale = o.batchScale ?? 1;
+  check(Number.isFinite(batchScale) && batchScale > 0, `batchScale must be > 0, got ${batchScale}`);
+  const k0 = o.k0 ?? 100;
+  check(Number.isInteger(k0) && k0 >= 1, `k0 must be a positive integer, got ${k0}`);
+  const delta = o.delta ?? 10;
+  check(Number.isInteger(delta) && delta >= 0, `delta must be a non-negative integer, got ${delta}`);
+  const nu = o.nu ?? 50;
+  check(Number.isInteger(nu) && nu >= 1, `nu must be a positive integer, got ${nu}`);
+  const evalEvery = o.evalEvery ?? 'log';
+  check(evalEvery === 'log' || (Number.isInteger(evalEvery) && evalEvery >= 1), `evalEvery must be 'log' or a positive integer, got ${evalEvery}`);
+  const gapThreshold = o.gapThreshold ?? 0;
+  check(gapThreshold >= 0, `gapThreshold must be >= 0, got ${gapThreshold}`);
+  if (o.optimum !== undefined) check(Number.isFinite(o.optimum), `optimum must be finite, got ${o.optimum}`);
+  return { ...o, step, maxIterations, maxPasses, timeBudget, seed, batchScale, k0, delta, nu, evalEvery, gapThreshold };
+}
+
+/**
+ * Exact line search min_{gamma in [0,1]} phi(gamma) = weighted mean of f_i(W + gamma (V - W)) over
+ * `subset` (all rows when null), with V = -tau a b^T. `scores` holds the rows' scores W x_i from the
+ * gradient pass; `dir` is scratch for the direction scores D_i = V x_i - W x_i. phi is convex; a
+ * safeguarded Newton iteration on phi' over the bracket [0, 1] finds its minimiser.
+ */
+export function exactLineSearch(
+  problem: MulticlassLogistic,
+  subset: WeightedSubset | null,
+  scores: Float64Array,
+  dir: Float64Array,
+  ans: LmoAnswer,
+  tau: number,
+): number {
+  const K = problem.numClasses;
+  const { indptr, indices, values } = problem.X;
+  const count = subset === null ? problem.n : subset.count;
+  const a = ans.a;
+  const b = ans.b;
+  for (let r = 0; r < count; r++) {
+    const i = subset === null ? r : subset.index[r]!;
+    let z = 0;
+    for (let q = indptr[i]!, e = indptr[i + 1]!; q < e; q++) z += a[indices[q]!]! * values[q]!;
+    const o = r * K;
+    for (let k = 0; k < K; k++) dir[o + k] = -tau * z * b[k]! - scores[o + k]!;
+  }
+  const wsum = totalWeight(subset, problem.n);
+  const y = problem.y;
+  // phi'(gamma) and phi''(gamma).
+  const derivs = (gamma: number): [number, number] => {
+    let d1 = 0;
+    let d2 = 0;
+    for (let r = 0; r < count; r++) {
+      const i = subset === null ? r : subset.index[r]!;
+      const c = subset === null || subset.weight === null ? 1 : subset.weight[r]!;
+      const o = r * K;
+      let m = -Infinity;
+      for (let k = 0; k < K; k++) m = Math.max(m, scores[o + k]! + gamma * dir[o + k]!);
+      let z = 0;
+      let pd = 0;
+      let pdd = 0;
+      for (let k = 0; k < K; k++) {
+        const e = Math.exp(scores[o + k]! + gamma * dir[o + k]! - m);
+        const dk = dir[o + k]!;
+        z += e;
+        pd += e * dk;
+        pdd += e * dk * dk;
+      }
+      pd /= z;
+      pdd /= z;
+      d1 += c * (pd - dir[o + y[i]!]!);
+      d2 += c * Math.max(pdd - pd * pd, 0);
+    }
+    return [d1 / wsum, d2 / wsum];
+  };
+  const [g0] = derivs(0);
+  if (!(g0 < 0)) return 0;
+  const [g1] = derivs(1);
+  if (g1 <= 0) return 1;
+  let lo = 0;
+  let hi = 1;
+  let gamma = Math.min(1, Math.max(0, -g0 / Math.max(derivs(0)[1], 1e-300)));
+  if (!(gamma > 0 && gamma < 1)) gamma = 0.5;
+  const scale = Math.abs(g0);
+  for (let it = 0; it < 60; it++) {
+    const [d1, d2] = derivs(gamma);
+    if (Math.abs(d1) <= 1e-12 * scale) break;
+    if (d1 > 0) hi = gamma;
+    else lo = gamma;
+    if (hi - lo <= 1e-14) break;
+    const newton = d2 > 0 ? gamma - d1 / d2 : NaN;
+    gamma = newton > lo && newton < hi ? newton : (lo + hi) / 2;
+  }
+  return gamma;
+}
