@@ -62,3 +62,6 @@ export {
   type Gdt2dCoefficients,
   type GridShape,
 } from './gdt.js';
+
+export { readTraces, groupSeries, type TraceEvent, type TraceRun, type TraceSeries } from './plot/traces.js';
+export { buildFigure, renderSvg, renderPng } from './plot/figures.js';

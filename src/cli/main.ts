@@ -12,6 +12,7 @@ import { fullOraclePass, type SolverCheckpoint, type SolverResult } from '../sol
 import { SOLVERS, trainAsync, type SolverName, type TrainOptions } from '../solvers/index.js';
 import type { BcfwResult, StepType } from '../solvers/bcfw.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
+import { runPlot } from './plot.js';
 import { UsageError, integer, nonNegative, number, parse, positive, report, type Io } from './common.js';
 
 /** CLI solver names: the block-coordinate variants are one engine with a step type. */
@@ -26,6 +27,7 @@ Commands:
   demo                     train a chain model on built-in synthetic data (no files needed)
   train DATA               train a model; DATA is KIND:PATH (ocr:FILE, libsvm:FILE, synthetic:)
   eval MODEL DATA          error (and, on the training set, the exact duality gap) of a saved model
+  plot TRACE...            SVG/PNG figures from JSONL traces (gap against effective passes or time, ...)
   help [COMMAND]           this text, or the options of a command
 
 Data:
@@ -302,6 +304,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       }
       case 'eval':
         return await runEval(rest, io);
+      case 'plot':
+        return await runPlot(rest, io);
       default:
         throw new UsageError(`unknown command '${command}' (try gapbcfw help)`);
     }

@@ -45,7 +45,7 @@ export async function runPlot(args: string[], io: Io): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('plot takes one or more TRACE files or directories, e.g. gapbcfw plot runs/ --out gap.png');
-  const x = v.x === undefined ? 'effective' : X_ALIASES[v.x];
+  const x = v.x === undefined ? 'effective' : Object.hasOwn(X_ALIASES, v.x) ? X_ALIASES[v.x] : undefined;
   if (x === undefined) throw new UsageError(`--x must be one of ${X_AXES.join(', ')}, got '${v.x}'`);
   const y = (v.y ?? 'gap') as YMetric;
   if (!Y_METRICS.includes(y)) throw new UsageError(`--y must be one of ${Y_METRICS.join(', ')}, got '${v.y}'`);

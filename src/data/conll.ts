@@ -344,3 +344,27 @@ export function loadConllTask(path: string, options: ConllTaskOptions = {}): Con
     tags,
   };
 }
+
+/**
+ * Checks the `spec` of a model file header for a sparse-chain model (what `loadModel` and `tag` read).
+ * @throws FormatError naming `file` when a field is missing or inconsistent.
+ */
+export function parseSparseChainSpec(value: unknown, file?: string): SparseChainSpec {
+  const s = value as Partial<SparseChainSpec> | null;
+  const fail = (why: string): never => {
+    throw new FormatError(`model header: ${why}`, file);
+  };
+  if (s === null || typeof s !== 'object' || s.kind !== 'sparse-chain') return fail("spec is not of kind 'sparse-chain'");
+  if (!(Number.isInteger(s.numFeatures) && s.numFeatures! >= 1)) fail('numFeatures must be a positive integer');
+  if (!(Number.isInteger(s.numLabels) && s.numLabels! >= 1)) fail('numLabels must be a positive integer');
+  if (!Array.isArray(s.labelNames) || s.labelNames.length !== s.numLabels) fail('labelNames must list numLabels tags');
+  let dictionary: FeatureDictionary;
+  try {
+    new ChunkTagSet(s.labelNames!);
+    dictionary = FeatureDictionary.fromJSON(s.features);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  if (dictionary.size !== s.numFeatures) fail(`the dictionary has ${dictionary.size} attributes but numFeatures is ${s.numFeatures}`);
+  return s as SparseChainSpec;
+}

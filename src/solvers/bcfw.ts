@@ -66,6 +66,11 @@ export interface BcfwOptions extends CommonSolverOptions {
    */
   warmStart?: WarmStart;
   /**
+   * Start from the dual point alpha_i = delta(labels[i]) (every block on one corner) instead of the ground
+   * truth, with the given gap estimates (upper bounds; not exact). Used by the regularization path (Alg. 6).
+   */
+  start?: { labels: readonly unknown[]; gapEstimates?: Float64Array };
+  /**
    * Log the exact gap every this many passes for plots only ([G] logging_level 3): the oracle calls and
    * time are not counted and nothing feeds back into the solver. Events carry `monitor: true`. Default off.
    */
@@ -234,8 +239,10 @@ export class BcfwSolver extends PassSolver {
         return a;
       });
     }
+    check(!(o.start && o.warmStart), 'start and warmStart exclude each other');
     if (restored) this.restore(restored);
     else if (o.warmStart) this.warmStartFrom(o.warmStart);
+    else if (o.start) this.startAtCorners(o.start);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -727,6 +734,61 @@ export class BcfwSolver extends PassSolver {
         A.exact = b.exact;
       });
     }
+  }
+
+  /** See BcfwOptions.start: alpha_i = delta(y_i~), w_i = psi_i(y_i~)/(lambda n), l_i = L_i(y_i~)/n. */
+  private startAtCorners(start: NonNullable<BcfwOptions['start']>): void {
+    const { problem, w } = this;
+    const { n, dim: d } = problem;
+    check(start.labels.length === n, `start needs ${n} labels, got ${start.labels.length}`);
+    const lambdaN = this.config.lambda * n;
+    const wi = new Float64Array(d);
+    for (let i = 0; i < n; i++) {
+      const y = start.labels[i];
+      const psi = problem.psi(i, y);
+      const L = problem.loss(i, y);
+      wi.fill(0);
+      for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!] = psi.values[q]! / lambdaN;
+      this.blocks.replace(i, w, wi);
+      this.lBlocks[i] = L / n;
+      this.l += L / n;
+      const A = this.atoms?.[i];
+      if (A) {
+        const key = problem.labelKey(y);
+        if (A.indexOf(key) < 0) A.add(y, key, L, 0);
+        for (let k = 0; k < A.size; k++) A.alpha[k] = A.keys[k] === key ? 1 : 0;
+        if (!this.cache) for (let k = A.size - 1; k >= 0; k--) if (A.alpha[k] === 0) A.remove(k);
+      }
+    }
+    if (start.gapEstimates) {
+      check(start.gapEstimates.length === n, `start.gapEstimates needs ${n} values`);
+      start.gapEstimates.forEach((g, i) => this.setEstimate(i, Math.max(g, 0)));
+    }
+    // The estimates are bounds, not exact gaps: the global cache criterion stays off ([G]).
+    this.lastExactTotal = 0;
+    if (this.averaging) {
+      this.wAvg.set(w);
+      this.lAvg = this.l;
+    }
+  }
+
+  /**
+   * Delta of Prop. 1 (2016 paper, eq. 11) for lowering lambda: sum_i u_i with u_i = l_i - lambda w_i^T w,
+   * the rate at which the gap grows as rho = lambda_new / lambda decreases. When the gap estimates are not
+   * exact, negative u_i are clipped to 0 (conservative, as the keep-primal warm start does).
+   */
+  pathDelta(): number {
+    let U = 0;
+    for (let i = 0; i < this.problem.n; i++) {
+      const u = this.lBlocks[i]! - this.config.lambda * this.blocks.dot(i, this.w);
+      U += this.estimatesExact ? u : Math.max(u, 0);
+    }
+    return U;
+  }
+
+  /** The current (not averaged) dual point: w, l and whether the gap estimates are exact block gaps. */
+  get state(): { w: Float64Array; l: number; gapEstimate: number; estimatesExact: boolean } {
+    return { w: this.w, l: this.l, gapEstimate: this.gapEstimate, estimatesExact: this.estimatesExact };
   }
 
   /** See BcfwOptions.warmStart. */

@@ -1,0 +1,484 @@
+/**
+ * `gapbcfw align`: word alignment as bipartite matching (src/models/matching.ts).
+ *
+ *   gapbcfw align train alignment:DIR [--folds 5] [--fold K | --all] [solver options] [--out MODEL]
+ *   gapbcfw align eval MODEL alignment:DIR [--fold K] [--folds 5]
+ *   gapbcfw align MODEL [PAIRS | -]         (PAIRS: 'english tokens ||| french tokens' per line; stdin by default)
+ *
+ * An alignment model file holds w, the loss settings and the parallel text its Dice statistics were
+ * counted from (unlabelled sample + training sentences), so `align` computes the same features on new pairs.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { ParseArgsConfig } from 'node:util';
+import { GapbcfwError, FormatError, InputError } from '../core/errors.js';
+import { meanLoss, modelProblem } from '../core/problem.js';
+import {
+  alignmentCounts,
+  alignmentMetrics,
+  foldSplit,
+  foldStats,
+  matchingData,
+  parseParallelPairs,
+  readHansards,
+  readParallelSample,
+  sumCounts,
+  type AlignedPair,
+} from '../data/alignment.js';
+import { readModelFile, writeModelFile } from '../io/model-file.js';
+import {
+  ALIGNMENT_FEATURE_NAMES,
+  AlignmentFeaturizer,
+  CooccurrenceStats,
+  MatchingModel,
+  diceBaseline,
+  type LossNormaliser,
+} from '../models/matching.js';
+import type { BcfwResult, StepType } from '../solvers/bcfw.js';
+import type { SolverResult } from '../solvers/common.js';
+import { trainAsync, type TrainOptions } from '../solvers/index.js';
+import { UsageError, integer, nonNegative, number, parse, positive, report, type Io } from './common.js';
+import { ProgressPrinter, describeEvent } from './progress.js';
+
+export const ALIGN_USAGE = `gapbcfw align: word alignment as bipartite matching (Hungarian oracle, asymmetric Hamming loss, AER)
+
+Usage:
+  gapbcfw align train alignment:DIR [options]   train on the Hansards gold pairs of DIR (word_alignment_hansards/)
+  gapbcfw align eval MODEL alignment:DIR        AER, precision and recall of a model on a fold
+  gapbcfw align MODEL [PAIRS | -]               align new pairs ('english tokens ||| french tokens' per line,
+                                                stdin when PAIRS is absent or -); prints one line per pair
+
+Train options:
+  --folds F            cross-validation folds over the 484 labelled pairs (default 5, contiguous)
+  --fold K             held-out fold, 0..F-1 (default 0): trained on the others, AER reported on it
+  --all                train on all 484 pairs (no held-out AER)
+  --cost-fp X          loss of a proposed link outside the target matching (default 1)
+  --cost-fn X          loss of a missed target link (default 3)
+  --normaliser N       links (default: divide by the number of target links) | rows | none
+  --no-sample          do not count Dice statistics over the unlabelled sample (training sentences only)
+  --lambda X, --solver bcfw|bcpfw|bcafw|hybrid|fw|ssg, --sampling uniform|perm|gap, --cache
+  (--cache-size N, --cache-f X, --cache-nu X), --averaging, --no-averaging, --no-line-search,
+  --gap-threshold X (default 0.01), --gap-check N, --max-passes N (default 100), --time-budget S, --seed N,
+  --out MODEL, --trace FILE.jsonl, --quiet, --json
+Eval options: --folds F, --fold K (default: the model's held-out fold), --json
+Align options: --order ef|fe (default ef: 'j-k' = English word j, French word k; fe = the NAACL files' order),
+  --words (print 'english=french' word pairs instead of indices), --json
+
+Exit codes: 0 success, 1 the job failed, 2 bad usage or bad input.`;
+
+const TRAIN_OPTIONS = {
+  folds: { type: 'string' },
+  fold: { type: 'string' },
+  all: { type: 'boolean' },
+  'cost-fp': { type: 'string' },
+  'cost-fn': { type: 'string' },
+  normaliser: { type: 'string' },
+  'no-sample': { type: 'boolean' },
+  lambda: { type: 'string' },
+  solver: { type: 'string' },
+  sampling: { type: 'string' },
+  cache: { type: 'boolean' },
+  'cache-size': { type: 'string' },
+  'cache-f': { type: 'string' },
+  'cache-nu': { type: 'string' },
+  averaging: { type: 'boolean' },
+  'no-averaging': { type: 'boolean' },
+  'no-line-search': { type: 'boolean' },
+  'gap-threshold': { type: 'string' },
+  'gap-check': { type: 'string' },
+  'max-passes': { type: 'string' },
+  'time-budget': { type: 'string' },
+  seed: { type: 'string' },
+  out: { type: 'string' },
+  trace: { type: 'string' },
+  quiet: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+const EVAL_OPTIONS = {
+  folds: { type: 'string' },
+  fold: { type: 'string' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+const PREDICT_OPTIONS = {
+  order: { type: 'string' },
+  words: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+// -------------------------------------------------------------------------------------------------
+// Model files
+
+const FORMAT = 'gapbcfw-alignment-model';
+
+/** A trained alignment model: weights, loss settings and the parallel text of its Dice statistics. */
+export interface AlignmentModel {
+  w: Float64Array;
+  lambda: number;
+  costFalsePositive: number;
+  costFalseNegative: number;
+  normaliser: LossNormaliser;
+  /** Sentence pairs the co-occurrence statistics are counted from (tokens as given). */
+  corpus: [string[], string[]][];
+  /** Solver and settings, for the record. */
+  training: Record<string, unknown>;
+  /** The cross-validation fold held out in training, when there was one. */
+  heldOut?: { folds: number; fold: number };
+  /** Held-out metrics measured after training. */
+  metrics?: Record<string, number>;
+}
+
+const encodeSide = (corpus: readonly (readonly [string[], string[]])[], side: 0 | 1) => new TextEncoder().encode(corpus.map((p) => p[side].join(' ')).join('\n'));
+
+/** Writes an alignment model (the container of io/model-file.ts, format 'gapbcfw-alignment-model'). */
+export function saveAlignmentModel(path: string, m: AlignmentModel): void {
+  writeModelFile(path, {
+    meta: {
+      format: FORMAT,
+      features: [...ALIGNMENT_FEATURE_NAMES],
+      lambda: m.lambda,
+      costFalsePositive: m.costFalsePositive,
+      costFalseNegative: m.costFalseNegative,
+      normaliser: m.normaliser,
+      corpusPairs: m.corpus.length,
+      training: m.training,
+      ...(m.heldOut ? { heldOut: m.heldOut } : {}),
+      ...(m.metrics ? { metrics: m.metrics } : {}),
+    },
+    arrays: { w: m.w, corpusE: encodeSide(m.corpus, 0), corpusF: encodeSide(m.corpus, 1) },
+  });
+}
+
+/** Reads a model written by {@link saveAlignmentModel}; anything else is a FormatError. */
+export function loadAlignmentModel(path: string): AlignmentModel {
+  const { meta, arrays } = readModelFile(path);
+  if (meta.format !== FORMAT) throw new FormatError(`not a gapbcfw alignment model (format '${String(meta.format)}')`, path);
+  const names = meta.features;
+  if (!Array.isArray(names) || names.join('\n') !== ALIGNMENT_FEATURE_NAMES.join('\n')) {
+    throw new FormatError('the model was trained with another alignment feature set than this version computes', path);
+  }
+  const { w, corpusE, corpusF } = arrays;
+  if (!(w instanceof Float64Array) || w.length !== ALIGNMENT_FEATURE_NAMES.length) throw new FormatError(`model needs an f64 array 'w' of length ${ALIGNMENT_FEATURE_NAMES.length}`, path);
+  if (!(corpusE instanceof Uint8Array) || !(corpusF instanceof Uint8Array)) throw new FormatError('model has no corpus arrays', path);
+  const dec = new TextDecoder();
+  const es = dec.decode(corpusE).split('\n');
+  const fs = dec.decode(corpusF).split('\n');
+  const count = Number(meta.corpusPairs);
+  const corpus: [string[], string[]][] = [];
+  if (count > 0) {
+    if (es.length !== count || fs.length !== count) throw new FormatError(`corpus has ${es.length}/${fs.length} lines, header says ${count}`, path);
+    for (let i = 0; i < count; i++) corpus.push([es[i]!.split(' '), fs[i]!.split(' ')]);
+  }
+  const normaliser = meta.normaliser as LossNormaliser;
+  const heldOut = meta.heldOut as { folds: number; fold: number } | undefined;
+  return {
+    w,
+    lambda: Number(meta.lambda),
+    costFalsePositive: Number(meta.costFalsePositive),
+    costFalseNegative: Number(meta.costFalseNegative),
+    normaliser,
+    corpus,
+    training: (meta.training ?? {}) as Record<string, unknown>,
+    heldOut: heldOut && Number.isInteger(heldOut.folds) && Number.isInteger(heldOut.fold) ? heldOut : undefined,
+    metrics: meta.metrics as Record<string, number> | undefined,
+  };
+}
+
+/** Aligns sentence pairs with a trained model. */
+export class Aligner {
+  readonly featurizer: AlignmentFeaturizer;
+  readonly model: MatchingModel;
+
+  constructor(readonly trained: AlignmentModel) {
+    this.featurizer = new AlignmentFeaturizer(new CooccurrenceStats(trained.corpus));
+    this.model = new MatchingModel({
+      numFeatures: this.featurizer.numFeatures,
+      costFalsePositive: trained.costFalsePositive,
+      costFalseNegative: trained.costFalseNegative,
+      normaliser: trained.normaliser,
+    });
+  }
+
+  /** a[j] = k (English word j aligned to French word k) or -1. */
+  align(e: readonly string[], f: readonly string[]): Int32Array {
+    return this.model.decode(this.trained.w, this.featurizer.featurize(e, f));
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Commands
+
+const STEP_OF: Record<string, StepType> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid' };
+const SOLVER_NAMES = ['bcfw', 'bcpfw', 'bcafw', 'hybrid', 'fw', 'ssg'];
+
+type TrainValues = ReturnType<typeof parse<typeof TRAIN_OPTIONS>>['values'];
+
+/** Solver options from the flags (the same meaning as in `gapbcfw train`). */
+function solverOptions(v: TrainValues): TrainOptions {
+  const name = v.solver ?? 'bcfw';
+  if (!SOLVER_NAMES.includes(name)) throw new UsageError(`--solver must be one of ${SOLVER_NAMES.join(', ')}, got '${name}'`);
+  const step = STEP_OF[name];
+  const solver = step ? 'bcfw' : name;
+  if (v.sampling !== undefined && !['uniform', 'perm', 'gap'].includes(v.sampling)) throw new UsageError(`--sampling must be uniform, perm or gap, got '${v.sampling}'`);
+  if (solver === 'fw' && v.sampling !== undefined) throw new UsageError('--sampling does not apply to batch FW');
+  if (solver === 'ssg' && v.sampling === 'gap') throw new UsageError('--sampling gap needs a dual: use a block-coordinate solver');
+  if (v.averaging && v['no-averaging']) throw new UsageError('--averaging and --no-averaging contradict each other');
+  const cacheSet = v['cache-size'] !== undefined || v['cache-f'] !== undefined || v['cache-nu'] !== undefined;
+  if ((v.cache || cacheSet) && !step) throw new UsageError('--cache applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)');
+  if (cacheSet && !v.cache) throw new UsageError('--cache-size, --cache-f and --cache-nu need --cache');
+  const o: Record<string, unknown> = {
+    solver,
+    lambda: number(v.lambda, 'lambda', positive, 'a positive number'),
+    gapThreshold: number(v['gap-threshold'], 'gap-threshold', nonNegative, 'a number >= 0') ?? 0.01,
+    gapCheck: number(v['gap-check'], 'gap-check', integer(1), 'a positive integer'),
+    maxPasses: number(v['max-passes'], 'max-passes', integer(0), 'a non-negative integer') ?? 100,
+    timeBudget: number(v['time-budget'], 'time-budget', positive, 'a positive number of seconds'),
+    seed: number(v.seed, 'seed', integer(0), 'a non-negative integer'),
+  };
+  if (solver !== 'fw') o.sampling = v.sampling;
+  if (solver !== 'ssg') o.lineSearch = !v['no-line-search'];
+  if (solver !== 'fw') o.averaging = v.averaging ? true : v['no-averaging'] ? false : undefined;
+  if (step) {
+    o.step = step;
+    if (v.cache) {
+      o.cache = {
+        maxSize: number(v['cache-size'], 'cache-size', integer(1), 'a positive integer') ?? 50,
+        factor: number(v['cache-f'], 'cache-f', nonNegative, 'a number >= 0') ?? 0.25,
+        nu: number(v['cache-nu'], 'cache-nu', nonNegative, 'a number >= 0') ?? 0.01,
+      };
+    }
+  }
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o as TrainOptions;
+}
+
+/** `alignment:DIR` or a plain DIR. */
+function dataDir(spec: string): string {
+  if (spec.startsWith('alignment:')) spec = spec.slice('alignment:'.length);
+  else if (/^[a-z]+:/.test(spec) && !spec.includes('/')) throw new UsageError(`align reads alignment:DIR data, got '${spec}'`);
+  if (spec === '') throw new UsageError('alignment data needs a folder: alignment:DIR');
+  return spec;
+}
+
+function foldOf(v: { folds?: string; fold?: string }, fallback?: { folds: number; fold: number }): { folds: number; fold: number } {
+  const folds = number(v.folds, 'folds', integer(2), 'an integer >= 2') ?? fallback?.folds ?? 5;
+  const fold = number(v.fold, 'fold', integer(0), 'a non-negative integer') ?? (fallback && fallback.folds === folds ? fallback.fold : 0);
+  if (fold >= folds) throw new UsageError(`--fold must be in 0..${folds - 1}, got ${fold}`);
+  return { folds, fold };
+}
+
+/** Corpus-level AER / precision / recall of predictions on labelled pairs. */
+export function evaluateAlignments(pairs: readonly AlignedPair[], predict: (p: AlignedPair, i: number) => Int32Array): { aer: number; precision: number; recall: number } {
+  return alignmentMetrics(sumCounts(pairs.map((p, i) => alignmentCounts(predict(p, i), p))));
+}
+
+const BASELINE_THRESHOLDS = [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5];
+
+/** The identical-or-Dice baseline with its threshold tuned (lowest AER) on the training pairs. */
+export function tunedBaseline(stats: CooccurrenceStats, trainPairs: readonly AlignedPair[]): { threshold: number; trainAer: number } {
+  let best = { threshold: 0, trainAer: Infinity };
+  for (const t of BASELINE_THRESHOLDS) {
+    const { aer } = evaluateAlignments(trainPairs, (p) => diceBaseline(stats, p.e, p.f, t));
+    if (aer < best.trainAer) best = { threshold: t, trainAer: aer };
+  }
+  return best;
+}
+
+async function runAlignTrain(args: string[], io: Io): Promise<number> {
+  const { values: v, positionals } = parse(args, TRAIN_OPTIONS);
+  if (v.help) return usage(io);
+  if (positionals.length !== 1) throw new UsageError('align train takes one data folder, e.g. gapbcfw align train alignment:../shared/data/word_alignment_hansards --fold 0');
+  if (v.all && (v.fold !== undefined || v.folds !== undefined)) throw new UsageError('--all trains on every pair: --fold and --folds do not apply');
+  const normaliser = (v.normaliser ?? 'links') as LossNormaliser;
+  if (!['links', 'rows', 'none'].includes(normaliser)) throw new UsageError(`--normaliser must be links, rows or none, got '${normaliser}'`);
+  const costFalsePositive = number(v['cost-fp'], 'cost-fp', nonNegative, 'a number >= 0') ?? 1;
+  const costFalseNegative = number(v['cost-fn'], 'cost-fn', nonNegative, 'a number >= 0') ?? 3;
+  const options = solverOptions(v);
+  const dir = dataDir(positionals[0]!);
+  const pairs = readHansards(dir);
+  const sample = v['no-sample'] ? [] : readParallelSample(dir);
+  const heldOut = v.all ? undefined : foldOf(v);
+  const split = heldOut ? foldSplit(pairs, heldOut.folds, heldOut.fold) : { train: pairs, test: [] as AlignedPair[] };
+  const stats = foldStats(sample, split.train);
+  const featurizer = new AlignmentFeaturizer(stats);
+  const train = matchingData(split.train, featurizer);
+  const test = split.test.length > 0 ? matchingData(split.test, featurizer) : undefined;
+  const model = new MatchingModel({ numFeatures: featurizer.numFeatures, costFalsePositive, costFalseNegative, normaliser });
+  const problem = modelProblem(model, train.xs, train.ys);
+  if (test) {
+    options.evaluate = (w) => ({
+      testError: meanLoss(model, w, test.xs, test.ys),
+      aer: evaluateAlignments(split.test, (_, i) => model.decode(w, test.xs[i]!)).aer,
+    });
+  }
+  const description = `hansards alignment${heldOut ? ` (fold ${heldOut.fold} of ${heldOut.folds} held out)` : ' (all pairs)'}: ${split.train.length} train / ${split.test.length} test pairs, Dice over ${stats.numSentences} sentence pairs, d = ${problem.dim}`;
+  const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? 100, v.quiet ?? false);
+  if (!v.quiet) io.stderr.write(`${description}\n`);
+  const trace: string[] = [];
+  options.onProgress = (e) => {
+    printer.onProgress(e);
+    if (v.trace !== undefined) trace.push(JSON.stringify(e));
+  };
+  const controller = new AbortController();
+  options.signal = controller.signal;
+  const onSigint = () => controller.abort();
+  process.on('SIGINT', onSigint);
+  let result: SolverResult;
+  try {
+    result = await trainAsync(problem, options);
+  } finally {
+    process.off('SIGINT', onSigint);
+    printer.finish();
+  }
+  if (v.trace !== undefined) writeFileSync(v.trace, trace.length > 0 ? `${trace.join('\n')}\n` : '');
+  const metrics: Record<string, number> = {};
+  if (test) {
+    const t0 = performance.now();
+    Object.assign(metrics, evaluateAlignments(split.test, (_, i) => model.decode(result.w, test.xs[i]!)));
+    metrics.testError = meanLoss(model, result.w, test.xs, test.ys);
+    metrics.decodeSecondsPerPair = (performance.now() - t0) / 1000 / split.test.length;
+    const base = tunedBaseline(stats, split.train);
+    const b = evaluateAlignments(split.test, (p) => diceBaseline(stats, p.e, p.f, base.threshold));
+    metrics.baselineAer = b.aer;
+    metrics.baselinePrecision = b.precision;
+    metrics.baselineRecall = b.recall;
+    metrics.baselineThreshold = base.threshold;
+  }
+  const trainAer = evaluateAlignments(split.train, (_, i) => model.decode(result.w, train.xs[i]!)).aer;
+  const { evaluate: _e, onProgress: _p, signal: _s, ...settings } = options as Record<string, unknown>;
+  if (v.out !== undefined) {
+    saveAlignmentModel(v.out, {
+      w: result.w,
+      lambda: result.lambda,
+      costFalsePositive,
+      costFalseNegative,
+      normaliser,
+      corpus: [...sample, ...split.train.map((p) => [p.e, p.f] as [string[], string[]])],
+      training: { ...settings, solver: v.solver ?? 'bcfw', passes: result.passes, stopReason: result.stopReason },
+      heldOut,
+      metrics,
+    });
+  }
+  const summary = {
+    command: 'align train',
+    solver: v.solver ?? 'bcfw',
+    lambda: result.lambda,
+    folds: heldOut?.folds,
+    fold: heldOut?.fold,
+    n: problem.n,
+    nTest: split.test.length,
+    dim: problem.dim,
+    passes: result.passes,
+    effectivePasses: result.effectivePasses,
+    oracleCalls: result.oracleCalls,
+    ...('counters' in result ? { cacheHits: (result as BcfwResult).counters.cacheHits } : {}),
+    seconds: result.seconds,
+    primal: result.primal,
+    dual: result.dual,
+    gap: result.gap,
+    gapIsExact: result.gapIsExact,
+    trainAer,
+    ...metrics,
+    stopReason: result.stopReason,
+    model: v.out,
+  };
+  report(summary, v.json ?? false, io, `${v.solver ?? 'bcfw'} stopped (${result.stopReason}) after ${describeEvent(result.trace.at(-1)!)}`);
+  return result.stopReason === 'aborted' ? 130 : 0;
+}
+
+async function runAlignEval(args: string[], io: Io): Promise<number> {
+  const { values: v, positionals } = parse(args, EVAL_OPTIONS);
+  if (v.help) return usage(io);
+  if (positionals.length !== 2) throw new UsageError('align eval takes MODEL alignment:DIR');
+  const trained = loadAlignmentModel(positionals[0]!);
+  const dir = dataDir(positionals[1]!);
+  const { folds, fold } = foldOf(v, trained.heldOut);
+  const pairs = readHansards(dir);
+  const { test } = foldSplit(pairs, folds, fold);
+  if (!v.quiet && (trained.heldOut === undefined || trained.heldOut.folds !== folds || trained.heldOut.fold !== fold)) {
+    io.stderr.write(`note: fold ${fold} of ${folds} was not held out when this model was trained (its sentences may be in the training set)\n`);
+  }
+  const aligner = new Aligner(trained);
+  const t0 = performance.now();
+  const xs = test.map((p) => aligner.featurizer.featurize(p.e, p.f));
+  const m = evaluateAlignments(test, (_, i) => aligner.model.decode(trained.w, xs[i]!));
+  report({ command: 'align eval', folds, fold, n: test.length, ...m, seconds: (performance.now() - t0) / 1000 }, v.json ?? false, io, `evaluated ${positionals[0]} on fold ${fold} of ${folds}`);
+  return 0;
+}
+
+async function runAlignPredict(args: string[], io: Io): Promise<number> {
+  const { values: v, positionals } = parse(args, PREDICT_OPTIONS);
+  if (v.help) return usage(io);
+  if (positionals.length < 1 || positionals.length > 2) throw new UsageError('align takes MODEL [PAIRS], e.g. gapbcfw align model.gbm pairs.txt');
+  const order = v.order ?? 'ef';
+  if (order !== 'ef' && order !== 'fe') throw new UsageError(`--order must be ef or fe, got '${order}'`);
+  const source = positionals[1] ?? '-';
+  if (source === '-' && process.stdin.isTTY) throw new UsageError("give a PAIRS file or pipe 'english ||| french' lines into stdin");
+  const aligner = new Aligner(loadAlignmentModel(positionals[0]!));
+  let text: string;
+  try {
+    text = readFileSync(source === '-' ? 0 : source, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read ${source === '-' ? 'stdin' : source}: ${(e as Error).message}`);
+  }
+  const pairs = parseParallelPairs(text, source === '-' ? 'stdin' : source);
+  const t0 = performance.now();
+  let links = 0;
+  for (const [e, f] of pairs) {
+    const a = aligner.align(e, f);
+    const out: string[] = [];
+    a.forEach((k, j) => {
+      if (k < 0) return;
+      links++;
+      if (v.words) out.push(`${e[j]}=${f[k]}`);
+      else out.push(order === 'ef' ? `${j}-${k}` : `${k}-${j}`);
+    });
+    io.stdout.write(`${out.join(' ')}\n`);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  if (v.json) report({ command: 'align', pairs: pairs.length, links, seconds }, true, io, '');
+  return 0;
+}
+
+function usage(io: Io): number {
+  io.stdout.write(`${ALIGN_USAGE}\n`);
+  return 0;
+}
+
+/**
+ * Runs `gapbcfw align ARGS` and returns the exit code (0 success, 1 failed job, 2 bad usage or input;
+ * 130 when training was interrupted).
+ */
+export async function runAlign(args: string[], io: Io): Promise<number> {
+  try {
+    switch (args[0]) {
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        return usage(io);
+      case 'train':
+        return await runAlignTrain(args.slice(1), io);
+      case 'eval':
+        return await runAlignEval(args.slice(1), io);
+      default:
+        return await runAlignPredict(args, io);
+    }
+  } catch (e) {
+    if (e instanceof InputError) {
+      io.stderr.write(`gapbcfw: ${e.message}\n`);
+      return 2;
+    }
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') {
+      io.stderr.write(`gapbcfw: ${(e as Error).message}\n`);
+      return 2;
+    }
+    io.stderr.write(`gapbcfw: ${e instanceof GapbcfwError ? e.message : ((e as Error).stack ?? String(e))}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * Attribute extraction for CoNLL-2000 chunking in the style of Sha & Pereira (2003) and the CRFsuite
+ * chunking tutorial (the feature set of the BCFW papers' CoNLL experiments), an attribute dictionary, and
+ * the compact per-token form the {@link SparseChainModel} reads.
+ *
+ * Templates (token t of a sentence of length T; `w[i]` is the word at t+i, `pos[i]` its POS tag):
+ *
+ * | template                  | what                                   |
+ * |---------------------------|----------------------------------------|
+ * | `bias`                    | a constant attribute on every token    |
+ * | `w[-2]` .. `w[2]`         | word unigrams in a window of +-2       |
+ * | `w[-1]\|w[0]`, `w[0]\|w[1]` | word bigrams                          |
+ * | `pos[-2]` .. `pos[2]`     | POS unigrams in a window of +-2        |
+ * | `pos[-2]\|pos[-1]`, `pos[-1]\|pos[0]`, `pos[0]\|pos[1]`, `pos[1]\|pos[2]` | POS bigrams |
+ * | `pos[-2]\|pos[-1]\|pos[0]`, `pos[-1]\|pos[0]\|pos[1]`, `pos[0]\|pos[1]\|pos[2]` | POS trigrams |
+ *
+ * An attribute string is the template name, `=`, and the values joined by one space, e.g.
+ * `w[-1]|w[0]=the pound` or `pos[0]|pos[1]|pos[2]=DT JJ NN` (CoNLL tokens never contain whitespace, so
+ * the string is unambiguous). As in CRFsuite, a template that reaches outside the sentence produces no
+ * attribute (no padding symbols); the chain model's first/last-state weights play the role of CRFsuite's
+ * `__BOS__`/`__EOS__`. Words are used as written (no lower-casing).
+ *
+ * The dictionary maps the attributes seen at least `minFrequency` times in the training set to ids
+ * 0..F-1 in order of first occurrence (so `bias` is id 0); attributes not in it are ignored. On
+ * CoNLL-2000 train: F = 335,673 at minimum frequency 1, 117,202 at 2, 75,288 at 3 (the papers' setting,
+ * d = 75,288*22 + 2*22 + 22^2 = 1,656,864 against their 1,643,026).
+ */
+import { check, InputError } from '../core/errors.js';
+import type { SparseSequence } from './sparse-chain.js';
+
+/** One attribute template: which column (`w` word, `pos` POS tag) at which offset, for each part. */
+export interface AttributeTemplate {
+  /** The name used as the attribute prefix, e.g. `pos[-1]|pos[0]`. */
+  readonly name: string;
+  /** The parts: column and offset relative to the current token. Empty for `bias`. */
+  readonly parts: readonly { readonly column: 'w' | 'pos'; readonly offset: number }[];
+}
+
+function template(...parts: [column: 'w' | 'pos', offset: number][]): AttributeTemplate {
+  const name = parts.length === 0 ? 'bias' : parts.map(([c, o]) => `${c}[${o}]`).join('|');
+  return { name, parts: parts.map(([column, offset]) => ({ column, offset })) };
+}
+
+/** The 20 templates of the CoNLL feature map, in extraction order (see the module documentation). */
+export const CONLL_TEMPLATES: readonly AttributeTemplate[] = [
+  template(),
+  template(['w', -2]),
+  template(['w', -1]),
+  template(['w', 0]),
+  template(['w', 1]),
+  template(['w', 2]),
+  template(['w', -1], ['w', 0]),
+  template(['w', 0], ['w', 1]),
+  template(['pos', -2]),
+  template(['pos', -1]),
+  template(['pos', 0]),
+  template(['pos', 1]),
+  template(['pos', 2]),
+  template(['pos', -2], ['pos', -1]),
+  template(['pos', -1], ['pos', 0]),
+  template(['pos', 0], ['pos', 1]),
+  template(['pos', 1], ['pos', 2]),
+  template(['pos', -2], ['pos', -1], ['pos', 0]),
+  template(['pos', -1], ['pos', 0], ['pos', 1]),
+  template(['pos', 0], ['pos', 1], ['pos', 2]),
+];
+
+/** Identifier of this template set, stored in model files. */
+export const CONLL_TEMPLATE_SET = 'sha-pereira-2003-crfsuite-v1';
+
+/** Default minimum frequency: 3, which gives the papers' dimension (about 1.6 million) on CoNLL-2000. */
+export const DEFAULT_MIN_FREQUENCY = 3;
+
+/**
+ * The attribute strings of every token of a sentence: `out[t]` lists token t's attributes in template
+ * order, skipping templates that reach outside the sentence.
+ */
+export function conllAttributes(words: readonly string[], pos: readonly string[]): string[][] {
+  check(words.length === pos.length, () => `got ${words.length} words but ${pos.length} POS tags`);
+  const T = words.length;
+  const out: string[][] = new Array(T);
+  for (let t = 0; t < T; t++) {
+    const attrs: string[] = [];
+    for (const tpl of CONLL_TEMPLATES) {
+      if (tpl.parts.length === 0) {
+        attrs.push(tpl.name);
+        continue;
+      }
+      let value = '';
+      let inside = true;
+      for (let p = 0; p < tpl.parts.length; p++) {
+        const { column, offset } = tpl.parts[p]!;
+        const i = t + offset;
+        if (i < 0 || i >= T) {
+          inside = false;
+          break;
+        }
+        value += (p === 0 ? '' : ' ') + (column === 'w' ? words[i]! : pos[i]!);
+      }
+      if (inside) attrs.push(`${tpl.name}=${value}`);
+    }
+    out[t] = attrs;
+  }
+  return out;
+}
+
+/** The JSON form of a {@link FeatureDictionary}, stored in model files. */
+export interface FeatureDictionaryJSON {
+  /** Template set identifier ({@link CONLL_TEMPLATE_SET}). */
+  templates: string;
+  /** Minimum training frequency used to build it. */
+  minFrequency: number;
+  /** Attribute strings; id = index. */
+  attributes: string[];
+}
+
+/** Options of {@link FeatureDictionary.build}. */
+export interface DictionaryOptions {
+  /** Keep attributes seen at least this many times (tokens carrying them). Default {@link DEFAULT_MIN_FREQUENCY}. */
+  minFrequency?: number;
+  /** Template set identifier recorded in the dictionary. Default {@link CONLL_TEMPLATE_SET}. */
+  templates?: string;
+}
+
+/**
+ * Attribute strings <-> ids 0..F-1. Built on the training set; lookups of unseen attributes give -1 and
+ * {@link FeatureDictionary.encode} drops them.
+ */
+export class FeatureDictionary {
+  private readonly ids: Map<string, number>;
+  private readonly names: readonly string[];
+
+  private constructor(names: readonly string[], readonly minFrequency: number, readonly templates: string) {
+    this.names = names;
+    this.ids = new Map();
+    for (let k = 0; k < names.length; k++) {
+      if (this.ids.has(names[k]!)) throw new InputError(`attribute ${JSON.stringify(names[k])} appears twice in the dictionary`);
+      this.ids.set(names[k]!, k);
+    }
+  }
+
+  /**
+   * Counts the attributes of the training sentences (one `string[][]` per sentence, as returned by
+   * {@link conllAttributes}) and keeps those seen at least `minFrequency` times, ids in order of first occurrence.
+   */
+  static build(sentences: Iterable<readonly (readonly string[])[]>, options: DictionaryOptions = {}): FeatureDictionary {
+    const minFrequency = options.minFrequency ?? DEFAULT_MIN_FREQUENCY;
+    check(Number.isInteger(minFrequency) && minFrequency >= 1, `minFrequency must be a positive integer, got ${minFrequency}`);
+    const counts = new Map<string, number>();
+    for (const sentence of sentences) {
+      for (const token of sentence) for (const a of token) counts.set(a, (counts.get(a) ?? 0) + 1);
+    }
+    const names: string[] = [];
+    for (const [a, c] of counts) if (c >= minFrequency) names.push(a);
+    return new FeatureDictionary(names, minFrequency, options.templates ?? CONLL_TEMPLATE_SET);
+  }
+
+  /** A dictionary with the given attributes (id = index). */
+  static fromAttributes(attributes: readonly string[], options: DictionaryOptions = {}): FeatureDictionary {
+    return new FeatureDictionary([...attributes], options.minFrequency ?? 1, options.templates ?? CONLL_TEMPLATE_SET);
+  }
+
+  /**
+   * Reads the form written by {@link FeatureDictionary.toJSON}.
+   * @throws InputError when the value is malformed or uses another template set.
+   */
+  static fromJSON(value: unknown, expectedTemplates: string = CONLL_TEMPLATE_SET): FeatureDictionary {
+    const v = value as Partial<FeatureDictionaryJSON> | null;
+    if (v === null || typeof v !== 'object') throw new InputError('attribute dictionary: expected an object');
+    if (v.templates !== expectedTemplates) {
+      throw new InputError(`attribute dictionary uses templates ${JSON.stringify(v.templates)}, this version extracts ${JSON.stringify(expectedTemplates)}`);
+    }
+    if (!(Number.isInteger(v.minFrequency) && v.minFrequency! >= 1)) throw new InputError('attribute dictionary: minFrequency must be a positive integer');
+    if (!Array.isArray(v.attributes) || !v.attributes.every((a) => typeof a === 'string')) throw new InputError('attribute dictionary: attributes must be an array of strings');
+    return new FeatureDictionary(v.attributes, v.minFrequency!, v.templates);
+  }
+
+  toJSON(): FeatureDictionaryJSON {
+    return { templates: this.templates, minFrequency: this.minFrequency, attributes: [...this.names] };
+  }
+
+  /** F, the number of attributes. */
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** Id of an attribute, -1 when unseen. */
+  id(attribute: string): number {
+    return this.ids.get(attribute) ?? -1;
+  }
+
+  /** The attribute of an id. */
+  attribute(id: number): string {
+    const a = this.names[id];
+    if (a === undefined) throw new InputError(`attribute id ${id} is outside 0..${this.names.length - 1}`);
+    return a;
+  }
+
+  /**
+   * The compact form of a sentence's attributes: token t has ids `ids[offsets[t] .. offsets[t+1])`,
+   * ascending; unseen attributes are dropped; every attribute has value 1 (a repeated attribute is
+   * counted as often as it appears).
+   */
+  encode(attributes: readonly (readonly string[])[]): SparseSequence {
+    const T = attributes.length;
+    const offsets = new Int32Array(T + 1);
+    let total = 0;
+    for (const token of attributes) total += token.length;
+    let ids = new Int32Array(total);
+    let nnz = 0;
+    for (let t = 0; t < T; t++) {
+      const start = nnz;
+      for (const a of attributes[t]!) {
+        const id = this.ids.get(a);
+        if (id !== undefined) ids[nnz++] = id;
+      }
+      if (nnz - start > 1) ids.subarray(start, nnz).sort();
+      offsets[t + 1] = nnz;
+    }
+    if (nnz < total) ids = ids.slice(0, nnz);
+    return { offsets, ids };
+  }
+}

@@ -1,0 +1,320 @@
+import { check, InputError } from '../core/errors.js';
+import type { StructuredModel } from '../core/problem.js';
+import { SparseAccumulator, type SparseVector } from '../core/vector.js';
+import { native } from '../native.js';
+import type { DecodeBackend } from './chain.js';
+
+/**
+ * A sequence of T tokens with sparse features: token t has the feature ids
+ * `ids[offsets[t] .. offsets[t+1])` (each in 0..F-1) with values `values[...]`, or 1 when `values` is
+ * absent (binary attributes, e.g. {@link FeatureDictionary.encode}). `offsets` has T + 1 entries,
+ * `offsets[0] = 0` and `offsets[T] = ids.length`. A repeated id counts as often as it appears.
+ */
+export interface SparseSequence {
+  offsets: Int32Array;
+  ids: Int32Array;
+  values?: Float64Array;
+}
+
+/** Number of tokens of a sparse sequence. */
+export function sequenceLength(x: SparseSequence): number {
+  return x.offsets.length - 1;
+}
+
+/** Dimension of the sparse chain model: F*K unary + K first + K last + K*K transitions. */
+export function sparseChainDim(numFeatures: number, numLabels: number): number {
+  return numFeatures * numLabels + 2 * numLabels + numLabels * numLabels;
+}
+
+export interface SparseChainModelOptions {
+  /** F: number of feature ids (the attribute dictionary size). */
+  numFeatures: number;
+  /** K: number of states. */
+  numLabels: number;
+  /** Viterbi implementation: 'native' (C++ `chainViterbi`, default) or 'js' (the TypeScript reference). */
+  backend?: DecodeBackend;
+}
+
+/**
+ * Linear-chain model over sparse token features: the BCFW papers' CoNLL-2000 chunking model
+ * (Sha & Pereira 2003 features; authors' `chain_conll_featuremap.m`), for dictionaries of hundreds of
+ * thousands of attributes. Nothing dense of size F is built per sequence: node scores are sums of w over
+ * each token's feature ids, and psi is sparse.
+ *
+ * Layout of w (d = F*K + 2K + K^2):
+ * - unary weights, **feature-major**: the weight of feature f in state k is `w[f*K + k]`, so the K weights
+ *   of one attribute are contiguous and a token's node scores read one short run per attribute. (The
+ *   authors' layout is the transpose, f + F*k; {@link SparseChainModel.unaryIndex} is the one place that
+ *   decides.)
+ * - `w[F*K + k]`: first-state bias; `w[F*K + K + k]`: last-state bias;
+ * - `w[F*K + 2K + prev + K*next]`: transitions (the same block as {@link ChainModel}).
+ *
+ * Loss: per-sequence normalised Hamming distance; loss augmentation adds 1/T to every wrong state (exact).
+ * Labels are Int32Arrays of T states in 0..K-1.
+ */
+export class SparseChainModel implements StructuredModel<SparseSequence, Int32Array> {
+  readonly dim: number;
+  readonly numFeatures: number;
+  readonly numLabels: number;
+  readonly backend: DecodeBackend;
+  /** Offsets of the parameter blocks in w. */
+  readonly offsets: { first: number; last: number; transitions: number };
+  private acc: SparseAccumulator | null = null;
+  private theta = new Float64Array(0);
+  private delta = new Float64Array(0);
+  private back = new Int32Array(0);
+
+  constructor(options: SparseChainModelOptions) {
+    const { numFeatures: F, numLabels: K } = options;
+    check(Number.isInteger(F) && F >= 1, `numFeatures must be a positive integer, got ${F}`);
+    check(Number.isInteger(K) && K >= 1, `numLabels must be a positive integer, got ${K}`);
+    this.numFeatures = F;
+    this.numLabels = K;
+    this.backend = options.backend ?? 'native';
+    check(this.backend === 'native' || this.backend === 'js', `unknown decode backend '${this.backend}'`);
+    this.dim = sparseChainDim(F, K);
+    check(this.dim <= 2 ** 31 - 1, `d = F*K + 2K + K^2 = ${this.dim} exceeds the int32 index range`);
+    this.offsets = { first: F * K, last: F * K + K, transitions: F * K + 2 * K };
+  }
+
+  /** Index in w of the weight of feature f in state k. */
+  unaryIndex(f: number, k: number): number {
+    return f * this.numLabels + k;
+  }
+
+  validate(x: SparseSequence, y: Int32Array, where: string): void {
+    this.checkX(x, where);
+    if (!(y instanceof Int32Array)) throw new InputError(`${where}: y must be an Int32Array`);
+    const T = sequenceLength(x);
+    check(y.length === T, () => `${where}: label has length ${y.length} but the sequence has ${T} tokens`);
+    for (let t = 0; t < T; t++) {
+      const k = y[t]!;
+      check(k >= 0 && k < this.numLabels, () => `${where}: label ${k} at position ${t} is outside 0..${this.numLabels - 1}`);
+    }
+  }
+
+  private checkX(x: SparseSequence, where: string): void {
+    if (x === null || typeof x !== 'object' || !(x.offsets instanceof Int32Array) || !(x.ids instanceof Int32Array)) {
+      throw new InputError(`${where}: x must be a sparse sequence { offsets: Int32Array, ids: Int32Array, values?: Float64Array }`);
+    }
+    const { offsets, ids, values } = x;
+    const T = offsets.length - 1;
+    check(T >= 1, `${where}: empty sequence`);
+    check(offsets[0] === 0 && offsets[T] === ids.length, () => `${where}: offsets must start at 0 and end at ids.length = ${ids.length}`);
+    for (let t = 0; t < T; t++) check(offsets[t + 1]! >= offsets[t]!, () => `${where}: offsets decrease at token ${t}`);
+    const F = this.numFeatures;
+    for (let j = 0; j < ids.length; j++) {
+      const f = ids[j]!;
+      if (!(f >= 0 && f < F)) throw new InputError(`${where}: feature id ${f} is outside 0..${F - 1}`);
+    }
+    if (values !== undefined) {
+      if (!(values instanceof Float64Array) || values.length !== ids.length) throw new InputError(`${where}: values must be a Float64Array as long as ids`);
+      for (let j = 0; j < values.length; j++) if (!Number.isFinite(values[j])) throw new InputError(`${where}: feature value ${values[j]} is not finite`);
+    }
+  }
+
+  private checkW(w: Float64Array): void {
+    if (!(w instanceof Float64Array) || w.length !== this.dim) throw new InputError(`w must be a Float64Array of length ${this.dim}`);
+  }
+
+  /**
+   * Node scores out[t*K + k] = sum over token t's features of value * w[f*K + k], plus the first-state
+   * bias at t = 0 and the last-state bias at t = T-1 (no loss term). O(nnz * K), no dense x.
+   */
+  nodeScores(w: Float64Array, x: SparseSequence, out: Float64Array): void {
+    const K = this.numLabels;
+    const { offsets, ids, values } = x;
+    const T = offsets.length - 1;
+    for (let t = 0; t < T; t++) {
+      const base = t * K;
+      for (let k = 0; k < K; k++) out[base + k] = 0;
+      const end = offsets[t + 1]!;
+      if (values === undefined) {
+        for (let j = offsets[t]!; j < end; j++) {
+          const o = ids[j]! * K;
+          for (let k = 0; k < K; k++) out[base + k]! += w[o + k]!;
+        }
+      } else {
+        for (let j = offsets[t]!; j < end; j++) {
+          const o = ids[j]! * K;
+          const v = values[j]!;
+          for (let k = 0; k < K; k++) out[base + k]! += v * w[o + k]!;
+        }
+      }
+    }
+    const { first, last } = this.offsets;
+    const lastBase = (T - 1) * K;
+    for (let k = 0; k < K; k++) {
+      out[k]! += w[first + k]!;
+      out[lastBase + k]! += w[last + k]!;
+    }
+  }
+
+  private scratch(T: number): Float64Array {
+    const TK = T * this.numLabels;
+    if (this.theta.length < TK) this.theta = new Float64Array(Math.max(TK, 2 * this.theta.length));
+    return this.theta;
+  }
+
+  lossAugmentedDecode(w: Float64Array, x: SparseSequence, yTrue: Int32Array): Int32Array {
+    this.checkW(w);
+    const K = this.numLabels;
+    const T = sequenceLength(x);
+    check(yTrue.length === T, () => `label has length ${yTrue.length} but the sequence has ${T} tokens`);
+    const theta = this.scratch(T);
+    this.nodeScores(w, x, theta);
+    const unit = 1 / T;
+    for (let t = 0; t < T; t++) {
+      const base = t * K;
+      const truth = yTrue[t]!;
+      for (let k = 0; k < K; k++) if (k !== truth) theta[base + k]! += unit;
+    }
+    return this.viterbi(w, theta, T);
+  }
+
+  decode(w: Float64Array, x: SparseSequence): Int32Array {
+    this.checkW(w);
+    const T = sequenceLength(x);
+    check(T >= 1, 'empty sequence');
+    const theta = this.scratch(T);
+    this.nodeScores(w, x, theta);
+    return this.viterbi(w, theta, T);
+  }
+
+  private viterbi(w: Float64Array, theta: Float64Array, T: number): Int32Array {
+    const K = this.numLabels;
+    const out = new Int32Array(T);
+    const tr = this.offsets.transitions;
+    if (this.backend === 'native') native.chainViterbi(theta, T, K, w.subarray(tr, tr + K * K), out);
+    else this.viterbiJs(w, theta, T, out);
+    return out;
+  }
+
+  /** Reference max-sum in TypeScript (same tie-breaking as the native one: the smallest state). */
+  private viterbiJs(w: Float64Array, theta: Float64Array, T: number, out: Int32Array): void {
+    const K = this.numLabels;
+    const TK = T * K;
+    if (this.delta.length < TK) {
+      this.delta = new Float64Array(TK);
+      this.back = new Int32Array(TK);
+    }
+    const delta = this.delta;
+    const back = this.back;
+    const tr = this.offsets.transitions;
+    for (let k = 0; k < K; k++) delta[k] = theta[k]!;
+    for (let t = 1; t < T; t++) {
+      const p = (t - 1) * K;
+      for (let k = 0; k < K; k++) {
+        let best = delta[p]! + w[tr + K * k]!;
+        let arg = 0;
+        for (let j = 1; j < K; j++) {
+          const v = delta[p + j]! + w[tr + j + K * k]!;
+          if (v > best) {
+            best = v;
+            arg = j;
+          }
+        }
+        delta[t * K + k] = best + theta[t * K + k]!;
+        back[t * K + k] = arg;
+      }
+    }
+    let arg = 0;
+    const last = (T - 1) * K;
+    for (let k = 1; k < K; k++) if (delta[last + k]! > delta[last + arg]!) arg = k;
+    out[T - 1] = arg;
+    for (let t = T - 1; t > 0; t--) {
+      arg = back[t * K + arg]!;
+      out[t - 1] = arg;
+    }
+  }
+
+  /** Score <w, phi(x, y)> of a labelling, straight from the definition (tests and certificates). */
+  score(w: Float64Array, x: SparseSequence, y: Int32Array): number {
+    const K = this.numLabels;
+    const { offsets, ids, values } = x;
+    const T = y.length;
+    const { first, last, transitions } = this.offsets;
+    let s = w[first + y[0]!]! + w[last + y[T - 1]!]!;
+    for (let t = 0; t < T; t++) {
+      const k = y[t]!;
+      for (let j = offsets[t]!; j < offsets[t + 1]!; j++) s += (values === undefined ? 1 : values[j]!) * w[ids[j]! * K + k]!;
+      if (t > 0) s += w[transitions + y[t - 1]! + K * k]!;
+    }
+    return s;
+  }
+
+  /**
+   * psi = phi(x, yTrue) - phi(x, y), sparse: unary entries only at positions where the labels differ,
+   * plus transitions and first/last biases. A view valid until the next psi call.
+   */
+  psi(x: SparseSequence, yTrue: Int32Array, y: Int32Array): SparseVector {
+    const K = this.numLabels;
+    const T = yTrue.length;
+    check(y.length === T, () => `label has length ${y.length}, expected ${T}`);
+    const acc = (this.acc ??= new SparseAccumulator(this.dim, 256));
+    const { offsets, ids, values } = x;
+    const { first, last, transitions } = this.offsets;
+    for (let t = 0; t < T; t++) {
+      const a = yTrue[t]!;
+      const b = y[t]!;
+      if (a !== b) {
+        for (let j = offsets[t]!; j < offsets[t + 1]!; j++) {
+          const o = ids[j]! * K;
+          const v = values === undefined ? 1 : values[j]!;
+          acc.add(o + a, v);
+          acc.add(o + b, -v);
+        }
+      }
+      if (t > 0) {
+        acc.add(transitions + yTrue[t - 1]! + K * a, 1);
+        acc.add(transitions + y[t - 1]! + K * b, -1);
+      }
+    }
+    acc.add(first + yTrue[0]!, 1);
+    acc.add(first + y[0]!, -1);
+    acc.add(last + yTrue[T - 1]!, 1);
+    acc.add(last + y[T - 1]!, -1);
+    return acc.take();
+  }
+
+  /** Normalised Hamming distance: mismatches / T. */
+  loss(yTrue: Int32Array, y: Int32Array): number {
+    let m = 0;
+    for (let t = 0; t < yTrue.length; t++) if (yTrue[t] !== y[t]) m++;
+    return m / yTrue.length;
+  }
+
+  labelKey(y: Int32Array): string {
+    return y.join(',');
+  }
+
+  labelToJSON(y: Int32Array): number[] {
+    return Array.from(y);
+  }
+
+  labelFromJSON(value: unknown): Int32Array {
+    check(Array.isArray(value) && value.every((k) => Number.isInteger(k) && k >= 0 && k < this.numLabels), 'a chain label must be an array of state ids');
+    return Int32Array.from(value as number[]);
+  }
+
+  /** Node scores once, then O(T) per label: out[k] = L(yTrue, y_k) + s(y_k) - s(yTrue). */
+  labelScores(w: Float64Array, x: SparseSequence, yTrue: Int32Array, labels: readonly Int32Array[], out: Float64Array): void {
+    this.checkW(w);
+    const K = this.numLabels;
+    const T = yTrue.length;
+    const theta = this.scratch(T);
+    this.nodeScores(w, x, theta);
+    const tr = this.offsets.transitions;
+    const chainScore = (y: Int32Array) => {
+      let s = theta[y[0]!]!;
+      for (let t = 1; t < T; t++) s += theta[t * K + y[t]!]! + w[tr + y[t - 1]! + K * y[t]!]!;
+      return s;
+    };
+    const truth = chainScore(yTrue);
+    for (let k = 0; k < labels.length; k++) {
+      const y = labels[k]!;
+      check(y.length === T, () => `label ${k} has length ${y.length}, expected ${T}`);
+      out[k] = this.loss(yTrue, y) + chainScore(y) - truth;
+    }
+  }
+}
