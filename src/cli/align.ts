@@ -10,27 +10,26 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ParseArgsConfig } from 'node:util';
-import { GapbcfwError, FormatError, InputError } from '../core/errors.js';
+import { GapbcfwError, InputError } from '../core/errors.js';
 import { meanLoss, modelProblem } from '../core/problem.js';
 import {
-  alignmentCounts,
-  alignmentMetrics,
+  evaluateAlignments,
   foldSplit,
   foldStats,
   matchingData,
   parseParallelPairs,
   readHansards,
   readParallelSample,
-  sumCounts,
+  tunedBaseline,
   type AlignedPair,
 } from '../data/alignment.js';
-import { readModelFile, writeModelFile } from '../io/model-file.js';
 import {
-  ALIGNMENT_FEATURE_NAMES,
+  Aligner,
   AlignmentFeaturizer,
-  CooccurrenceStats,
   MatchingModel,
   diceBaseline,
+  loadAlignmentModel,
+  saveAlignmentModel,
   type LossNormaliser,
 } from '../models/matching.js';
 import type { BcfwResult, StepType } from '../solvers/bcfw.js';
@@ -111,105 +110,6 @@ const PREDICT_OPTIONS = {
 } as const satisfies ParseArgsConfig['options'];
 
 // -------------------------------------------------------------------------------------------------
-// Model files
-
-const FORMAT = 'gapbcfw-alignment-model';
-
-/** A trained alignment model: weights, loss settings and the parallel text of its Dice statistics. */
-export interface AlignmentModel {
-  w: Float64Array;
-  lambda: number;
-  costFalsePositive: number;
-  costFalseNegative: number;
-  normaliser: LossNormaliser;
-  /** Sentence pairs the co-occurrence statistics are counted from (tokens as given). */
-  corpus: [string[], string[]][];
-  /** Solver and settings, for the record. */
-  training: Record<string, unknown>;
-  /** The cross-validation fold held out in training, when there was one. */
-  heldOut?: { folds: number; fold: number };
-  /** Held-out metrics measured after training. */
-  metrics?: Record<string, number>;
-}
-
-const encodeSide = (corpus: readonly (readonly [string[], string[]])[], side: 0 | 1) => new TextEncoder().encode(corpus.map((p) => p[side].join(' ')).join('\n'));
-
-/** Writes an alignment model (the container of io/model-file.ts, format 'gapbcfw-alignment-model'). */
-export function saveAlignmentModel(path: string, m: AlignmentModel): void {
-  writeModelFile(path, {
-    meta: {
-      format: FORMAT,
-      features: [...ALIGNMENT_FEATURE_NAMES],
-      lambda: m.lambda,
-      costFalsePositive: m.costFalsePositive,
-      costFalseNegative: m.costFalseNegative,
-      normaliser: m.normaliser,
-      corpusPairs: m.corpus.length,
-      training: m.training,
-      ...(m.heldOut ? { heldOut: m.heldOut } : {}),
-      ...(m.metrics ? { metrics: m.metrics } : {}),
-    },
-    arrays: { w: m.w, corpusE: encodeSide(m.corpus, 0), corpusF: encodeSide(m.corpus, 1) },
-  });
-}
-
-/** Reads a model written by {@link saveAlignmentModel}; anything else is a FormatError. */
-export function loadAlignmentModel(path: string): AlignmentModel {
-  const { meta, arrays } = readModelFile(path);
-  if (meta.format !== FORMAT) throw new FormatError(`not a gapbcfw alignment model (format '${String(meta.format)}')`, path);
-  const names = meta.features;
-  if (!Array.isArray(names) || names.join('\n') !== ALIGNMENT_FEATURE_NAMES.join('\n')) {
-    throw new FormatError('the model was trained with another alignment feature set than this version computes', path);
-  }
-  const { w, corpusE, corpusF } = arrays;
-  if (!(w instanceof Float64Array) || w.length !== ALIGNMENT_FEATURE_NAMES.length) throw new FormatError(`model needs an f64 array 'w' of length ${ALIGNMENT_FEATURE_NAMES.length}`, path);
-  if (!(corpusE instanceof Uint8Array) || !(corpusF instanceof Uint8Array)) throw new FormatError('model has no corpus arrays', path);
-  const dec = new TextDecoder();
-  const es = dec.decode(corpusE).split('\n');
-  const fs = dec.decode(corpusF).split('\n');
-  const count = Number(meta.corpusPairs);
-  const corpus: [string[], string[]][] = [];
-  if (count > 0) {
-    if (es.length !== count || fs.length !== count) throw new FormatError(`corpus has ${es.length}/${fs.length} lines, header says ${count}`, path);
-    for (let i = 0; i < count; i++) corpus.push([es[i]!.split(' '), fs[i]!.split(' ')]);
-  }
-  const normaliser = meta.normaliser as LossNormaliser;
-  const heldOut = meta.heldOut as { folds: number; fold: number } | undefined;
-  return {
-    w,
-    lambda: Number(meta.lambda),
-    costFalsePositive: Number(meta.costFalsePositive),
-    costFalseNegative: Number(meta.costFalseNegative),
-    normaliser,
-    corpus,
-    training: (meta.training ?? {}) as Record<string, unknown>,
-    heldOut: heldOut && Number.isInteger(heldOut.folds) && Number.isInteger(heldOut.fold) ? heldOut : undefined,
-    metrics: meta.metrics as Record<string, number> | undefined,
-  };
-}
-
-/** Aligns sentence pairs with a trained model. */
-export class Aligner {
-  readonly featurizer: AlignmentFeaturizer;
-  readonly model: MatchingModel;
-
-  constructor(readonly trained: AlignmentModel) {
-    this.featurizer = new AlignmentFeaturizer(new CooccurrenceStats(trained.corpus));
-    this.model = new MatchingModel({
-      numFeatures: this.featurizer.numFeatures,
-      costFalsePositive: trained.costFalsePositive,
-      costFalseNegative: trained.costFalseNegative,
-      normaliser: trained.normaliser,
-    });
-  }
-
-  /** a[j] = k (English word j aligned to French word k) or -1. */
-  align(e: readonly string[], f: readonly string[]): Int32Array {
-    return this.model.decode(this.trained.w, this.featurizer.featurize(e, f));
-  }
-}
-
-// -------------------------------------------------------------------------------------------------
 // Commands
 
 const STEP_OF: Record<string, StepType> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid' };
@@ -269,23 +169,6 @@ function foldOf(v: { folds?: string; fold?: string }, fallback?: { folds: number
   const fold = number(v.fold, 'fold', integer(0), 'a non-negative integer') ?? (fallback && fallback.folds === folds ? fallback.fold : 0);
   if (fold >= folds) throw new UsageError(`--fold must be in 0..${folds - 1}, got ${fold}`);
   return { folds, fold };
-}
-
-/** Corpus-level AER / precision / recall of predictions on labelled pairs. */
-export function evaluateAlignments(pairs: readonly AlignedPair[], predict: (p: AlignedPair, i: number) => Int32Array): { aer: number; precision: number; recall: number } {
-  return alignmentMetrics(sumCounts(pairs.map((p, i) => alignmentCounts(predict(p, i), p))));
-}
-
-const BASELINE_THRESHOLDS = [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5];
-
-/** The identical-or-Dice baseline with its threshold tuned (lowest AER) on the training pairs. */
-export function tunedBaseline(stats: CooccurrenceStats, trainPairs: readonly AlignedPair[]): { threshold: number; trainAer: number } {
-  let best = { threshold: 0, trainAer: Infinity };
-  for (const t of BASELINE_THRESHOLDS) {
-    const { aer } = evaluateAlignments(trainPairs, (p) => diceBaseline(stats, p.e, p.f, t));
-    if (aer < best.trainAer) best = { threshold: t, trainAer: aer };
-  }
-  return best;
 }
 
 async function runAlignTrain(args: string[], io: Io): Promise<number> {

@@ -16,7 +16,7 @@ import { FeatureDictionary, conllAttributes } from '../models/conll-features.js'
 import { SparseChainModel, type SparseSequence } from '../models/sparse-chain.js';
 import { UsageError, parse, type Io } from './common.js';
 
-export { loadConllTask, encodeConll, type ConllTask, type ConllTaskOptions, type SparseChainSpec } from '../data/conll.js';
+export { loadConllTask, encodeConll, type ConllSet, type ConllTask, type ConllTaskOptions, type SparseChainSpec } from '../data/conll.js';
 
 /** Streams of `tag`: stdin is read when no input file (or `-`) is given. */
 export interface TagIo extends Io {
@@ -130,11 +130,20 @@ export interface ConllMetrics {
 
 /**
  * Predicts every sequence of a set and scores it: chunk precision/recall/F1, token accuracy and the papers'
- * error (mean normalised Hamming). `labelNames` are the model's tags (spec.labelNames).
+ * error (mean normalised Hamming). `labelNames` are the model's tags (spec.labelNames). With `set.tags`
+ * (as {@link loadConllTask} returns) chunks are scored against those gold strings.
  */
-export function conllMetrics(model: SparseChainModel, w: Float64Array, set: { xs: readonly SparseSequence[]; ys: readonly Int32Array[] }, labelNames: readonly string[]): ConllMetrics & { scores: ChunkScores } {
+export function conllMetrics(
+  model: SparseChainModel,
+  w: Float64Array,
+  set: { xs: readonly SparseSequence[]; ys: readonly Int32Array[]; tags?: readonly (readonly string[])[] },
+  labelNames: readonly string[],
+): ConllMetrics & { scores: ChunkScores } {
   const predicted = set.xs.map((x) => model.decode(w, x));
-  const scores = chunkScoresFromIds(set.ys, predicted, labelNames);
+  // Gold tag strings when the set carries them (tags outside the model's set are label -1 in ys).
+  const scores = set.tags
+    ? chunkScores(set.tags, predicted.map((y) => Array.from(y, (k) => labelNames[k]!)))
+    : chunkScoresFromIds(set.ys, predicted, labelNames);
   let loss = 0;
   for (let i = 0; i < predicted.length; i++) loss += model.loss(set.ys[i]!, predicted[i]!);
   return { f1: scores.f1, precision: scores.precision, recall: scores.recall, accuracy: scores.tokenAccuracy, testError: set.xs.length > 0 ? loss / set.xs.length : 0, scores };

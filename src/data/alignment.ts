@@ -21,7 +21,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Hungarian } from '../models/hungarian.js';
-import { CooccurrenceStats, type AlignmentFeaturizer, type MatchingInput } from '../models/matching.js';
+import { CooccurrenceStats, diceBaseline, type AlignmentFeaturizer, type MatchingInput } from '../models/matching.js';
 import { readDataFile } from './paths.js';
 
 /** A link [english index, french index]. */
@@ -290,4 +290,22 @@ export function foldStats(sample: readonly (readonly [string[], string[]])[], tr
 export function matchingData(pairs: readonly AlignedPair[], featurizer: AlignmentFeaturizer): { xs: MatchingInput[]; ys: Int32Array[] } {
   if (pairs.length === 0) throw new InputError('no sentence pairs');
   return { xs: pairs.map((p) => featurizer.featurize(p.e, p.f)), ys: pairs.map((p) => sureLinkMatching(p)) };
+}
+
+/** Corpus-level AER / precision / recall of predictions on labelled pairs. */
+export function evaluateAlignments(pairs: readonly AlignedPair[], predict: (p: AlignedPair, i: number) => Int32Array): { aer: number; precision: number; recall: number } {
+  return alignmentMetrics(sumCounts(pairs.map((p, i) => alignmentCounts(predict(p, i), p))));
+}
+
+/** Thresholds tried by {@link tunedBaseline}. */
+export const BASELINE_THRESHOLDS = [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5];
+
+/** The identical-or-Dice baseline with its threshold tuned (lowest AER) on the training pairs. */
+export function tunedBaseline(stats: CooccurrenceStats, trainPairs: readonly AlignedPair[]): { threshold: number; trainAer: number } {
+  let best = { threshold: 0, trainAer: Infinity };
+  for (const t of BASELINE_THRESHOLDS) {
+    const { aer } = evaluateAlignments(trainPairs, (p) => diceBaseline(stats, p.e, p.f, t));
+    if (aer < best.trainAer) best = { threshold: t, trainAer: aer };
+  }
+  return best;
 }

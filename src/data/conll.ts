@@ -170,12 +170,26 @@ export class ChunkTagSet {
     });
   }
 
-  /** The sorted set of the tags of labelled sentences. */
-  static fromSentences(sentences: readonly ConllSentence[]): ChunkTagSet {
+  /**
+   * The sorted set of the tags of labelled sentences, completed (unless `complete: false`) with both `B-T`
+   * and `I-T` for every chunk type T seen, and `O`: a type's two tags belong to the label space even when
+   * the training set lacks one of them (CoNLL-2000 train has B-LST but no I-LST, which test uses), so
+   * K = 23 on CoNLL-2000 (22 tags occur in train).
+   */
+  static fromSentences(sentences: readonly ConllSentence[], options: { complete?: boolean } = {}): ChunkTagSet {
     const seen = new Set<string>();
     for (const s of sentences) {
       check(s.chunks !== null, `the sentence at line ${s.line} has no chunk tags`);
       for (const tag of s.chunks) seen.add(tag);
+    }
+    if (options.complete ?? true) {
+      for (const tag of [...seen]) {
+        if (tag === 'O') continue;
+        const type = tag.slice(2);
+        seen.add(`B-${type}`);
+        seen.add(`I-${type}`);
+      }
+      seen.add('O');
     }
     return new ChunkTagSet([...seen].sort());
   }
@@ -190,17 +204,20 @@ export class ChunkTagSet {
   }
 
   /**
-   * Label ids of a labelled sentence.
-   * @throws FormatError (with the token's line) for a tag not in the set, e.g. a test tag never seen in training.
+   * Label ids of a labelled sentence. A tag not in the set (a chunk type never seen in training) throws, or
+   * with `unknown: 'mark'` becomes -1: a gold label no prediction can match (the Hamming loss counts it
+   * wrong; chunk scores use the tag strings, see {@link encodeConll}).
+   * @throws FormatError (with the token's line) for a tag not in the set, unless `unknown` is 'mark'.
    */
-  encode(sentence: ConllSentence, fileName = '<conll>'): Int32Array {
+  encode(sentence: ConllSentence, fileName = '<conll>', unknown: 'error' | 'mark' = 'error'): Int32Array {
     const chunks = sentence.chunks;
     if (chunks === null) throw new FormatError('the sentence has no chunk tags', fileName, sentence.line);
     const y = new Int32Array(chunks.length);
     for (let t = 0; t < chunks.length; t++) {
       const k = this.ids.get(chunks[t]!);
-      if (k === undefined) throw new FormatError(`chunk tag ${JSON.stringify(chunks[t])} is not one of the model's ${this.names.length} tags (${this.names.join(' ')})`, fileName, sentence.line + t);
-      y[t] = k;
+      if (k !== undefined) y[t] = k;
+      else if (unknown === 'mark') y[t] = -1;
+      else throw new FormatError(`chunk tag ${JSON.stringify(chunks[t])} is not one of the model's ${this.names.length} tags (${this.names.join(' ')}): its chunk type never occurs in the training set`, fileName, sentence.line + t);
     }
     return y;
   }
@@ -254,8 +271,8 @@ export interface ConllTaskOptions {
 /** The training set and optional test set of `conll:PATH`, encoded for {@link SparseChainModel}. */
 export interface ConllTask {
   spec: SparseChainSpec;
-  train: { xs: SparseSequence[]; ys: Int32Array[] };
-  test?: { xs: SparseSequence[]; ys: Int32Array[] };
+  train: ConllSet;
+  test?: ConllSet;
   /** Human-readable summary. */
   description: string;
   /** The sentences as read (for tagging output and chunk scores). */
@@ -272,15 +289,36 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** Encodes sentences with a dictionary (attribute ids, CSR) and a tag set (label ids). */
-export function encodeConll(sentences: readonly ConllSentence[], dictionary: FeatureDictionary, tags: ChunkTagSet, fileName = '<conll>'): { xs: SparseSequence[]; ys: Int32Array[] } {
+/**
+ * A labelled CoNLL set encoded for the model: attribute ids (CSR) per sentence, label ids, and the gold tag
+ * strings (what chunk scores are computed from, so that tags outside the model's set still count as gold
+ * chunks).
+ */
+export interface ConllSet {
+  xs: SparseSequence[];
+  ys: Int32Array[];
+  tags: string[][];
+  /** Tokens whose gold tag is not in the model's tag set (label -1). */
+  unknownTags: number;
+}
+
+/**
+ * Encodes sentences with a dictionary (attribute ids, CSR; unseen attributes dropped) and a tag set (label
+ * ids). `unknown` decides what a tag outside the set does (see {@link ChunkTagSet.encode}); default 'error'.
+ */
+export function encodeConll(sentences: readonly ConllSentence[], dictionary: FeatureDictionary, tags: ChunkTagSet, fileName = '<conll>', unknown: 'error' | 'mark' = 'error'): ConllSet {
   const xs: SparseSequence[] = [];
   const ys: Int32Array[] = [];
+  const gold: string[][] = [];
+  let unknownTags = 0;
   for (const s of sentences) {
     xs.push(dictionary.encode(conllAttributes(s.words, s.pos)));
-    ys.push(tags.encode(s, fileName));
+    const y = tags.encode(s, fileName, unknown);
+    for (const k of y) if (k < 0) unknownTags++;
+    ys.push(y);
+    gold.push(s.chunks!);
   }
-  return { xs, ys };
+  return { xs, ys, tags: gold, unknownTags };
 }
 
 /**
@@ -329,8 +367,11 @@ export function loadConllTask(path: string, options: ConllTaskOptions = {}): Con
     labelNames: [...tags.names],
     features: dictionary.toJSON(),
   };
-  const train = encodeConll(trainSentences, dictionary, tags, trainPath);
-  const test = testSentences ? encodeConll(testSentences, dictionary, tags, testPath) : undefined;
+  // Tags outside the set can only occur in data the tag set was not built on (a test set, or any data read
+  // with a model): they become label -1 there, always wrong, and count as gold chunks in the F1.
+  const train = encodeConll(trainSentences, dictionary, tags, trainPath, options.model ? 'mark' : 'error');
+  const test = testSentences ? encodeConll(testSentences, dictionary, tags, testPath, 'mark') : undefined;
+  const unknown = train.unknownTags + (test?.unknownTags ?? 0);
   const d = sparseChainDim(spec.numFeatures, spec.numLabels);
   return {
     spec,
@@ -338,7 +379,8 @@ export function loadConllTask(path: string, options: ConllTaskOptions = {}): Con
     test,
     description:
       `conll: ${trainSentences.length} train${testSentences ? ` / ${testSentences.length} test` : ''} sentences, ` +
-      `${spec.numLabels} tags, ${spec.numFeatures} attributes (min frequency ${dictionary.minFrequency}), d = ${d}`,
+      `${spec.numLabels} tags, ${spec.numFeatures} attributes (min frequency ${dictionary.minFrequency}), d = ${d}` +
+      (unknown > 0 ? `; ${unknown} tokens carry chunk types the model cannot predict` : ''),
     sentences: { train: trainSentences, test: testSentences },
     dictionary,
     tags,

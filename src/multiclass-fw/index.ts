@@ -4,6 +4,7 @@ export { NuclearLmo, topSingularPair, nuclearNorm, symmetricEigenvalues, type Lm
 export { HashBins, gaussianVector, hashRows, type BinInfo } from './bins.js';
 export {
   trainMulticlassFw,
+  trainMulticlassFwAsync,
   evaluateFull,
   exactLineSearch,
   MCFW_SOLVERS,
@@ -14,3 +15,4 @@ export {
   type McfwStopReason,
   type FullEvaluation,
 } from './solvers.js';
+export { loadMulticlassData, holdoutSplit, selectRows, withBias, MULTICLASS_DATA_KINDS, type ShapeHint } from './data.js';

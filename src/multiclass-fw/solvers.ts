@@ -146,8 +146,34 @@ export function evaluateFull(problem: MulticlassLogistic, W: Float64Array, lmo: 
   return { objective, gap: gw + lmo.tau * ans.sigma, sigma: ans.sigma };
 }
 
-/** Trains with one of the four solvers; see the module comment. */
+/** Trains with one of the four solvers (synchronously); see the module comment. */
 export function trainMulticlassFw(problem: MulticlassLogistic, options: McfwOptions): McfwResult {
+  const run = iterate(problem, options);
+  for (;;) {
+    const r = run.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * As {@link trainMulticlassFw}, but yields to the event loop about every 50 ms (not counted in `seconds`),
+ * so that an AbortSignal fired by a signal handler or timer can stop it.
+ */
+export async function trainMulticlassFwAsync(problem: MulticlassLogistic, options: McfwOptions): Promise<McfwResult> {
+  const run = iterate(problem, options);
+  let last = performance.now();
+  for (;;) {
+    const r = run.next();
+    if (r.done) return r.value;
+    if (performance.now() - last > 50) {
+      await new Promise<void>((done) => setImmediate(done));
+      last = performance.now();
+    }
+  }
+}
+
+/** The solver loop; yields after every iteration. */
+function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<void, McfwResult> {
   const o = resolve(options);
   const { n, numFeatures: F, numClasses: K, size } = problem;
   const rng = new Rng(o.seed);
@@ -356,6 +382,7 @@ export function trainMulticlassFw(problem: MulticlassLogistic, options: McfwOpti
     seconds += (performance.now() - start) / 1000;
     o.onIterate?.(t, W);
     if (due()) evaluateNow();
+    yield;
   }
   if (lastEval === undefined || lastEval.iteration !== t) evaluateNow();
   const last = lastEval!;
@@ -480,14 +507,18 @@ export function exactLineSearch(
   let gamma = Math.min(1, Math.max(0, -g0 / Math.max(derivs(0)[1], 1e-300)));
   if (!(gamma > 0 && gamma < 1)) gamma = 0.5;
   const scale = Math.abs(g0);
+  // Stop when phi' vanishes to rounding, the bracket is tiny, or the Newton step moves gamma by < 1e-10.
   for (let it = 0; it < 60; it++) {
     const [d1, d2] = derivs(gamma);
     if (Math.abs(d1) <= 1e-12 * scale) break;
     if (d1 > 0) hi = gamma;
     else lo = gamma;
-    if (hi - lo <= 1e-14) break;
+    if (hi - lo <= 1e-12) break;
     const newton = d2 > 0 ? gamma - d1 / d2 : NaN;
-    gamma = newton > lo && newton < hi ? newton : (lo + hi) / 2;
+    const next = newton > lo && newton < hi ? newton : (lo + hi) / 2;
+    const moved = Math.abs(next - gamma);
+    gamma = next;
+    if (moved <= 1e-10) break;
   }
   return gamma;
 }

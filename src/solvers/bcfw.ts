@@ -66,6 +66,12 @@ export interface BcfwOptions extends CommonSolverOptions {
    */
   warmStart?: WarmStart;
   /**
+   * Confirm a heuristic exit, and certify the result, with an exact pass (default true, [G]
+   * true_gap_when_converged). With false the run stops as soon as the estimated gap is below the
+   * threshold and reports that estimate with gapIsExact false (the heuristic regularization path).
+   */
+  certify?: boolean;
+  /**
    * Start from the dual point alpha_i = delta(labels[i]) (every block on one corner) instead of the ground
    * truth, with the given gap estimates (upper bounds; not exact). Used by the regularization path (Alg. 6).
    */
@@ -636,6 +642,11 @@ export class BcfwSolver extends PassSolver {
       });
       const monitorEvery = this.bcfwOptions.monitorEvery;
       if (monitorEvery && this.passes % monitorEvery === 0) this.monitor();
+      if ((converged || this.heuristicallyConverged()) && this.bcfwOptions.certify === false) {
+        this.stopReason = 'gap';
+        this.finished = true;
+        return false;
+      }
       if (converged || this.heuristicallyConverged() || this.passesSinceCheck >= this.config.gapCheck) {
         // On the schedule (or the heuristic exit) only, so that a run stopped early and resumed follows the same path.
         this.resync();
@@ -651,15 +662,19 @@ export class BcfwSolver extends PassSolver {
 
   /** The result always carries an exact certificate: one more full pass if the last pass was not checked. */
   private finish(): false {
-    if (!this.finished && (this.checkedAt !== this.passes || this.last === undefined)) this.exactCheck(false);
+    if (!this.finished && this.bcfwOptions.certify !== false && (this.checkedAt !== this.passes || this.last === undefined)) this.exactCheck(false);
     this.finished = true;
     return false;
   }
 
   result(): BcfwResult {
     check(this.finished, 'BCFW has not finished: call runPass() until it returns false');
+    const it = this.returned;
+    // Without certification the last exact check may be stale: report the estimate of the current point.
+    const certified = this.last !== undefined && this.checkedAt === this.passes;
+    const cert = certified ? this.last! : { dual: it.l - 0.5 * this.config.lambda * dot(it.w, it.w), gap: this.gapEstimate };
     return {
-      ...this.baseResult(this.returned.w, this.last!, true),
+      ...this.baseResult(it.w, cert, certified),
       blockGaps: this.lastBlockGaps,
       counters: { ...this.counters },
       storedLabels: this.storedLabels,

@@ -1,0 +1,529 @@
+/**
+ * s-t minimum cut / maximum flow on graphs with terminal capacities: the Boykov-Kolmogorov algorithm
+ * (Boykov & Kolmogorov, "An Experimental Comparison of Min-Cut/Max-Flow Algorithms for Energy
+ * Minimization in Vision", TPAMI 2004) with Kohli & Torr's reuse of the search trees after capacity
+ * changes ("Dynamic Graph Cuts", TPAMI 2007), in C++ (native/maxflow), plus DIMACS max-flow files.
+ *
+ * Model: nodes `0..numNodes-1` plus two implicit terminals, the source s and the sink t. Node `i`
+ * has a source capacity `sourceCap[i]` (arc s->i) and a sink capacity `sinkCap[i]` (arc i->t); edge
+ * `e` joins `edgeFrom[e]` and `edgeTo[e]` with capacity `capFwd[e]` from -> to and `capRev[e]`
+ * to -> from. The max flow equals the capacity of a minimum cut; {@link MaxflowGraph.segments}
+ * returns its source side as the nodes reachable from s in the final residual graph (the unique
+ * inclusion-minimal minimum cut): `0` ({@link SOURCE_SIDE}) or `1` ({@link SINK_SIDE}) per node.
+ *
+ * Capacity types ({@link CapacityType}): `'int32'` (exact, the fastest; a sum `capFwd + capRev`
+ * beyond 2^31-1 is refused), `'int64'` (exact, integers up to 2^53 from JS) and `'float64'` (doubles;
+ * residuals within a tolerance of 1e-12 times the largest capacity count as saturated). Capacity
+ * arrays may be Int32Array or Float64Array whatever the type; every entry is checked (negative, NaN,
+ * Infinity, non-integers for the integer types, out-of-range values), as are node ids, lengths and
+ * self-loops: bad input throws an {@link InputError} naming the array and the index, never crashes.
+ * Flow values are JS numbers: exact for integer types up to 2^53.
+ *
+ * @example
+ * ```ts
+ * const g = new MaxflowGraph({
+ *   numNodes: 2, edgeFrom: Int32Array.of(0), edgeTo: Int32Array.of(1), capFwd: Int32Array.of(3),
+ *   sourceCap: Int32Array.of(5, 0), sinkCap: Int32Array.of(0, 4),
+ * });
+ * g.solve();                       // 3
+ * g.segments();                    // Uint8Array [0, 1]
+ * g.setTerminalCaps(Int32Array.of(1), Int32Array.of(0), Int32Array.of(1));
+ * g.solve();                       // 1, reusing the previous flow and search trees
+ * ```
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { FormatError, GapbcfwError, InputError } from './core/errors.js';
+import { native } from './native.js';
+
+/** Capacity type of the native solver. */
+export type CapacityType = 'int32' | 'int64' | 'float64';
+
+/** Capacities from JS: Int32Array or Float64Array (read without copying). */
+export type CapacityArray = Int32Array | Float64Array;
+
+/** Segment of a node on the source side of the minimum cut. */
+export const SOURCE_SIDE = 0;
+/** Segment of a node on the sink side of the minimum cut. */
+export const SINK_SIDE = 1;
+
+/** A graph described by typed arrays. */
+export interface MaxflowGraphSpec {
+  /** Number of nodes n (integer in [0, 2^31-1]); nodes are `0..n-1`. */
+  numNodes: number;
+  /** Edge tails, length m, each in `0..n-1`. */
+  edgeFrom: Int32Array;
+  /** Edge heads, length m, each in `0..n-1` and different from the tail (no self-loops). */
+  edgeTo: Int32Array;
+  /** Capacity from -> to of each edge (length m, >= 0). */
+  capFwd: CapacityArray;
+  /** Capacity to -> from of each edge (length m, >= 0); default all zero (directed edges). */
+  capRev?: CapacityArray | null;
+  /** Capacity of s -> i per node (length n, >= 0); default all zero. */
+  sourceCap?: CapacityArray | null;
+  /** Capacity of i -> t per node (length n, >= 0); default all zero. */
+  sinkCap?: CapacityArray | null;
+  /**
+   * Capacity type of the solver. Default: `'int32'` when every capacity array given is an
+   * Int32Array, `'float64'` otherwise.
+   */
+  capType?: CapacityType;
+}
+
+/** Result of a solve. */
+export interface MaxflowResult {
+  /** The max-flow value (= the capacity of the minimum cut). */
+  flow: number;
+  /** {@link SOURCE_SIDE} or {@link SINK_SIDE} per node (the inclusion-minimal minimum cut). */
+  segments: Uint8Array;
+}
+
+/** Residual capacities of the current flow (see {@link MaxflowGraph.residuals}). */
+export interface MaxflowResiduals {
+  /** Residual of s -> i per node. */
+  source: Float64Array;
+  /** Residual of i -> t per node. */
+  sink: Float64Array;
+  /** Residual from -> to per edge. */
+  fwd: Float64Array;
+  /** Residual to -> from per edge. */
+  rev: Float64Array;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw binding (native/addon.cc, section "max-flow")
+// ---------------------------------------------------------------------------------------------
+
+/** The native graph object (see native/addon.cc). */
+interface NativeGraph {
+  readonly numNodes: number;
+  readonly numEdges: number;
+  readonly capType: CapacityType;
+  readonly flow: number;
+  readonly solved: boolean;
+  solve(): number;
+  segments(out: Uint8Array): void;
+  setTerminalCaps(nodes: Int32Array | null, src: CapacityArray, sink: CapacityArray): void;
+  addTerminalCaps(nodes: Int32Array | null, src: CapacityArray, sink: CapacityArray): void;
+  setEdgeCaps(edges: Int32Array | null, capFwd: CapacityArray, capRev: CapacityArray): void;
+  residuals(src: Float64Array | null, sink: Float64Array | null, fwd: Float64Array | null, rev: Float64Array | null): void;
+  tolerance(): number;
+  setTolerance(t: number): void;
+  clone(): NativeGraph;
+  toDimacs(constant?: number, source?: number, sink?: number): string;
+}
+
+interface NativeBatchGraph {
+  numNodes: number;
+  edgeFrom: Int32Array;
+  edgeTo: Int32Array;
+  capFwd: CapacityArray;
+  capRev: CapacityArray | null;
+  sourceCap: CapacityArray | null;
+  sinkCap: CapacityArray | null;
+  capType: CapacityType;
+  segments: Uint8Array | null;
+}
+
+/** The max-flow part of the addon's exports. */
+export interface MaxflowBinding {
+  MaxflowGraph: new (
+    numNodes: number, edgeFrom: Int32Array, edgeTo: Int32Array, capFwd: CapacityArray, capRev: CapacityArray | null,
+    sourceCap: CapacityArray | null, sinkCap: CapacityArray | null, capType: CapacityType,
+  ) => NativeGraph;
+  maxflowSolve(
+    numNodes: number, edgeFrom: Int32Array, edgeTo: Int32Array, capFwd: CapacityArray, capRev: CapacityArray | null,
+    sourceCap: CapacityArray | null, sinkCap: CapacityArray | null, capType: CapacityType, segments: Uint8Array | null,
+  ): number;
+  maxflowBatch(graphs: NativeBatchGraph[], threads: number): { promise: Promise<Float64Array>; cancel(): void };
+  maxflowReadDimacs(data: Uint8Array, capType: 'auto' | CapacityType): {
+    graph: NativeGraph; numNodes: number; source: number; sink: number; constant: number; ignoredArcs: number; capType: CapacityType;
+  };
+}
+
+const binding = native as unknown as MaxflowBinding;
+
+/** Runs a native call; its TypeError/RangeError (bad arguments) becomes an InputError. */
+function call<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw convertError(e);
+  }
+}
+
+function convertError(e: unknown): unknown {
+  if (e instanceof TypeError || e instanceof RangeError) return new InputError(e.message);
+  if (e instanceof Error && !(e instanceof GapbcfwError) && (e as { code?: unknown }).code !== 'ABORT_ERR') {
+    return new GapbcfwError(e.message);
+  }
+  return e;
+}
+
+function describe(x: unknown): string {
+  if (x === null) return 'null';
+  if (ArrayBuffer.isView(x)) return x.constructor.name;
+  if (Array.isArray(x)) return 'Array';
+  return typeof x;
+}
+
+function isCapArray(x: unknown): x is CapacityArray {
+  return x instanceof Int32Array || x instanceof Float64Array;
+}
+
+/** Checks the shape of a spec (the native side checks the values) and settles the capacity type. */
+function normalise(fn: string, spec: MaxflowGraphSpec): NativeBatchGraph {
+  if (typeof spec !== 'object' || spec === null) throw new InputError(`${fn}: the graph must be an object {numNodes, edgeFrom, edgeTo, capFwd, ...}, got ${describe(spec)}`);
+  const { numNodes, edgeFrom, edgeTo, capFwd } = spec;
+  const capRev = spec.capRev ?? null;
+  const sourceCap = spec.sourceCap ?? null;
+  const sinkCap = spec.sinkCap ?? null;
+  for (const [name, a] of [['capFwd', capFwd], ['capRev', capRev], ['sourceCap', sourceCap], ['sinkCap', sinkCap]] as const) {
+    if (a !== null && !isCapArray(a)) throw new InputError(`${fn}: ${name} must be an Int32Array or a Float64Array, got ${describe(a)}`);
+  }
+  let capType = spec.capType;
+  if (capType === undefined) {
+    capType = [capFwd, capRev, sourceCap, sinkCap].some((a) => a instanceof Float64Array) ? 'float64' : 'int32';
+  } else if (capType !== 'int32' && capType !== 'int64' && capType !== 'float64') {
+    throw new InputError(`${fn}: capType must be 'int32', 'int64' or 'float64', got ${String(capType)}`);
+  }
+  return { numNodes, edgeFrom, edgeTo, capFwd, capRev, sourceCap, sinkCap, capType, segments: null };
+}
+
+function outputSegments(fn: string, n: number, out: Uint8Array | undefined): Uint8Array {
+  if (out === undefined) return new Uint8Array(n);
+  if (!(out instanceof Uint8Array)) throw new InputError(`${fn}: out must be a Uint8Array, got ${describe(out)}`);
+  if (out.length !== n) throw new InputError(`${fn}: out has length ${out.length}, expected ${n}`);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------------------------
+
+/** Set while wrapping a native graph built in C++ (clone, DIMACS reader). */
+let adopting: NativeGraph | undefined;
+let handleOf: (g: MaxflowGraph) => NativeGraph;
+
+/**
+ * A graph kept in native memory for repeated solves: build it once, then change terminal or edge
+ * capacities and call {@link MaxflowGraph.solve} again. Re-solves keep the previous flow, residual
+ * graph and search trees and repair only what the changes touched (Kohli & Torr), which is much
+ * faster than a fresh solve when few capacities change (the segmentation oracle's case).
+ *
+ * The typed arrays are read (and copied into the graph) by the constructor and the setters: they
+ * can be reused or changed right after each call. Every method is synchronous; for many graphs at
+ * once off the main thread, use {@link maxflowBatch}.
+ */
+export class MaxflowGraph {
+  readonly #g: NativeGraph;
+
+  /**
+   * Builds the graph; validates every entry.
+   *
+   * @param spec - nodes, edges and capacities.
+   * @throws {@link InputError} on wrong types or lengths, bad node ids, self-loops, negative / NaN /
+   *   infinite capacities, non-integers for an integer capacity type, or sums that overflow it.
+   */
+  constructor(spec: MaxflowGraphSpec) {
+    if (adopting !== undefined) {
+      this.#g = adopting;
+      adopting = undefined;
+      return;
+    }
+    const s = normalise('MaxflowGraph', spec);
+    this.#g = call(() => new binding.MaxflowGraph(s.numNodes, s.edgeFrom, s.edgeTo, s.capFwd, s.capRev, s.sourceCap, s.sinkCap, s.capType));
+  }
+
+  /** Number of nodes. */
+  get numNodes(): number {
+    return this.#g.numNodes;
+  }
+  /** Number of edges. */
+  get numEdges(): number {
+    return this.#g.numEdges;
+  }
+  /** Capacity type of the solver. */
+  get capType(): CapacityType {
+    return this.#g.capType;
+  }
+  /** The value returned by the last {@link MaxflowGraph.solve} (0 before any). */
+  get flow(): number {
+    return this.#g.flow;
+  }
+  /** True when {@link MaxflowGraph.solve} ran after the last capacity change. */
+  get solved(): boolean {
+    return this.#g.solved;
+  }
+
+  /**
+   * Computes the max flow for the current capacities and returns it. The first call solves from
+   * scratch; later calls reuse the previous flow and search trees (the result always equals a
+   * fresh solve).
+   */
+  solve(): number {
+    return call(() => this.#g.solve());
+  }
+
+  /**
+   * The minimum cut of the last solve: {@link SOURCE_SIDE} (0) for the nodes reachable from the
+   * source in the final residual graph, {@link SINK_SIDE} (1) for the others.
+   *
+   * @param out - optional preallocated output of length {@link MaxflowGraph.numNodes}.
+   * @throws {@link InputError} when the capacities changed since the last solve.
+   */
+  segments(out?: Uint8Array): Uint8Array {
+    const seg = outputSegments('MaxflowGraph.segments', this.#g.numNodes, out);
+    if (!this.#g.solved) throw new InputError('MaxflowGraph.segments: the capacities changed since the last solve(); call solve() first');
+    call(() => this.#g.segments(seg));
+    return seg;
+  }
+
+  /**
+   * Sets the source and sink capacities of some nodes (`nodes[k]` gets `src[k]`, `sink[k]`), or of
+   * every node in order when `nodes` is null (then `src` and `sink` have length numNodes). All
+   * entries are checked before anything changes. Keeps the flow for the next (reusing) solve.
+   *
+   * @returns this graph, for chaining.
+   */
+  setTerminalCaps(nodes: Int32Array | null, src: CapacityArray, sink: CapacityArray): this {
+    call(() => this.#g.setTerminalCaps(nodes, src, sink));
+    return this;
+  }
+
+  /** Like {@link MaxflowGraph.setTerminalCaps} but adds to the current capacities. */
+  addTerminalCaps(nodes: Int32Array | null, src: CapacityArray, sink: CapacityArray): this {
+    call(() => this.#g.addTerminalCaps(nodes, src, sink));
+    return this;
+  }
+
+  /**
+   * Sets both capacities of some edges (`edges[k]` gets `capFwd[k]`, `capRev[k]`), or of every
+   * edge in order when `edges` is null. Keeps the flow where it still fits (Kohli & Torr).
+   *
+   * @returns this graph, for chaining.
+   */
+  setEdgeCaps(edges: Int32Array | null, capFwd: CapacityArray, capRev: CapacityArray): this {
+    call(() => this.#g.setEdgeCaps(edges, capFwd, capRev));
+    return this;
+  }
+
+  /**
+   * Residual capacities of the current flow. After a reusing solve they are those of an equivalent
+   * graph whose two terminal capacities of a node may both exceed the given ones by the same amount
+   * (Kohli & Torr's reparametrisation); after a fresh solve they are the plain residuals.
+   */
+  residuals(): MaxflowResiduals {
+    const n = this.#g.numNodes;
+    const m = this.#g.numEdges;
+    const r = { source: new Float64Array(n), sink: new Float64Array(n), fwd: new Float64Array(m), rev: new Float64Array(m) };
+    call(() => this.#g.residuals(r.source, r.sink, r.fwd, r.rev));
+    return r;
+  }
+
+  /** Saturation tolerance of the next solve (0 for integer types). */
+  get tolerance(): number {
+    return this.#g.tolerance();
+  }
+
+  /**
+   * Sets the saturation tolerance of a float64 graph (finite, >= 0; 0 = exact comparisons). The
+   * default is 1e-12 times the largest capacity ever given.
+   */
+  setTolerance(tolerance: number): this {
+    if (typeof tolerance !== 'number') throw new InputError(`MaxflowGraph.setTolerance: tolerance must be a number, got ${describe(tolerance)}`);
+    call(() => this.#g.setTolerance(tolerance));
+    return this;
+  }
+
+  /** A deep copy (capacities, flow and search trees). */
+  clone(): MaxflowGraph {
+    return wrapNative(call(() => this.#g.clone()));
+  }
+
+  /**
+   * The graph as a DIMACS max-flow problem (see {@link writeDimacsMaxflow}).
+   */
+  toDimacs(opts: DimacsWriteOptions = {}): string {
+    return writeDimacsMaxflow(this, opts);
+  }
+
+  static {
+    handleOf = (g) => g.#g;
+  }
+}
+
+function wrapNative(h: NativeGraph): MaxflowGraph {
+  adopting = h;
+  try {
+    return new MaxflowGraph(undefined as unknown as MaxflowGraphSpec);
+  } finally {
+    adopting = undefined;
+  }
+}
+
+/**
+ * One-shot max flow and minimum cut of a graph (synchronous; for small and medium graphs or when
+ * blocking the event loop is fine).
+ *
+ * @param spec - the graph.
+ * @param opts.segments - optional preallocated output (length numNodes).
+ * @throws {@link InputError} on invalid input (see {@link MaxflowGraph}).
+ */
+export function maxflow(spec: MaxflowGraphSpec, opts: { segments?: Uint8Array } = {}): MaxflowResult {
+  const s = normalise('maxflow', spec);
+  const segments = outputSegments('maxflow', typeof s.numNodes === 'number' && Number.isInteger(s.numNodes) && s.numNodes >= 0 ? s.numNodes : 0, opts.segments);
+  const flow = call(() => binding.maxflowSolve(s.numNodes, s.edgeFrom, s.edgeTo, s.capFwd, s.capRev, s.sourceCap, s.sinkCap, s.capType, segments));
+  return { flow, segments };
+}
+
+/** Options of {@link maxflowBatch}. */
+export interface MaxflowBatchOptions {
+  /** Native threads solving graphs in parallel (default: available parallelism, at most the number of graphs). */
+  threads?: number;
+  /**
+   * Cancels the batch: an already aborted signal rejects at once; an abort while running stops
+   * the threads before their next graph (a graph being solved finishes) and rejects with the
+   * signal's reason.
+   */
+  signal?: AbortSignal;
+  /** Compute the minimum cuts (default true); false leaves `segments` empty. */
+  segments?: boolean;
+}
+
+/**
+ * Solves many independent graphs on a native thread pool, off the main thread; resolves to one
+ * result per graph, in order. Validation of types and lengths throws (rejects) before any work;
+ * bad values (e.g. a negative capacity) reject with an {@link InputError} naming the graph.
+ *
+ * **Contract:** the graphs' typed arrays are read in place by the threads: do not write,
+ * transfer, detach or resize them until the promise settles.
+ */
+export async function maxflowBatch(specs: readonly MaxflowGraphSpec[], opts: MaxflowBatchOptions = {}): Promise<MaxflowResult[]> {
+  const fn = 'maxflowBatch';
+  const { signal } = opts;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InputError(`${fn}: opts.signal must be an AbortSignal`);
+  signal?.throwIfAborted();
+  if (!Array.isArray(specs)) throw new InputError(`${fn}: graphs must be an array, got ${describe(specs)}`);
+  const threads = opts.threads ?? Math.max(1, Math.min(availableParallelism(), specs.length));
+  if (!Number.isInteger(threads) || threads < 1 || threads > 1024) throw new InputError(`${fn}: opts.threads must be an integer in 1..1024, got ${String(threads)}`);
+  const wantSegments = opts.segments ?? true;
+  const graphs = specs.map((spec, i) => {
+    const g = normalise(`${fn}: graphs[${i}]`, spec);
+    if (wantSegments && Number.isInteger(g.numNodes) && g.numNodes >= 0 && g.numNodes <= 2147483647) g.segments = new Uint8Array(g.numNodes);
+    return g;
+  });
+  const job = call(() => binding.maxflowBatch(graphs, threads));
+  const onAbort = () => job.cancel();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let flows: Float64Array;
+  try {
+    flows = await job.promise;
+  } catch (e) {
+    signal?.throwIfAborted();
+    throw convertError(e);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  signal?.throwIfAborted();
+  return graphs.map((g, i) => ({ flow: flows[i]!, segments: g.segments ?? new Uint8Array(0) }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// DIMACS
+// ---------------------------------------------------------------------------------------------
+
+/** A DIMACS max-flow problem read by {@link parseDimacsMaxflow}. */
+export interface DimacsMaxflow {
+  /**
+   * The graph: DIMACS node `i` is node `i-1`; the source and the sink stay as isolated placeholder
+   * nodes; arcs s->v and u->t became terminal capacities, other arcs edges (capRev 0).
+   */
+  graph: MaxflowGraph;
+  /** Number of DIMACS nodes (= graph.numNodes). */
+  numNodes: number;
+  /** The source's node id in `graph` (DIMACS id - 1). */
+  source: number;
+  /** The sink's node id in `graph` (DIMACS id - 1). */
+  sink: number;
+  /** Total capacity of s->t arcs: flow every cut pays. The file's max flow is `constant + graph.solve()`. */
+  constant: number;
+  /** Arcs into s or out of t (they cannot carry s-t flow; dropped). */
+  ignoredArcs: number;
+  /** Capacity type used. */
+  capType: CapacityType;
+}
+
+/** Options of the DIMACS reader. */
+export interface DimacsReadOptions {
+  /** `'auto'` (default): int64 for integer files, float64 when some capacity is not an integer. */
+  capType?: 'auto' | CapacityType;
+  /** File name for error messages (`FILE:LINE: reason`). */
+  file?: string;
+}
+
+/**
+ * Parses a DIMACS max-flow problem (`p max N M`, `n ID s`, `n ID t`, `a U V CAP`, `c` comments).
+ *
+ * @param data - the file's text or bytes (bytes are parsed in place).
+ * @throws {@link FormatError} with the 1-based line number on malformed input (bad counts, ids
+ *   out of range, negative or non-numeric capacities, missing source/sink, wrong arc count...).
+ */
+export function parseDimacsMaxflow(data: string | Uint8Array, opts: DimacsReadOptions = {}): DimacsMaxflow {
+  const capType = opts.capType ?? 'auto';
+  if (!['auto', 'int32', 'int64', 'float64'].includes(capType)) throw new InputError(`parseDimacsMaxflow: capType must be 'auto', 'int32', 'int64' or 'float64', got ${String(capType)}`);
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  if (!(bytes instanceof Uint8Array)) throw new InputError(`parseDimacsMaxflow: data must be a string or a Uint8Array, got ${describe(data)}`);
+  let r: ReturnType<MaxflowBinding['maxflowReadDimacs']>;
+  try {
+    r = binding.maxflowReadDimacs(bytes, capType);
+  } catch (e) {
+    const line = (e as { line?: unknown }).line;
+    if (e instanceof Error && typeof line === 'number') {
+      const reason = e.message.replace(/^dimacs line \d+: /, '');
+      throw opts.file === undefined ? new FormatError(`DIMACS line ${line}: ${reason}`, undefined, line) : new FormatError(reason, opts.file, line);
+    }
+    throw convertError(e);
+  }
+  return {
+    graph: wrapNative(r.graph),
+    numNodes: r.numNodes,
+    source: r.source,
+    sink: r.sink,
+    constant: r.constant,
+    ignoredArcs: r.ignoredArcs,
+    capType: r.capType,
+  };
+}
+
+/** Reads a DIMACS max-flow file (see {@link parseDimacsMaxflow}); errors name `path:line`. */
+export function readDimacsMaxflow(path: string, opts: Omit<DimacsReadOptions, 'file'> = {}): DimacsMaxflow {
+  return parseDimacsMaxflow(readFileSync(path), { ...opts, file: path });
+}
+
+/** Options of {@link writeDimacsMaxflow}. */
+export interface DimacsWriteOptions {
+  /** Capacity of an extra s->t arc (default 0), e.g. {@link DimacsMaxflow.constant}. */
+  constant?: number;
+  /**
+   * Node ids of a source and a sink placeholder inside the graph (isolated nodes without terminal
+   * capacity, as {@link parseDimacsMaxflow} leaves them): node ids are kept (node i is DIMACS i+1).
+   * Without them, graph nodes are DIMACS `1..n`, the source is `n+1` and the sink `n+2`.
+   */
+  source?: number;
+  /** See {@link DimacsWriteOptions.source}. */
+  sink?: number;
+}
+
+/**
+ * Writes a graph as a DIMACS max-flow problem: `p`, `n` lines, then the s->t arc (constant), the
+ * terminal arcs per node and the edges (forward, and reverse when > 0). Reading it back gives the
+ * same capacities and the same max flow. Doubles are written with 17 significant digits.
+ */
+export function writeDimacsMaxflow(graph: MaxflowGraph, opts: DimacsWriteOptions = {}): string {
+  const { constant = 0, source, sink } = opts;
+  if ((source === undefined) !== (sink === undefined)) throw new InputError('writeDimacsMaxflow: give both source and sink, or neither');
+  if (!(graph instanceof MaxflowGraph)) throw new InputError(`writeDimacsMaxflow: graph must be a MaxflowGraph, got ${describe(graph)}`);
+  return call(() => handleOf(graph).toDimacs(constant, source ?? -1, sink ?? -1));
+}
