@@ -132,3 +132,23 @@ describe('gapbcfw CLI', () => {
     expect(r.json!.testError as number).toBeLessThan(0.35);
   });
 });
+
+describe('gapbcfw path', () => {
+  it('computes a path, stores it, and eval queries it at any lambda', async () => {
+    const file = join(dir, 'p.gbp');
+    const r = await run('path', 'synthetic:', '--epsilon', '0.2', '--min-lambda', '0.01', '--out', file, '--json', '--quiet');
+    expect(r.code).toBe(0);
+    expect(r.json!.breakpoints as number).toBeGreaterThan(1);
+    const points = r.json!.points as { lambda: number; gap: number; testError: number }[];
+    for (const p of points) expect(p.gap).toBeLessThanOrEqual(0.9 * 0.2);
+    const mid = points[1]!.lambda;
+    const e = await run('eval', file, 'synthetic:', '--lambda', String(mid), '--json');
+    expect(e.code).toBe(0);
+    expect(e.json!.testError as number).toBeCloseTo(points[1]!.testError, 12);
+    expect((await run('eval', file, 'synthetic:')).stderr).toMatch(/--lambda/);
+    const g = await run('path', 'synthetic:', '--grid', '--epsilon', '0.5', '--time-budget', '20', '--json', '--quiet');
+    expect(g.code).toBe(0);
+    expect((g.json!.points as unknown[]).length).toBeGreaterThan(3);
+    expect((await run('path', 'synthetic:', '--lambda', '1')).code).toBe(2);
+  });
+});

@@ -166,6 +166,27 @@ describe('multinomial logistic objective and gradient', () => {
     }
   });
 
+  it('the unrolled (generated) kernel equals the generic loop', () => {
+    const g = new MulticlassLogistic(d, { kernel: 'generic' });
+    const subset: WeightedSubset = { index: Int32Array.from([5, 2, 2, 24]), weight: Float64Array.from([1, 0.5, 2, 3]), count: 4 };
+    for (const s of [null, subset]) {
+      const count = s === null ? p.n : s.count;
+      const [G1, G2] = [new Float64Array(p.size), new Float64Array(p.size)];
+      const [S1, S2] = [new Float64Array(count * 4), new Float64Array(count * 4)];
+      expect(p.accumulate(W, s, 0.3, G1, S1)).toBeCloseTo(g.accumulateGeneric(W, s, 0.3, G2, S2), 13);
+      for (let q = 0; q < p.size; q++) expect(G1[q]).toBeCloseTo(G2[q]!, 14);
+      expect(S1).toEqual(S2);
+    }
+    // Every class count up to 32 gets a kernel; 40 classes use the generic loop and agree too.
+    const d40 = randomData(60, 5, 40, 9);
+    const [a, b] = [new MulticlassLogistic(d40), new MulticlassLogistic(d40, { kernel: 'generic' })];
+    const W40 = Float64Array.from({ length: a.size }, (_, q) => Math.sin(q));
+    expect(a.objective(W40)).toBe(b.objective(W40));
+    const d7 = randomData(60, 5, 7, 9);
+    const W7 = Float64Array.from({ length: 35 }, (_, q) => Math.cos(q));
+    expect(new MulticlassLogistic(d7).objective(W7)).toBeCloseTo(new MulticlassLogistic(d7, { kernel: 'generic' }).objective(W7), 13);
+  });
+
   it('a weighted subset with integer weights equals repeating the rows', () => {
     const subset: WeightedSubset = { index: Int32Array.from([1, 4]), weight: Float64Array.from([3, 1]), count: 2 };
     const repeated: WeightedSubset = { index: Int32Array.from([1, 1, 1, 4]), weight: null, count: 4 };
@@ -494,7 +515,7 @@ describe('Frank-Wolfe solvers', () => {
   });
 
   it('same seed, same trace; another seed, another trace', () => {
-    const strip = (r: ReturnType<typeof trainMulticlassFw>) => r.trace.map(({ seconds: _s, hashSeconds: _h, ...rest }) => rest);
+    const strip = (r: ReturnType<typeof trainMulticlassFw>) => r.trace.map(({ seconds: _s, cpuSeconds: _c, hashSeconds: _h, ...rest }) => rest);
     for (const solver of ['afw', 'sfw', 'svrf'] as const) {
       const a = trainMulticlassFw(p, { solver, tau, maxIterations: 25, seed: 4 });
       const b = trainMulticlassFw(p, { solver, tau, maxIterations: 25, seed: 4 });

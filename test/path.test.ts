@@ -65,6 +65,12 @@ describe('epsilon-approximate regularization path (Alg. 6-7)', () => {
     }
   });
 
+  it('a complete path covers every lambda down to 0', () => {
+    const path = regularizationPath(t.problem, { epsilon: 0.3, minLambda: 1e-6 });
+    if (path.complete) expect(path.validDownTo).toBe(0);
+    else expect(path.validDownTo).toBeGreaterThan(0);
+  });
+
   it('the heuristic path measures its true gaps, which may exceed kappa * epsilon but stay moderate', () => {
     const path = regularizationPath(t.problem, { epsilon, heuristic: true, minLambda: 1e-3 });
     expect(path.kappa).toBe(0.7);

@@ -45,5 +45,9 @@ export function report(summary: Record<string, unknown>, json: boolean, io: Io, 
     return;
   }
   io.stdout.write(`${headline}\n`);
-  for (const [k, x] of Object.entries(clean)) if (k !== 'command') io.stdout.write(`  ${k}: ${typeof x === 'number' ? +x.toPrecision(6) : String(x)}\n`);
+  for (const [k, x] of Object.entries(clean)) {
+    if (k === 'command') continue;
+    const shown = typeof x === 'number' ? String(+x.toPrecision(6)) : Array.isArray(x) ? `${x.length} entries (see --json)` : typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x);
+    io.stdout.write(`  ${k}: ${shown}\n`);
+  }
 }

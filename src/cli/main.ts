@@ -5,7 +5,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { GapbcfwError, InputError } from '../core/errors.js';
 import { meanLoss, modelProblem } from '../core/problem.js';
 import { buildModel, loadTask, type LabelledSet, type TaskData } from '../data/datasets.js';
-import { fingerprint, loadModel, saveModel } from '../io/model.js';
+import { fingerprint, loadModel, saveModel, type TrainedModel } from '../io/model.js';
 import { readModelFile, writeModelFile } from '../io/model-file.js';
 import type { DecodeBackend } from '../models/chain.js';
 import { fullOraclePass, type SolverCheckpoint, type SolverResult } from '../solvers/common.js';
@@ -13,11 +13,11 @@ import { SOLVERS, trainAsync, type SolverName, type TrainOptions } from '../solv
 import type { BcfwResult, StepType } from '../solvers/bcfw.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
 import { runPlot } from './plot.js';
-import { UsageError, integer, nonNegative, number, parse, positive, report, type Io } from './common.js';
-
-/** CLI solver names: the block-coordinate variants are one engine with a step type. */
-const STEP_OF: Record<string, StepType> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid' };
-const CLI_SOLVERS = ['bcfw', 'bcpfw', 'bcafw', 'hybrid', ...SOLVERS.filter((s) => s !== 'bcfw')];
+import { runPath } from './path.js';
+import { loadPath } from '../io/path-file.js';
+import { pathWeights } from '../path/regpath.js';
+import { UsageError, integer, number, parse, positive, report, type Io } from './common.js';
+import { CLI_SOLVERS, TRAIN_OPTIONS, backendOf, trainOptions, type TrainValues } from './train-options.js';
 
 const USAGE = `gapbcfw: structured SVMs trained with block-coordinate Frank-Wolfe
 
@@ -27,6 +27,7 @@ Commands:
   demo                     train a chain model on built-in synthetic data (no files needed)
   train DATA               train a model; DATA is KIND:PATH (ocr:FILE, libsvm:FILE, synthetic:)
   eval MODEL DATA          error (and, on the training set, the exact duality gap) of a saved model
+  path DATA                epsilon-approximate regularization path, or --grid search (gapbcfw path --help)
   plot TRACE...            SVG/PNG figures from JSONL traces (gap against effective passes or time, ...)
   help [COMMAND]           this text, or the options of a command
 
@@ -57,95 +58,21 @@ Training options (train, demo):
   --checkpoint FILE        save the solver state every --checkpoint-every passes (default 10) and at the end
   --resume FILE            continue from a checkpoint (same data, solver and settings)
 
-Eval options: --split S, --part train|test (default test when the data has a test part), --backend
+Eval options: --split S, --part train|test (default test when the data has a test part), --backend,
+  --lambda X (MODEL is a path file from gapbcfw path: evaluate its epsilon-approximate w at X)
 
 Common: --json (last stdout line is a JSON summary), --quiet (no progress), --help, --version
 Exit codes: 0 success, 1 the job failed, 2 bad usage or bad input.`;
 
-const TRAIN_OPTIONS = {
-  lambda: { type: 'string' },
-  solver: { type: 'string' },
-  sampling: { type: 'string' },
-  averaging: { type: 'boolean' },
-  'no-averaging': { type: 'boolean' },
-  cache: { type: 'boolean' },
-  'cache-size': { type: 'string' },
-  'cache-f': { type: 'string' },
-  'cache-nu': { type: 'string' },
-  'no-line-search': { type: 'boolean' },
-  'gap-threshold': { type: 'string' },
-  'gap-check': { type: 'string' },
-  'max-passes': { type: 'string' },
-  'time-budget': { type: 'string' },
-  seed: { type: 'string' },
-  'train-error': { type: 'boolean' },
-  backend: { type: 'string' },
-  split: { type: 'string' },
-  test: { type: 'string' },
-  out: { type: 'string' },
-  trace: { type: 'string' },
-  checkpoint: { type: 'string' },
-  'checkpoint-every': { type: 'string' },
-  resume: { type: 'string' },
-  json: { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  help: { type: 'boolean' },
-} as const satisfies ParseArgsConfig['options'];
-
 const EVAL_OPTIONS = {
   split: { type: 'string' },
+  lambda: { type: 'string' },
   part: { type: 'string' },
   backend: { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
-
-function backendOf(value: string | undefined): DecodeBackend {
-  if (value === undefined || value === 'native' || value === 'js') return value ?? 'native';
-  throw new UsageError(`--backend must be native or js, got '${value}'`);
-}
-
-type TrainValues = ReturnType<typeof parse<typeof TRAIN_OPTIONS>>['values'];
-
-function trainOptions(v: TrainValues, defaults: { lambda?: number; gapThreshold?: number }): TrainOptions {
-  const name = v.solver ?? 'bcfw';
-  if (!CLI_SOLVERS.includes(name)) throw new UsageError(`--solver must be one of ${CLI_SOLVERS.join(', ')}, got '${name}'`);
-  const step = STEP_OF[name];
-  const solver = (step ? 'bcfw' : name) as SolverName;
-  if (v.sampling !== undefined && !['uniform', 'perm', 'gap'].includes(v.sampling)) throw new UsageError(`--sampling must be uniform, perm or gap, got '${v.sampling}'`);
-  if (solver === 'fw' && v.sampling !== undefined) throw new UsageError('--sampling does not apply to batch FW');
-  if (solver === 'ssg' && v.sampling === 'gap') throw new UsageError('--sampling gap needs a dual: use a block-coordinate solver');
-  if (v.averaging && v['no-averaging']) throw new UsageError('--averaging and --no-averaging contradict each other');
-  const cacheSet = v['cache-size'] !== undefined || v['cache-f'] !== undefined || v['cache-nu'] !== undefined;
-  if ((v.cache || cacheSet) && !step) throw new UsageError('--cache applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)');
-  if (cacheSet && !v.cache) throw new UsageError('--cache-size, --cache-f and --cache-nu need --cache');
-  const o: Record<string, unknown> = {
-    solver,
-    lambda: number(v.lambda, 'lambda', positive, 'a positive number') ?? defaults.lambda,
-    gapThreshold: number(v['gap-threshold'], 'gap-threshold', nonNegative, 'a number >= 0') ?? defaults.gapThreshold,
-    gapCheck: number(v['gap-check'], 'gap-check', integer(1), 'a positive integer'),
-    maxPasses: number(v['max-passes'], 'max-passes', integer(0), 'a non-negative integer'),
-    timeBudget: number(v['time-budget'], 'time-budget', positive, 'a positive number of seconds'),
-    seed: number(v.seed, 'seed', integer(0), 'a non-negative integer'),
-    trainError: v['train-error'] ?? false,
-  };
-  if (solver !== 'fw') o.sampling = v.sampling;
-  if (solver !== 'ssg') o.lineSearch = !v['no-line-search'];
-  if (solver !== 'fw') o.averaging = v.averaging ? true : v['no-averaging'] ? false : undefined;
-  if (step) {
-    o.step = step;
-    if (v.cache) {
-      o.cache = {
-        maxSize: number(v['cache-size'], 'cache-size', integer(1), 'a positive integer') ?? 50,
-        factor: number(v['cache-f'], 'cache-f', nonNegative, 'a number >= 0') ?? 0.25,
-        nu: number(v['cache-nu'], 'cache-nu', nonNegative, 'a number >= 0') ?? 0.01,
-      };
-    }
-  }
-  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
-  return o as TrainOptions;
-}
 
 async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lambda?: number; gapThreshold?: number; command: string }): Promise<number> {
   const backend = backendOf(v.backend);
@@ -240,7 +167,8 @@ async function runEval(args: string[], io: Io): Promise<number> {
   const { values: v, positionals } = parse(args, EVAL_OPTIONS);
   if (v.help) return help(io, 'eval');
   if (positionals.length !== 2) throw new UsageError('eval takes MODEL DATA, e.g. gapbcfw eval model.gbm ocr:letter.data.gz --split small');
-  const trained = loadModel(positionals[0]!);
+  const trained = readModelFile(positionals[0]!).meta.format === 'gapbcfw-path' ? modelFromPath(positionals[0]!, v.lambda) : loadModel(positionals[0]!);
+  if (v.lambda !== undefined && trained.training.source !== 'path') throw new UsageError('--lambda applies to path files (from gapbcfw path)');
   const task = loadTask(positionals[1]!, { split: v.split, model: trained.spec });
   const part = v.part ?? (task.test ? 'test' : 'train');
   if (part !== 'train' && part !== 'test') throw new UsageError(`--part must be train or test, got '${part}'`);
@@ -263,6 +191,14 @@ async function runEval(args: string[], io: Io): Promise<number> {
   summary.seconds = (performance.now() - t0) / 1000;
   report(summary, v.json ?? false, io, `evaluated ${positionals[0]} on ${positionals[1]} (${part})`);
   return 0;
+}
+
+/** The epsilon-approximate w of a stored path at lambda, as a model (no dual: the path certifies it). */
+function modelFromPath(file: string, lambdaFlag: string | undefined): TrainedModel {
+  const lambda = number(lambdaFlag, 'lambda', positive, 'a positive number');
+  if (lambda === undefined) throw new UsageError(`${file} is a regularization path: give --lambda X`);
+  const p = loadPath(file);
+  return { spec: p.spec, w: pathWeights(p, lambda), lambda, training: { source: 'path', epsilon: p.epsilon } };
 }
 
 function help(io: Io, _command?: string): number {
@@ -306,6 +242,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await runEval(rest, io);
       case 'plot':
         return await runPlot(rest, io);
+      case 'path':
+        return await runPath(rest, io);
       default:
         throw new UsageError(`unknown command '${command}' (try gapbcfw help)`);
     }

@@ -214,6 +214,7 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
     lmoCalls: result.lmoCalls,
     powerIterations: result.powerIterations,
     seconds: result.seconds,
+    cpuSeconds: result.cpuSeconds,
     hashSeconds: result.hashSeconds,
     surrogates: result.surrogates,
     epochs: result.epochs,

@@ -42,12 +42,16 @@ export class MulticlassLogistic {
   readonly y: Int32Array;
   /** Scratch: softmax of one row (length K). */
   private readonly p: Float64Array;
+  /** Class-count-specialised hot loop, or null for the generic one. */
+  private readonly kernel: Kernel | null;
 
   /**
    * @param data features (CSR) and labels in 0..numLabels-1.
+   * @param options `kernel`: 'unrolled' (default; for K <= 32 classes, a loop generated with the K
+   *   per-class accumulators in local variables, about 3x faster) or 'generic' (plain loops; the reference).
    * @throws InputError on inconsistent shapes, labels out of range, NaN/Inf features, fewer than 2 classes.
    */
-  constructor(data: MulticlassDataset) {
+  constructor(data: MulticlassDataset, options: { kernel?: 'unrolled' | 'generic' } = {}) {
     const { X, y, numLabels } = data;
     check(Number.isInteger(numLabels) && numLabels >= 2, `a multiclass problem needs at least 2 classes, got ${numLabels}`);
     check(X.rows >= 1, 'the data set has no examples');
@@ -71,6 +75,9 @@ export class MulticlassLogistic {
     this.numFeatures = X.cols;
     this.size = X.cols * numLabels;
     this.p = new Float64Array(numLabels);
+    const kind = options.kernel ?? 'unrolled';
+    check(kind === 'unrolled' || kind === 'generic', `kernel must be 'unrolled' or 'generic', got '${kind}'`);
+    this.kernel = kind === 'unrolled' && numLabels <= MAX_UNROLLED ? unrolledKernel(numLabels) : null;
   }
 
   /** A zero iterate (the centre of the ball). */
@@ -96,9 +103,19 @@ export class MulticlassLogistic {
    * The hot loop: adds `scale * c_r * grad f_{i_r}(W)` to `G` for the rows of `subset` (all rows when
    * null, each with c = 1) and returns `scale * sum_r c_r f_{i_r}(W)`. `G` is not cleared. When `scores`
    * is given, row r's scores W x_{i_r} are left in `scores[r*K .. r*K + K)` (for the line search).
-   * Allocates nothing.
+   * Allocates nothing. Runs the class-count-specialised kernel (see {@link unrolledKernel}) when there is
+   * one, else {@link accumulateGeneric}.
    */
   accumulate(W: Float64Array, subset: WeightedSubset | null, scale: number, G: Float64Array | null, scores: Float64Array | null = null): number {
+    if (this.kernel === null) return this.accumulateGeneric(W, subset, scale, G, scores);
+    const { indptr, indices, values } = this.X;
+    return subset === null
+      ? this.kernel(W, indptr, indices, values, this.y, this.n, null, null, scale, G, scores, this.p)
+      : this.kernel(W, indptr, indices, values, this.y, subset.count, subset.index, subset.weight, scale, G, scores, this.p);
+  }
+
+  /** The reference implementation of {@link accumulate}: plain loops over the K classes. */
+  accumulateGeneric(W: Float64Array, subset: WeightedSubset | null, scale: number, G: Float64Array | null, scores: Float64Array | null = null): number {
     const K = this.numClasses;
     const { indptr, indices, values } = this.X;
     const y = this.y;
@@ -210,4 +227,77 @@ export function toClassMajor(W: Float64Array, numFeatures: number, numClasses: n
   const out = new Float64Array(W.length);
   for (let j = 0; j < numFeatures; j++) for (let k = 0; k < numClasses; k++) out[k * numFeatures + j] = W[j * numClasses + k]!;
   return out;
+}
+
+/** Signature of the specialised hot loop (see {@link MulticlassLogistic.accumulate}). */
+type Kernel = (
+  W: Float64Array,
+  indptr: Int32Array,
+  indices: Int32Array,
+  values: Float64Array,
+  y: Int32Array,
+  count: number,
+  index: Int32Array | null,
+  weight: Float64Array | null,
+  scale: number,
+  G: Float64Array | null,
+  scores: Float64Array | null,
+  scratch: Float64Array,
+) => number;
+
+/** Largest class count with a generated kernel. */
+const MAX_UNROLLED = 32;
+const kernels = new Map<number, Kernel>();
+
+/**
+ * The hot loop of {@link MulticlassLogistic.accumulateGeneric} generated for a fixed class count K, with
+ * the K scores and residuals in local variables (registers) instead of a scratch array: per non-zero x_ij
+ * it reads W[j*K .. j*K+K) once for the scores and updates G[j*K .. j*K+K) once for the gradient. The
+ * generated source is built only from the integer K; tests compare it with the generic loop.
+ */
+export function unrolledKernel(K: number): Kernel {
+  check(Number.isInteger(K) && K >= 1 && K <= MAX_UNROLLED, `no unrolled kernel for ${K} classes`);
+  const cached = kernels.get(K);
+  if (cached) return cached;
+  const ks = Array.from({ length: K }, (_, k) => k);
+  const src = `"use strict";
+return function accumulate${K}(W, indptr, indices, values, y, count, index, weight, scale, G, scores, p) {
+  let loss = 0;
+  for (let r = 0; r < count; r++) {
+    const i = index === null ? r : index[r];
+    const c = weight === null ? scale : scale * weight[r];
+    const start = indptr[i];
+    const end = indptr[i + 1];
+    ${ks.map((k) => `let s${k} = 0;`).join(' ')}
+    for (let q = start; q < end; q++) {
+      const v = values[q];
+      const b = indices[q] * ${K};
+      ${ks.map((k) => `s${k} += W[b + ${k}] * v;`).join(' ')}
+    }
+    if (scores !== null) {
+      const o = r * ${K};
+      ${ks.map((k) => `scores[o + ${k}] = s${k};`).join(' ')}
+    }
+    ${ks.map((k) => `p[${k}] = s${k};`).join(' ')}
+    const yi = y[i];
+    const sy = p[yi];
+    let m = s0;
+    ${ks.slice(1).map((k) => `if (s${k} > m) m = s${k};`).join(' ')}
+    ${ks.map((k) => `const e${k} = Math.exp(s${k} - m);`).join(' ')}
+    const z = ${ks.map((k) => `e${k}`).join(' + ')};
+    loss += c * (m + Math.log(z) - sy);
+    if (G === null) continue;
+    const inv = c / z;
+    ${ks.map((k) => `const r${k} = e${k} * inv - (yi === ${k} ? c : 0);`).join(' ')}
+    for (let q = start; q < end; q++) {
+      const v = values[q];
+      const b = indices[q] * ${K};
+      ${ks.map((k) => `G[b + ${k}] += r${k} * v;`).join(' ')}
+    }
+  }
+  return loss;
+};`;
+  const kernel = new Function(src)() as Kernel;
+  kernels.set(K, kernel);
+  return kernel;
 }

@@ -20,8 +20,8 @@
  * the evaluations below are excluded), `primal` = `objective` = F(W) over the full training set,
  * `residual` = F(W) - optimum when an optimum is given, `gap` = the Frank-Wolfe duality gap
  * <grad F(W), W - V> (an exact certificate: F(W) - F* <= gap), data points touched, and per-solver fields.
- * Evaluations run at iterations 0..10 and then at a geometric schedule (factor 1.1), or every
- * `evalEvery` iterations, and at the end.
+ * Evaluations run at iterations 0..10 and then at a geometric schedule (factor `evalFactor`, 1.1), or
+ * every `evalEvery` iterations, and at the end.
  */
 import { check, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
@@ -46,6 +46,8 @@ export interface McfwEvent extends ProgressEvent {
   /** Data rows read: gradient evaluations (an SVRF sample reads its row once for both gradients), hashing, line search. */
   pointsTouched: number;
   lmoCalls: number;
+  /** Process CPU seconds (user + system) of the solver work, the counterpart of `seconds` robust to a busy machine. */
+  cpuSeconds: number;
 }
 
 export interface McfwOptions {
@@ -58,8 +60,10 @@ export interface McfwOptions {
   maxIterations?: number;
   /** Cap on effective passes (gradient evaluations / n). Default unlimited. */
   maxPasses?: number;
-  /** Solver-time budget in seconds (evaluations excluded). Default unlimited. */
+  /** Solver-time budget in seconds (evaluations excluded), on the `clock`. Default unlimited. */
   timeBudget?: number;
+  /** Clock of `timeBudget`: 'wall' (`seconds`, default) or 'cpu' (`cpuSeconds`, robust to a busy machine). */
+  clock?: 'wall' | 'cpu';
   /** Seed of every random choice (samples, hash projection, LMO start vectors). Default 1. */
   seed?: number;
   /** Mini-batch scale c: SFW draws ceil(c t^2) points at round t, SVRF ceil(c k) at inner step k. Default 1. */
@@ -78,8 +82,10 @@ export interface McfwOptions {
   lmoTolerance?: number;
   /** Power-iteration cap per LMO call. Default 2000. */
   lmoMaxIterations?: number;
-  /** Evaluate the full objective and gap every this many iterations, or 'log' (0..10, then x1.1). Default 'log'. */
+  /** Evaluate the full objective and gap every this many iterations, or 'log' (0..10, then x evalFactor). Default 'log'. */
   evalEvery?: number | 'log';
+  /** Growth factor of the 'log' evaluation schedule (> 1). Default 1.1. */
+  evalFactor?: number;
   /** Known optimum F*: events get `residual` = F(W) - F*. */
   optimum?: number;
   /** Stop at an evaluation where F(W) <= targetObjective. */
@@ -111,6 +117,8 @@ export interface McfwResult {
   powerIterations: number;
   /** Solver time (evaluations excluded; AFW hashing included). */
   seconds: number;
+  /** Process CPU time of the same work. */
+  cpuSeconds: number;
   /** Full objective at the returned W. */
   objective: number;
   /** FW duality gap at the returned W. */
@@ -195,6 +203,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
   let gradEvals = 0;
   let touched = 0;
   let seconds = 0;
+  let cpuSeconds = 0;
   let lastStep: number | undefined;
   const trace: McfwEvent[] = [];
   let metrics: Record<string, number> = {};
@@ -216,6 +225,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
       pointsTouched: touched,
       lmoCalls: lmo.calls,
       seconds,
+      cpuSeconds,
       primal: ev.objective,
       objective: ev.objective,
       gap: ev.gap,
@@ -236,7 +246,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
     if (o.evalEvery !== 'log') return t % o.evalEvery === 0;
     if (t <= 10) return true;
     if (t >= nextLog) {
-      nextLog = Math.max(t + 1, Math.ceil(t * 1.1));
+      nextLog = Math.max(t + 1, Math.ceil(t * o.evalFactor));
       return true;
     }
     return false;
@@ -326,6 +336,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
     }
     case 'afw': {
       const t0 = performance.now();
+      const c0 = cpuNow();
       if (o.bins) {
         check(o.bins.order.length === n, `the given bins cover ${o.bins.order.length} points, the data has ${n}`);
         bins = o.bins;
@@ -338,6 +349,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
       subset.count = bins.sample(rng, subset.index, subset.weight!);
       hashSeconds = (performance.now() - t0) / 1000;
       seconds += hashSeconds;
+      cpuSeconds += cpuNow() - c0;
       extra.hashSeconds = hashSeconds;
       extra.surrogates = subset.count;
       const theBins = bins;
@@ -373,13 +385,15 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
       stopReason = 'maxPasses';
       break;
     }
-    if (seconds >= o.timeBudget) {
+    if ((o.clock === 'cpu' ? cpuSeconds : seconds) >= o.timeBudget) {
       stopReason = 'timeBudget';
       break;
     }
     const start = performance.now();
+    const cpuStart = cpuNow();
     step();
     seconds += (performance.now() - start) / 1000;
+    cpuSeconds += cpuNow() - cpuStart;
     o.onIterate?.(t, W);
     if (due()) evaluateNow();
     yield;
@@ -397,6 +411,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
     lmoCalls: lmo.calls,
     powerIterations: lmo.powerIterations,
     seconds,
+    cpuSeconds,
     objective: last.objective,
     gap: last.gap,
     residual: o.optimum === undefined ? undefined : last.objective - o.optimum,
@@ -409,7 +424,13 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
   };
 }
 
-type Resolved = Required<Pick<McfwOptions, 'solver' | 'tau' | 'step' | 'maxIterations' | 'maxPasses' | 'timeBudget' | 'seed' | 'batchScale' | 'k0' | 'delta' | 'nu' | 'gapThreshold'>> &
+/** Process CPU time (user + system) in seconds. */
+function cpuNow(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+type Resolved = Required<Pick<McfwOptions, 'solver' | 'tau' | 'step' | 'maxIterations' | 'maxPasses' | 'timeBudget' | 'seed' | 'batchScale' | 'k0' | 'delta' | 'nu' | 'gapThreshold' | 'evalFactor'>> &
   Omit<McfwOptions, 'evalEvery'> & { evalEvery: number | 'log' };
 
 function resolve(o: McfwOptions): Resolved {
@@ -425,6 +446,7 @@ function resolve(o: McfwOptions): Resolved {
   check(maxPasses > 0, `maxPasses must be > 0, got ${maxPasses}`);
   const timeBudget = o.timeBudget ?? Infinity;
   check(timeBudget > 0, `timeBudget must be > 0 seconds, got ${timeBudget}`);
+  check(o.clock === undefined || o.clock === 'wall' || o.clock === 'cpu', `clock must be 'wall' or 'cpu', got '${o.clock}'`);
   const seed = o.seed ?? 1;
   check(Number.isInteger(seed) && seed >= 0, `seed must be a non-negative integer, got ${seed}`);
   const batchScale = o.batchScale ?? 1;
@@ -437,10 +459,12 @@ function resolve(o: McfwOptions): Resolved {
   check(Number.isInteger(nu) && nu >= 1, `nu must be a positive integer, got ${nu}`);
   const evalEvery = o.evalEvery ?? 'log';
   check(evalEvery === 'log' || (Number.isInteger(evalEvery) && evalEvery >= 1), `evalEvery must be 'log' or a positive integer, got ${evalEvery}`);
+  const evalFactor = o.evalFactor ?? 1.1;
+  check(Number.isFinite(evalFactor) && evalFactor > 1, `evalFactor must be > 1, got ${evalFactor}`);
   const gapThreshold = o.gapThreshold ?? 0;
   check(gapThreshold >= 0, `gapThreshold must be >= 0, got ${gapThreshold}`);
   if (o.optimum !== undefined) check(Number.isFinite(o.optimum), `optimum must be finite, got ${o.optimum}`);
-  return { ...o, step, maxIterations, maxPasses, timeBudget, seed, batchScale, k0, delta, nu, evalEvery, gapThreshold };
+  return { ...o, step, maxIterations, maxPasses, timeBudget, seed, batchScale, k0, delta, nu, evalEvery, evalFactor, gapThreshold };
 }
 
 /**
@@ -498,24 +522,27 @@ export function exactLineSearch(
     }
     return [d1 / wsum, d2 / wsum];
   };
-  const [g0] = derivs(0);
+  const [g0, h0] = derivs(0);
   if (!(g0 < 0)) return 0;
-  const [g1] = derivs(1);
-  if (g1 <= 0) return 1;
   let lo = 0;
   let hi = 1;
-  let gamma = Math.min(1, Math.max(0, -g0 / Math.max(derivs(0)[1], 1e-300)));
-  if (!(gamma > 0 && gamma < 1)) gamma = 0.5;
+  // First trial: the Newton step from 0 (clipped to 1); phi'(1) <= 0 means gamma = 1.
+  let gamma = h0 > 0 ? Math.min(1, -g0 / h0) : 1;
+  if (!(gamma > 0)) gamma = 1;
+  let triedOne = gamma === 1;
   const scale = Math.abs(g0);
   // Stop when phi' vanishes to rounding, the bracket is tiny, or the Newton step moves gamma by < 1e-10.
   for (let it = 0; it < 60; it++) {
     const [d1, d2] = derivs(gamma);
+    if (gamma === 1 && d1 <= 0) return 1;
     if (Math.abs(d1) <= 1e-12 * scale) break;
     if (d1 > 0) hi = gamma;
     else lo = gamma;
     if (hi - lo <= 1e-12) break;
     const newton = d2 > 0 ? gamma - d1 / d2 : NaN;
-    const next = newton > lo && newton < hi ? newton : (lo + hi) / 2;
+    // A Newton step beyond 1 while 1 is untried: try the end point (phi'(1) <= 0 returns 1 above).
+    const next = newton > lo && newton < hi ? newton : newton >= 1 && hi === 1 && !triedOne ? 1 : (lo + hi) / 2;
+    if (next === 1) triedOne = true;
     const moved = Math.abs(next - gamma);
     gamma = next;
     if (moved <= 1e-10) break;

@@ -131,7 +131,10 @@ export function regularizationPath(problem: Problem, options: PathOptions = {}):
     // eq. (12): the largest step that keeps the (predicted) gap <= epsilon.
     const delta = solver.pathDelta();
     const rho = delta > 0 ? 1 - (epsilon - gap) / delta : 0;
-    if (rho <= 0) break;
+    if (rho <= 0) {
+      validDownTo = 0; // Delta <= epsilon - gap: the current w is epsilon-approximate for every smaller lambda
+      break;
+    }
     const next = rho * lambda;
     validDownTo = next; // the current w covers [next, lambda] whatever happens below
     if (next < minLambda) {
@@ -194,11 +197,12 @@ export function pathWeights(path: Pick<RegularizationPath, 'lambdaInf' | 'wInf' 
   check(lambda > 0 && Number.isFinite(lambda), `lambda must be a positive number, got ${lambda}`);
   if (lambda < path.validDownTo) throw new InputError(`lambda ${lambda} is below the path's range (it covers lambda >= ${path.validDownTo})`);
   if (lambda >= path.lambdaInf) return Float64Array.from(path.wInf, (v) => (v * path.lambdaInf) / lambda);
-  // Piece j covers [lambda_{j+1}, lambda_j]; the piece of wInf covers [lambda_1, lambdaInf].
+  // Piece j covers [lambda_{j+1}, lambda_j]; the piece of wInf covers [lambda_1, lambdaInf]. Exactly at a
+  // breakpoint both neighbours qualify; its own solution (gap <= kappa epsilon there) is returned.
   const bps = path.breakpoints;
   let w = path.wInf;
   for (const b of bps) {
-    if (lambda >= b.lambda) break;
+    if (lambda > b.lambda) break;
     w = b.w;
   }
   return Float64Array.from(w);

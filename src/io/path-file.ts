@@ -1,0 +1,45 @@
+import { FormatError } from '../core/errors.js';
+import type { ModelSpec } from '../data/datasets.js';
+import type { Breakpoint, RegularizationPath } from '../path/regpath.js';
+import { readModelFile, writeModelFile } from './model-file.js';
+
+const FORMAT = 'gapbcfw-path';
+
+/** A stored regularization path: the model shape, the path's pieces and per-breakpoint records. */
+export interface StoredPath extends Pick<RegularizationPath, 'epsilon' | 'kappa' | 'heuristic' | 'lambdaInf' | 'wInf' | 'complete' | 'validDownTo' | 'stopReason'> {
+  spec: ModelSpec;
+  breakpoints: (Breakpoint & { testError?: number })[];
+}
+
+/** Writes a path file: JSON header (breakpoints, certificates) plus one weight vector per piece. */
+export function savePath(path: string, p: StoredPath): void {
+  const arrays: Record<string, Float64Array> = { wInf: p.wInf };
+  p.breakpoints.forEach((b, j) => (arrays[`w${j + 1}`] = b.w));
+  writeModelFile(path, {
+    meta: {
+      format: FORMAT, spec: p.spec, epsilon: p.epsilon, kappa: p.kappa, heuristic: p.heuristic, lambdaInf: p.lambdaInf,
+      complete: p.complete, validDownTo: p.validDownTo, stopReason: p.stopReason,
+      breakpoints: p.breakpoints.map(({ w: _w, ...rest }) => rest),
+    },
+    arrays,
+  });
+}
+
+export function isPathFile(meta: Record<string, unknown>): boolean {
+  return meta.format === FORMAT;
+}
+
+/** Reads a path file written by `savePath`. */
+export function loadPath(path: string): StoredPath {
+  const { meta, arrays } = readModelFile(path);
+  if (!isPathFile(meta)) throw new FormatError(`not a gapbcfw path file (format '${String(meta.format)}')`, path);
+  const records = meta.breakpoints as Omit<Breakpoint, 'w'>[];
+  const wInf = arrays.wInf;
+  if (!(wInf instanceof Float64Array) || !Array.isArray(records)) throw new FormatError('path file lacks wInf or breakpoints', path);
+  const breakpoints = records.map((r, j) => {
+    const w = arrays[`w${j + 1}`];
+    if (!(w instanceof Float64Array) || w.length !== wInf.length) throw new FormatError(`path file lacks the weights of breakpoint ${j + 1}`, path);
+    return { ...r, w };
+  });
+  return { ...(meta as unknown as Omit<StoredPath, 'wInf' | 'breakpoints'>), wInf, breakpoints };
+}

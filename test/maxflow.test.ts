@@ -1,0 +1,327 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runMaxflow } from '../src/cli/maxflow.js';
+import { FormatError, InputError } from '../src/core/errors.js';
+import {
+  MaxflowGraph,
+  maxflow,
+  maxflowBatch,
+  parseDimacsMaxflow,
+  readDimacsMaxflow,
+  writeDimacsMaxflow,
+  type MaxflowGraphSpec,
+} from '../src/maxflow.js';
+import { cutCapacity, gridGraph, mulberry32, randomGraph, referenceMaxflow, type Family } from './helpers/maxflow-ref.js';
+
+const FAMILIES: Family[] = ['sparse', 'dense', 'grid', 'zeros', 'huge'];
+const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-maxflow-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Copies a spec's capacity arrays into another typed-array type. */
+function asType(spec: ReturnType<typeof randomGraph>, C: Int32ArrayConstructor | Float64ArrayConstructor): MaxflowGraphSpec {
+  return { ...spec, capFwd: C.from(spec.capFwd), capRev: C.from(spec.capRev), sourceCap: C.from(spec.sourceCap), sinkCap: C.from(spec.sinkCap) };
+}
+
+describe('max-flow vs an independent Dinic reference', () => {
+  it('random integer graphs (sparse, dense, grid, zero and huge capacities): equal flows, the same minimal cut, cut capacity = flow', () => {
+    const rnd = mulberry32(11);
+    for (let it = 0; it < 250; it++) {
+      const family = FAMILIES[it % FAMILIES.length]!;
+      const spec = randomGraph(rnd, family);
+      const ref = referenceMaxflow(spec);
+      const capType = family === 'huge' && it % 2 ? 'int64' : 'int32';
+      const r = maxflow({ ...spec, capType });
+      expect(r.flow, `${family} #${it}`).toBe(ref.flow);
+      expect(cutCapacity(spec, r.segments)).toBe(r.flow);
+      // The native solver reports the nodes reachable from s in the residual graph: the unique
+      // inclusion-minimal minimum cut, so it must equal the reference's.
+      expect(Array.from(r.segments), `${family} #${it}`).toEqual(Array.from(ref.segments));
+    }
+  });
+
+  it('random double graphs: equal flows within rounding, cut capacity = flow', () => {
+    const rnd = mulberry32(12);
+    for (let it = 0; it < 150; it++) {
+      const family = FAMILIES[it % FAMILIES.length]!;
+      const spec = randomGraph(rnd, family, { float: true, maxCap: family === 'huge' ? 1e9 : 10 });
+      const ref = referenceMaxflow(spec, 1e-9 * (family === 'huge' ? 1e9 : 10));
+      const r = maxflow(spec);
+      const tol = 1e-9 * Math.max(1, ref.flow);
+      expect(Math.abs(r.flow - ref.flow), `${family} #${it}`).toBeLessThanOrEqual(tol);
+      expect(Math.abs(cutCapacity(spec, r.segments) - r.flow)).toBeLessThanOrEqual(tol);
+    }
+  });
+
+  it('int32, int64 and float64 solvers agree, whatever the typed-array kind of the capacities', () => {
+    const rnd = mulberry32(13);
+    for (let it = 0; it < 40; it++) {
+      const spec = randomGraph(rnd, FAMILIES[it % 4]!);
+      const flows = [
+        maxflow({ ...asType(spec, Int32Array), capType: 'int32' }).flow,
+        maxflow({ ...asType(spec, Float64Array), capType: 'int32' }).flow,
+        maxflow({ ...asType(spec, Int32Array), capType: 'int64' }).flow,
+        maxflow({ ...asType(spec, Int32Array), capType: 'float64' }).flow,
+        new MaxflowGraph(asType(spec, Float64Array)).solve(),
+      ];
+      expect(new Set(flows).size, `#${it}: ${flows}`).toBe(1);
+    }
+  });
+
+  it('the empty graph and graphs without edges', () => {
+    expect(maxflow({ numNodes: 0, edgeFrom: new Int32Array(0), edgeTo: new Int32Array(0), capFwd: new Int32Array(0) })).toEqual({ flow: 0, segments: new Uint8Array(0) });
+    const r = maxflow({ numNodes: 3, edgeFrom: new Int32Array(0), edgeTo: new Int32Array(0), capFwd: new Int32Array(0), sourceCap: Int32Array.of(2, 0, 5), sinkCap: Int32Array.of(3, 4, 1) });
+    expect(r.flow).toBe(2 + 0 + 1);
+    expect(Array.from(r.segments)).toEqual([1, 1, 0]);
+  });
+});
+
+describe('reuse after capacity changes (dynamic graph cuts)', () => {
+  it('re-solves after random terminal and edge changes equal fresh solves (flow and cut)', () => {
+    const rnd = mulberry32(21);
+    for (let it = 0; it < 60; it++) {
+      const family = FAMILIES[it % FAMILIES.length]!;
+      const spec = randomGraph(rnd, family);
+      const capType = family === 'huge' ? 'int64' : 'int32';
+      const g = new MaxflowGraph({ ...spec, capType });
+      g.solve();
+      const cur = { ...spec, sourceCap: Float64Array.from(spec.sourceCap), sinkCap: Float64Array.from(spec.sinkCap), capFwd: Float64Array.from(spec.capFwd), capRev: Float64Array.from(spec.capRev) };
+      const maxCap = family === 'huge' ? 1e9 : 20;
+      for (let round = 0; round < 6; round++) {
+        const k = 1 + Math.floor(rnd() * Math.max(1, spec.numNodes / 3));
+        const nodes = Int32Array.from({ length: k }, () => Math.floor(rnd() * spec.numNodes));
+        const src = Int32Array.from({ length: k }, () => Math.floor(rnd() * maxCap));
+        const snk = Int32Array.from({ length: k }, () => Math.floor(rnd() * maxCap));
+        const add = round % 3 === 2;
+        if (add) g.addTerminalCaps(nodes, src, snk);
+        else g.setTerminalCaps(nodes, src, snk);
+        for (let j = 0; j < k; j++) {
+          cur.sourceCap[nodes[j]!] = (add ? cur.sourceCap[nodes[j]!]! : 0) + src[j]!;
+          cur.sinkCap[nodes[j]!] = (add ? cur.sinkCap[nodes[j]!]! : 0) + snk[j]!;
+        }
+        const m = spec.edgeFrom.length;
+        if (m > 0 && round % 2 === 1) {
+          const ke = 1 + Math.floor(rnd() * Math.max(1, m / 4));
+          const edges = Int32Array.from({ length: ke }, () => Math.floor(rnd() * m));
+          const f = Int32Array.from({ length: ke }, () => Math.floor(rnd() * maxCap));
+          const r = Int32Array.from({ length: ke }, () => Math.floor(rnd() * maxCap));
+          g.setEdgeCaps(edges, f, r);
+          for (let j = 0; j < ke; j++) {
+            cur.capFwd[edges[j]!] = f[j]!;
+            cur.capRev[edges[j]!] = r[j]!;
+          }
+        }
+        expect(g.solved).toBe(false);
+        const reused = g.solve();
+        const fresh = maxflow({ ...cur, capType });
+        expect(reused, `${family} #${it} round ${round}`).toBe(fresh.flow);
+        expect(reused).toBe(referenceMaxflow(cur).flow);
+        expect(Array.from(g.segments())).toEqual(Array.from(fresh.segments));
+      }
+    }
+  });
+
+  it('replacing all unaries of a grid (the segmentation oracle) and clone() keep exact results', () => {
+    const rnd = mulberry32(22);
+    const spec = gridGraph(rnd, 30, 20, 7);
+    const g = new MaxflowGraph(spec);
+    expect(g.solve()).toBe(referenceMaxflow(spec).flow);
+    for (let round = 0; round < 5; round++) {
+      const next = gridGraph(rnd, 30, 20, 7);
+      g.setTerminalCaps(null, next.sourceCap, next.sinkCap);
+      const copy = g.clone();
+      const f = g.solve();
+      expect(f).toBe(maxflow(next).flow);
+      expect(copy.solve()).toBe(f); // the copy carries the same pending changes
+    }
+  });
+
+  it('residuals are consistent with the flow after a fresh solve', () => {
+    const spec = randomGraph(mulberry32(23), 'sparse');
+    const g = new MaxflowGraph(spec);
+    const flow = g.solve();
+    const r = g.residuals();
+    let out = 0;
+    for (let i = 0; i < spec.numNodes; i++) out += spec.sourceCap[i]! - r.source[i]!;
+    let into = 0;
+    for (let i = 0; i < spec.numNodes; i++) into += spec.sinkCap[i]! - r.sink[i]!;
+    // Flow through terminal arcs (minus the part pushed straight s->i->t, counted on both sides).
+    expect(out).toBe(into);
+    expect(out).toBeGreaterThanOrEqual(flow);
+    for (let e = 0; e < spec.edgeFrom.length; e++) expect(r.fwd[e]! + r.rev[e]!).toBe(spec.capFwd[e]! + spec.capRev[e]!);
+  });
+});
+
+describe('batch solving on native threads', () => {
+  const rnd = mulberry32(31);
+  const specs = Array.from({ length: 40 }, (_, i) => (i % 4 === 3 ? gridGraph(rnd, 40, 40, 5) : randomGraph(rnd, FAMILIES[i % FAMILIES.length]!, { float: i % 2 === 1 })));
+
+  it('equals sequential solves, on 1 and 2 threads', async () => {
+    const seq = specs.map((s) => maxflow(s));
+    for (const threads of [1, 2]) {
+      const batch = await maxflowBatch(specs, { threads });
+      expect(batch.map((r) => r.flow)).toEqual(seq.map((r) => r.flow));
+      for (let i = 0; i < specs.length; i++) expect(Array.from(batch[i]!.segments)).toEqual(Array.from(seq[i]!.segments));
+    }
+    const noCuts = await maxflowBatch(specs, { segments: false });
+    expect(noCuts.map((r) => r.flow)).toEqual(seq.map((r) => r.flow));
+    expect(await maxflowBatch([])).toEqual([]);
+  });
+
+  it('an abort rejects with the signal reason, before or during the work', async () => {
+    const pre = new AbortController();
+    pre.abort(new Error('stop before'));
+    await expect(maxflowBatch(specs, { signal: pre.signal })).rejects.toThrow('stop before');
+    const big = Array.from({ length: 300 }, () => gridGraph(rnd, 60, 60, 20));
+    const ctl = new AbortController();
+    const p = maxflowBatch(big, { threads: 1, signal: ctl.signal });
+    setImmediate(() => ctl.abort(new Error('stop during')));
+    await expect(p).rejects.toThrow('stop during');
+    // The solver is usable afterwards.
+    expect((await maxflowBatch(specs.slice(0, 2)))[0]!.flow).toBe(maxflow(specs[0]!).flow);
+  });
+
+  it('bad values reject with an InputError naming the graph; bad shapes throw before any work', async () => {
+    const bad = { ...specs[1]!, capFwd: Float64Array.from(specs[1]!.capFwd) };
+    bad.capFwd[0] = -1;
+    await expect(maxflowBatch([specs[0]!, bad])).rejects.toThrow(InputError);
+    await expect(maxflowBatch([specs[0]!, bad])).rejects.toThrow(/graphs\[1\]: capFwd\[0\] = -1 is negative/);
+    await expect(maxflowBatch([{ ...specs[0]!, edgeTo: new Int32Array(1) }])).rejects.toThrow(/graphs\[0\]: edgeTo has length 1/);
+    await expect(maxflowBatch(specs, { threads: 0 })).rejects.toThrow(/threads/);
+  });
+});
+
+describe('bad input gives clear errors, never a crash', () => {
+  const base = (): MaxflowGraphSpec => ({
+    numNodes: 3, edgeFrom: Int32Array.of(0, 1), edgeTo: Int32Array.of(1, 2), capFwd: Int32Array.of(1, 2), capRev: Int32Array.of(0, 0),
+    sourceCap: Int32Array.of(5, 0, 0), sinkCap: Int32Array.of(0, 0, 5),
+  });
+  const cases: [string, Partial<MaxflowGraphSpec> | ((s: MaxflowGraphSpec) => MaxflowGraphSpec), RegExp][] = [
+    ['negative capacity', { capFwd: Int32Array.of(1, -2) }, /capFwd\[1\] = -2 is negative/],
+    ['NaN capacity', { capRev: Float64Array.of(0, NaN) }, /capRev\[1\] is NaN/],
+    ['infinite capacity', { sourceCap: Float64Array.of(Infinity, 0, 0) }, /sourceCap\[0\] is Infinity/],
+    ['negative sink capacity', { sinkCap: Float64Array.of(0, -0.5, 0) }, /sinkCap\[1\] = -0.5 is negative/],
+    ['non-integer for int32', { capFwd: Float64Array.of(1.5, 2), capType: 'int32' }, /capFwd\[0\] = 1.5 is not an integer/],
+    ['node id out of range', { edgeTo: Int32Array.of(1, 3) }, /edgeTo\[1\] = 3 is not a node id in 0..2/],
+    ['negative node id', { edgeFrom: Int32Array.of(-1, 1) }, /edgeFrom\[0\] = -1 is not a node id/],
+    ['self-loop', { edgeTo: Int32Array.of(0, 2) }, /edge 0 is a self-loop/],
+    ['length mismatch (edges)', { edgeTo: Int32Array.of(1) }, /edgeTo has length 1, expected 2/],
+    ['length mismatch (capacities)', { capFwd: Int32Array.of(1) }, /capFwd has length 1, expected 2/],
+    ['length mismatch (terminals)', { sinkCap: Int32Array.of(1) }, /sinkCap has length 1, expected 3/],
+    ['wrong array type', { capFwd: new Float32Array(2) as unknown as Int32Array }, /capFwd must be an Int32Array or a Float64Array, got Float32Array/],
+    ['wrong edge array type', { edgeFrom: [0, 1] as unknown as Int32Array }, /edgeFrom must be an Int32Array, got Array/],
+    ['bad node count', { numNodes: 2.5 }, /numNodes must be an integer/],
+    ['bad capType', { capType: 'int8' as 'int32' }, /capType must be/],
+    ['int32 overflow', { capFwd: Int32Array.of(2147483647, 2), capRev: Int32Array.of(1, 0) }, /capFwd\[0\] \+ capRev\[0\] overflows the capacity type 'int32'/],
+    ['too large for int64', { capFwd: Float64Array.of(2 ** 60, 1), capType: 'int64' }, /exceeds 9007199254740992/],
+  ];
+  for (const [name, change, message] of cases) {
+    it(name, () => {
+      const spec = typeof change === 'function' ? change(base()) : { ...base(), ...change };
+      expect(() => new MaxflowGraph(spec)).toThrow(InputError);
+      expect(() => new MaxflowGraph(spec)).toThrow(message);
+      expect(() => maxflow(spec)).toThrow(message);
+    });
+  }
+
+  it('the setters validate everything and leave the graph unchanged on error', () => {
+    const g = new MaxflowGraph(base());
+    const flow = g.solve();
+    expect(() => g.setTerminalCaps(Int32Array.of(0, 7), Int32Array.of(1, 1), Int32Array.of(0, 0))).toThrow(/nodes\[1\] = 7 is not a node id/);
+    expect(() => g.setTerminalCaps(Int32Array.of(0, 1), Int32Array.of(1, -1), Int32Array.of(0, 0))).toThrow(/src\[1\] = -1 is negative/);
+    expect(() => g.setTerminalCaps(Int32Array.of(0), Int32Array.of(1, 2), Int32Array.of(0))).toThrow(/src has length 2, expected 1/);
+    expect(() => g.setEdgeCaps(Int32Array.of(2), Int32Array.of(1), Int32Array.of(1))).toThrow(/edges\[0\] = 2 is not an edge id in 0..1/);
+    expect(() => g.setEdgeCaps(null, Float64Array.of(NaN, 1), Int32Array.of(0, 0))).toThrow(/capFwd\[0\] is NaN/);
+    expect(g.solved).toBe(true);
+    expect(g.solve()).toBe(flow);
+    expect(() => g.setTolerance(1e-9)).toThrow(/only float64 graphs/);
+    g.setTerminalCaps(Int32Array.of(0), Int32Array.of(1), Int32Array.of(0));
+    expect(() => g.segments()).toThrow(/call solve\(\) first/);
+    expect(() => g.segments(new Uint8Array(2))).toThrow(/out has length 2, expected 3/);
+  });
+});
+
+describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
+  // The classic 6-node example: max flow 23 (CLRS figure 26.1).
+  const clrs = `c CLRS 26.1\np max 6 10\nn 1 s\nn 6 t\na 1 2 16\na 1 3 13\na 2 3 10\na 3 2 4\na 2 4 12\na 4 3 9\na 3 5 14\na 5 4 7\na 4 6 20\na 5 6 4\n`;
+  const file = join(dir, 'clrs.max');
+  writeFileSync(file, clrs);
+
+  async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const out = new PassThrough();
+    const err = new PassThrough();
+    let stdout = '';
+    let stderr = '';
+    out.on('data', (b) => (stdout += b));
+    err.on('data', (b) => (stderr += b));
+    const code = await runMaxflow(args, { stdout: out as unknown as NodeJS.WriteStream, stderr: err as unknown as NodeJS.WriteStream });
+    return { code, stdout, stderr };
+  }
+
+  it('reads a file, solves it and round-trips through the writer', () => {
+    const p = readDimacsMaxflow(file);
+    expect(p.capType).toBe('int64');
+    expect(p.numNodes).toBe(6);
+    expect([p.source, p.sink]).toEqual([0, 5]);
+    expect(p.constant + p.graph.solve()).toBe(23);
+    const text = writeDimacsMaxflow(p.graph, { source: p.source, sink: p.sink, constant: p.constant });
+    const q = parseDimacsMaxflow(text);
+    expect(q.graph.solve()).toBe(23);
+    expect(writeDimacsMaxflow(q.graph, { source: q.source, sink: q.sink })).toBe(text);
+    // A graph written without placeholders: source n+1, sink n+2.
+    const spec = randomGraph(mulberry32(41), 'sparse');
+    const g = new MaxflowGraph(spec);
+    const back = parseDimacsMaxflow(g.toDimacs({ constant: 3 }));
+    expect(back.numNodes).toBe(spec.numNodes + 2);
+    expect(back.constant + back.graph.solve()).toBe(g.solve() + 3);
+    // Non-integer capacities switch the reader to float64.
+    const f = parseDimacsMaxflow('p max 3 2\nn 1 s\nn 3 t\na 1 2 1.25\na 2 3 0.5\n');
+    expect(f.capType).toBe('float64');
+    expect(f.graph.solve()).toBe(0.5);
+  });
+
+  it('malformed files throw a FormatError with the line number', () => {
+    expect(() => parseDimacsMaxflow('p max 3 1\nn 1 s\nn 3 t\na 1 2 -3\n')).toThrow(FormatError);
+    expect(() => parseDimacsMaxflow('p max 3 1\nn 1 s\nn 3 t\na 1 2 -3\n')).toThrow('DIMACS line 4: negative capacity -3');
+    expect(() => parseDimacsMaxflow('p max 3 1\nn 1 s\nn 3 t\na 1 2 x\n')).toThrow('DIMACS line 4: bad capacity');
+    expect(() => parseDimacsMaxflow('p max 3 1\nn 1 s\nn 3 t\na 1 2 3.5\n', { capType: 'int64' })).toThrow('DIMACS line 4: bad capacity');
+    try {
+      parseDimacsMaxflow('c\np max 3 2\nn 1 s\nn 3 t\na 1 2 3\n', { file: 'x.max' });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(FormatError);
+      expect((e as FormatError).line).toBe(2);
+      expect((e as Error).message).toBe('x.max:2: p line declares 2 arcs but the file has 1');
+    }
+  });
+
+  it('gapbcfw maxflow prints the flow; --json carries flow and timings; --cut writes the source side', async () => {
+    const plain = await cli(file);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toBe('flow 23\n');
+    const cut = join(dir, 'cut.txt');
+    const j = await cli(`dimacs:${file}`, '--json', '--repeat', '3', '--cut', cut);
+    expect(j.code).toBe(0);
+    const summary = JSON.parse(j.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(summary).toMatchObject({ command: 'maxflow', flow: 23, nodes: 6, capType: 'int64', repeat: 3 });
+    for (const k of ['readMs', 'solveMs', 'solveMsMin', 'seconds']) expect(typeof summary[k]).toBe('number');
+    // Min cut of CLRS 26.1: {s, v1, v2, v4} (DIMACS 1, 2, 3, 5).
+    expect(readFileSync(cut, 'utf8').trim().split('\n').map(Number).sort()).toEqual([1, 2, 3, 5]);
+    expect(summary.sourceSide).toBe(4);
+  });
+
+  it('gapbcfw maxflow exits 2 with FILE:LINE on a malformed file, and on bad usage', async () => {
+    const bad = join(dir, 'bad.max');
+    writeFileSync(bad, 'p max 4 2\nn 1 s\nn 4 t\na 1 2 5\na 2 9 1\n');
+    const r = await cli(bad);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`gapbcfw: ${bad}:5: arc head 9 out of range 1..4\n`);
+    expect((await cli(join(dir, 'missing.max'))).code).toBe(2);
+    expect((await cli(file, '--repeat', '0')).stderr).toMatch(/--repeat must be an integer >= 1/);
+    expect((await cli()).code).toBe(2);
+    expect((await cli(file, '--cap-type', 'int8')).code).toBe(2);
+    expect((await cli('--help')).stdout).toMatch(/Usage: gapbcfw maxflow/);
+  });
+});
