@@ -63,5 +63,25 @@ export {
   type GridShape,
 } from './gdt.js';
 
+export {
+  MaxflowGraph,
+  maxflow,
+  maxflowBatch,
+  parseDimacsMaxflow,
+  readDimacsMaxflow,
+  writeDimacsMaxflow,
+  SOURCE_SIDE,
+  SINK_SIDE,
+  type CapacityType,
+  type CapacityArray,
+  type MaxflowGraphSpec,
+  type MaxflowResult,
+  type MaxflowResiduals,
+  type MaxflowBatchOptions,
+  type DimacsMaxflow,
+  type DimacsReadOptions,
+  type DimacsWriteOptions,
+} from './maxflow.js';
+
 export { readTraces, groupSeries, type TraceEvent, type TraceRun, type TraceSeries } from './plot/traces.js';
 export { buildFigure, renderSvg, renderPng } from './plot/figures.js';

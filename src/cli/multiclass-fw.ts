@@ -31,6 +31,7 @@ Options:
   --max-iterations N       (default 500 unless --max-passes or --time-budget is given)
   --max-passes P           cap on effective passes (per-point gradient evaluations / n)
   --time-budget SECONDS    cap on solver time (evaluations excluded; AFW hashing included)
+  --clock wall|cpu         clock of --time-budget: wall time (default) or process CPU time
   --seed N                 seed of sampling, hashing and the LMO start vectors (default 1)
   --batch-scale C          SFW batch ceil(C t^2), SVRF batch ceil(C k) (default 1)
   --svrf-global-step       SVRF step 2/(t+1) over all iterations instead of restarting 2/(k+1) each epoch
@@ -56,6 +57,7 @@ const OPTIONS = {
   'max-iterations': { type: 'string' },
   'max-passes': { type: 'string' },
   'time-budget': { type: 'string' },
+  clock: { type: 'string' },
   seed: { type: 'string' },
   'batch-scale': { type: 'string' },
   'svrf-global-step': { type: 'boolean' },
@@ -96,6 +98,7 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
   for (const k of afwOnly) if (v[k] !== undefined && solver !== 'afw') throw new UsageError(`--${k} applies to afw`);
   if (v['batch-scale'] !== undefined && solver !== 'sfw' && solver !== 'svrf') throw new UsageError('--batch-scale applies to sfw and svrf');
   if (v['svrf-global-step'] && solver !== 'svrf') throw new UsageError('--svrf-global-step applies to svrf');
+  if (v.clock !== undefined && v.clock !== 'wall' && v.clock !== 'cpu') throw new UsageError(`--clock must be wall or cpu, got '${v.clock}'`);
   const seed = number(v.seed, 'seed', integer(0), 'a non-negative integer') ?? 1;
   const holdout = number(v.holdout, 'holdout', (x) => x > 0 && x < 1, 'a fraction in (0, 1)');
   let evalEvery: number | 'log' | undefined;
@@ -108,6 +111,7 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
     maxIterations: number(v['max-iterations'], 'max-iterations', integer(0), 'a non-negative integer'),
     maxPasses: number(v['max-passes'], 'max-passes', positive, 'a positive number'),
     timeBudget: number(v['time-budget'], 'time-budget', positive, 'a positive number of seconds'),
+    clock: v.clock as 'wall' | 'cpu' | undefined,
     seed,
     batchScale: number(v['batch-scale'], 'batch-scale', positive, 'a positive number'),
     svrfGlobalStep: v['svrf-global-step'] ?? false,
