@@ -491,8 +491,46 @@ Napi::Value ChainViterbi(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), score);
 }
 
+// chainHingeBatch(w, D, K, xAll, offsets: Int32Array (n+1), yAll: Int32Array, outY: Int32Array, hinge: Float64Array (n),
+// threads): loss-augmented decoding of n sequences at once on native threads; hinge[s] = H_s(w).
+Napi::Value ChainHingeBatch(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 9, "chainHingeBatch");
+  const auto w = RequireTypedArray<double>(info, 0, "chainHingeBatch: w");
+  const std::size_t D = RequireSize(info, 1, "chainHingeBatch: D", 1u << 30);
+  const std::size_t K = RequireSize(info, 2, "chainHingeBatch: K", 1u << 15);
+  if (D == 0 || K == 0) throw Napi::RangeError::New(info.Env(), "chainHingeBatch: D and K must be >= 1");
+  RequireLength(w, K * D + 2 * K + K * K, "chainHingeBatch: w");
+  const auto x = RequireTypedArray<double>(info, 3, "chainHingeBatch: xAll");
+  const auto offsets = RequireTypedArray<int32_t>(info, 4, "chainHingeBatch: offsets");
+  if (offsets.ElementLength() < 1) throw Napi::RangeError::New(info.Env(), "chainHingeBatch: offsets needs n+1 entries");
+  const std::size_t n = offsets.ElementLength() - 1;
+  if (offsets[0] != 0) throw Napi::RangeError::New(info.Env(), "chainHingeBatch: offsets[0] must be 0");
+  for (std::size_t q = 0; q < n; ++q) {
+    if (offsets[q + 1] < offsets[q]) throw Napi::RangeError::New(info.Env(), "chainHingeBatch: offsets must not decrease");
+  }
+  const std::size_t tokens = static_cast<std::size_t>(offsets[n]);
+  RequireLength(x, tokens * D, "chainHingeBatch: xAll");
+  const auto y = RequireTypedArray<int32_t>(info, 5, "chainHingeBatch: yAll");
+  RequireLength(y, tokens, "chainHingeBatch: yAll");
+  for (std::size_t t = 0; t < tokens; ++t) {
+    if (y[t] < 0 || static_cast<std::size_t>(y[t]) >= K) {
+      throw Napi::RangeError::New(info.Env(), "chainHingeBatch: yAll[" + std::to_string(t) + "] is outside 0.." + std::to_string(K - 1));
+    }
+  }
+  auto outY = RequireTypedArray<int32_t>(info, 6, "chainHingeBatch: outY");
+  RequireLength(outY, tokens, "chainHingeBatch: outY");
+  auto hinge = RequireTypedArray<double>(info, 7, "chainHingeBatch: hinge");
+  RequireLength(hinge, n, "chainHingeBatch: hinge");
+  const std::size_t threads = RequireSize(info, 8, "chainHingeBatch: threads", 256);
+  const gapbcfw::ChainShape shape{static_cast<int32_t>(D), static_cast<int32_t>(K)};
+  gapbcfw::chain_hinge_batch(w.Data(), shape, x.Data(), offsets.Data(), static_cast<int32_t>(n), y.Data(), outY.Data(), hinge.Data(),
+                             static_cast<int32_t>(std::max<std::size_t>(threads, 1)));
+  return info.Env().Undefined();
+}
+
 void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("chainDecode", Napi::Function::New(env, ChainDecode, "chainDecode"));
+  exports.Set("chainHingeBatch", Napi::Function::New(env, ChainHingeBatch, "chainHingeBatch"));
   exports.Set("chainViterbi", Napi::Function::New(env, ChainViterbi, "chainViterbi"));
   exports.Set("chainNodeScores", Napi::Function::New(env, ChainNodeScores, "chainNodeScores"));
   exports.Set("chainPsi", Napi::Function::New(env, ChainPsi, "chainPsi"));

@@ -43,6 +43,13 @@ export interface NativeBinding {
    * feature layout (e.g. sparse CoNLL features).
    */
   chainViterbi(theta: Float64Array, T: number, K: number, trans: Float64Array, out: Int32Array): number;
+  /**
+   * Loss-augmented decoding of n sequences at one w on `threads` native threads. Sequence s has tokens
+   * [offsets[s], offsets[s+1]) of xAll (rows of D) and yAll; writes labels to outY (same layout) and
+   * hinge[s] = max_y L + <w, phi(y)> - <w, phi(y_s)> (the block's H_s(w)). Labels equal chainDecode's up to
+   * floating-point ties (node scores are summed in another order, over nonzero features only).
+   */
+  chainHingeBatch(w: Float64Array, D: number, K: number, xAll: Float64Array, offsets: Int32Array, yAll: Int32Array, outY: Int32Array, hinge: Float64Array, threads: number): void;
   /** Node scores out[t*K + k] = <w_k, x_t> plus the first/last-label biases at t = 0 and T-1 (no loss term). */
   chainNodeScores(w: Float64Array, D: number, K: number, x: Float64Array, T: number, out: Float64Array): void;
   /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */

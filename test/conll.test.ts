@@ -7,7 +7,7 @@ import { FormatError, InputError } from '../src/core/errors.js';
 import { modelProblem } from '../src/core/problem.js';
 import { Rng } from '../src/core/rng.js';
 import { dotSparse, toDense } from '../src/core/vector.js';
-import { ChunkTagSet, conllTokenCount, formatConll, loadConll, loadConllTask, parseConll, parseSparseChainSpec, encodeConll, type ConllSentence } from '../src/data/conll.js';
+import { ChunkTagSet, conllTokenCount, formatConll, loadConll, loadConllTask, parseConll, parseSparseChainSpec, encodeConll } from '../src/data/conll.js';
 import { dataPath, hasData } from '../src/data/paths.js';
 import { chunkScores, chunkScoresFromIds, extractChunks, formatChunkReport } from '../src/eval/chunks.js';
 import { writeModelFile } from '../src/io/model-file.js';

@@ -112,11 +112,14 @@ function oracleTiming(fd: FoldData, w: Float64Array) {
   for (const n of [8, 16, 32, 64, 128]) {
     const s = Float64Array.from({ length: n * n }, () => rng.next() * 2 - 1);
     const o = new Int32Array(n);
-    const rounds = Math.max(3, Math.round(20000 / (n * n)));
-    hung.maxWeightMatching(s, n, n, o);
-    const tt = performance.now();
-    for (let r = 0; r < rounds; r++) hung.maxWeightMatching(s, n, n, o);
-    scaling.push({ n, microseconds: (1000 * (performance.now() - tt)) / rounds });
+    const rounds = Math.max(5, Math.round(200000 / (n * n)));
+    let best = Infinity; // best of 5 repetitions (the machine is shared)
+    for (let rep = 0; rep < 5; rep++) {
+      const tt = performance.now();
+      for (let r = 0; r < rounds; r++) hung.maxWeightMatching(s, n, n, o);
+      best = Math.min(best, (1000 * (performance.now() - tt)) / rounds);
+    }
+    scaling.push({ n, microseconds: best });
   }
   return {
     pairs: xs.length,

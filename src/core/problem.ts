@@ -32,6 +32,11 @@ export interface StructuredModel<X, Y> {
   /** JSON form of a label (for checkpoints), and back. */
   labelToJSON(y: Y): unknown;
   labelFromJSON(value: unknown): Y;
+  /**
+   * Optional batched exact pass (DESIGN seam 4): prepares a data set once and returns a function that
+   * writes H_i(w) = max_y L(y_i, y) - <w, psi(x_i, y_i, y)> for every example at once (native threads).
+   */
+  prepareBatch?(xs: readonly X[], ys: readonly Y[]): (w: Float64Array, hinge: Float64Array) => void;
 }
 
 /**
@@ -52,6 +57,8 @@ export interface Problem<Y = unknown> {
   /** Ground-truth label of block i. */
   groundTruth(i: number): Y;
   labelKey(y: Y): string;
+  /** Optional: H_i(w) of every block at once (the exact pass without building psi). */
+  hingeAll?(w: Float64Array, hinge: Float64Array): void;
   /** out[k] = L_i(y_k) - <w, psi_i(y_k)> for the given labels of block i. */
   labelScores(i: number, w: Float64Array, labels: readonly Y[], out: Float64Array): void;
   labelToJSON(y: Y): unknown;
@@ -63,6 +70,7 @@ export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[
   check(xs.length === ys.length, `got ${xs.length} inputs but ${ys.length} labels`);
   check(xs.length > 0, 'the training set is empty');
   for (let i = 0; i < xs.length; i++) model.validate(xs[i]!, ys[i]!, `example ${i}`);
+  let batch: ((w: Float64Array, hinge: Float64Array) => void) | undefined;
   return {
     n: xs.length,
     dim: model.dim,
@@ -75,6 +83,9 @@ export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[
     labelScores: (i, w, labels, out) => model.labelScores(w, xs[i]!, ys[i]!, labels, out),
     labelToJSON: (y) => model.labelToJSON(y),
     labelFromJSON: (v) => model.labelFromJSON(v),
+    ...(model.prepareBatch
+      ? { hingeAll: (w: Float64Array, hinge: Float64Array) => (batch ??= model.prepareBatch!(xs, ys))(w, hinge) }
+      : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { check, InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
 import type { SequenceExample } from '../core/data.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
+import { availableParallelism } from 'node:os';
 import { native } from '../native.js';
 
 /** Which implementation decodes: the C++ addon (default) or the TypeScript reference. */
@@ -14,6 +15,8 @@ export interface ChainModelOptions {
   numLabels: number;
   /** Decoder implementation; 'native' by default. Both give the same labels up to floating-point ties. */
   backend?: DecodeBackend;
+  /** Native threads of batched exact passes. Default: os.availableParallelism(). */
+  threads?: number;
 }
 
 /**
@@ -28,6 +31,7 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
   readonly numFeatures: number;
   readonly numLabels: number;
   readonly backend: DecodeBackend;
+  readonly threads: number;
   /** Offsets of the parameter blocks in w. */
   readonly offsets: { first: number; last: number; transitions: number };
   private readonly acc: SparseAccumulator;
@@ -48,6 +52,8 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
     check(this.backend === 'native' || this.backend === 'js', `unknown decode backend '${this.backend}'`);
     this.offsets = { first: K * D, last: K * D + K, transitions: K * D + 2 * K };
     this.dim = K * D + 2 * K + K * K;
+    this.threads = options.threads ?? availableParallelism();
+    check(Number.isInteger(this.threads) && this.threads >= 1, `threads must be a positive integer, got ${this.threads}`);
     this.acc = new SparseAccumulator(this.dim, 4 * D + 16);
   }
 
@@ -85,6 +91,31 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
     if (this.backend === 'native') native.chainDecode(w, this.numFeatures, this.numLabels, x, T, yTrue, out);
     else this.decodeJs(w, x, T, yTrue, out);
     return out;
+  }
+
+  /**
+   * The batched exact pass (native backend): the sequences are concatenated once; each call decodes all of
+   * them on `threads` native threads and writes every H_i(w). The JS backend has none (per-object path).
+   */
+  get prepareBatch(): ((xs: readonly Float64Array[], ys: readonly Int32Array[]) => (w: Float64Array, hinge: Float64Array) => void) | undefined {
+    if (this.backend !== 'native') return undefined;
+    return (xs, ys) => {
+      const { numFeatures: D, numLabels: K, threads } = this;
+      const offsets = new Int32Array(ys.length + 1);
+      ys.forEach((y, s) => (offsets[s + 1] = offsets[s]! + y.length));
+      const tokens = offsets[ys.length]!;
+      const xAll = new Float64Array(tokens * D);
+      const yAll = new Int32Array(tokens);
+      ys.forEach((y, s) => {
+        xAll.set(xs[s]!, offsets[s]! * D);
+        yAll.set(y, offsets[s]!);
+      });
+      const outY = new Int32Array(tokens);
+      return (w, hinge) => {
+        this.checkW(w);
+        native.chainHingeBatch(w, D, K, xAll, offsets, yAll, outY, hinge, threads);
+      };
+    };
   }
 
   /** Score <w, phi(x, y)> of a labelling (independent of the decoder; used by tests and certificates). */

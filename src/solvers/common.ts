@@ -111,12 +111,19 @@ export interface FullPass {
 }
 
 /**
- * Calls the oracle on every block at w (DESIGN seam 3: the exact pass). If `psiSum` is given,
- * sum_i psi_i(y*_i) and sum_i L_i(y*_i) are accumulated into it (batch FW needs them).
+ * Calls the oracle on every block at w (DESIGN seam 3: the exact pass), batched through Problem.hingeAll
+ * when the problem has it. If `psiSum` is given, sum_i psi_i(y*_i) and sum_i L_i(y*_i) are accumulated
+ * into it (batch FW needs them), block by block.
  */
 export function fullOraclePass(problem: Problem, w: Float64Array, psiSum?: { dense: Float64Array; loss: number }): FullPass {
   const hinge = new Float64Array(problem.n);
   let hingeSum = 0;
+  if (!psiSum && problem.hingeAll) {
+    // Batched: all n loss-augmented decodings at once, no psi built.
+    problem.hingeAll(w, hinge);
+    for (let i = 0; i < problem.n; i++) hingeSum += hinge[i] = checkedHinge(hinge[i]!, i);
+    return { hingeSum, hinge };
+  }
   for (let i = 0; i < problem.n; i++) {
     const y = problem.oracle(i, w);
     const psi = problem.psi(i, y);

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ChainModel } from '../src/models/chain.js';
+import { modelProblem } from '../src/core/problem.js';
+import { fullOraclePass } from '../src/solvers/common.js';
+import { native } from '../src/native.js';
+import { dotSparse } from '../src/core/vector.js';
+import { syntheticChain } from '../src/data/synthetic.js';
+import { randomW, tinyChain } from './helpers/tiny.js';
+
+describe('batched exact pass (chain)', () => {
+  it('gives every H_i(w) of the per-object path, on 1 and 2 threads', () => {
+    const data = syntheticChain({ sequences: 120, numLabels: 6, numFeatures: 10, seed: 3 });
+    const xs = data.examples.map((e) => e.x);
+    const ys = data.examples.map((e) => e.y);
+    for (const threads of [1, 2]) {
+      const model = new ChainModel({ numFeatures: data.numFeatures, numLabels: data.numLabels, threads });
+      const problem = modelProblem(model, xs, ys);
+      expect(problem.hingeAll).toBeDefined();
+      for (const seed of [1, 2, 3]) {
+        const w = randomW(model.dim, seed, 0.5);
+        const batched = fullOraclePass(problem, w);
+        // Reference: oracle, psi and loss block by block.
+        let sum = 0;
+        for (let i = 0; i < problem.n; i++) {
+          const y = problem.oracle(i, w);
+          const h = Math.max(problem.loss(i, y) - dotSparse(w, problem.psi(i, y)), 0);
+          expect(batched.hinge[i]).toBeCloseTo(h, 12);
+          sum += h;
+        }
+        expect(batched.hingeSum).toBeCloseTo(sum, 10);
+      }
+    }
+  });
+
+  it('the JS backend has no batch and falls back to the per-object path', () => {
+    const t = tinyChain(3, { backend: 'js' });
+    expect(t.problem.hingeAll).toBeUndefined();
+    expect(fullOraclePass(t.problem, randomW(t.model.dim, 1)).hinge.length).toBe(t.problem.n);
+  });
+
+  it('rejects inconsistent batches with clear errors', () => {
+    const w = new Float64Array(2 * 1 + 4 + 4);
+    const call = (offsets: Int32Array, y: Int32Array, x = new Float64Array(y.length)) =>
+      native.chainHingeBatch(w, 1, 2, x, offsets, y, new Int32Array(y.length), new Float64Array(offsets.length - 1), 2);
+    expect(() => call(Int32Array.of(0, 2, 1), Int32Array.of(0, 1))).toThrow(/decrease/);
+    expect(() => call(Int32Array.of(1, 2), Int32Array.of(0, 1))).toThrow(/offsets\[0\]/);
+    expect(() => call(Int32Array.of(0, 2), Int32Array.of(0, 5))).toThrow(/outside/);
+    expect(() => call(Int32Array.of(0, 2), Int32Array.of(0, 1), new Float64Array(3))).toThrow(/xAll/);
+  });
+});
