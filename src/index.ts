@@ -44,6 +44,48 @@ export { syntheticChain, type SyntheticChainOptions } from './data/synthetic.js'
 export { loadTask, parseDataSpec, buildModel, type ModelSpec, type TaskData, type LabelledSet } from './data/datasets.js';
 export { dataRoot, dataPath, hasData } from './data/paths.js';
 
+export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';
+export {
+  conllAttributes,
+  FeatureDictionary,
+  CONLL_TEMPLATES,
+  CONLL_TEMPLATE_SET,
+  DEFAULT_MIN_FREQUENCY,
+  type AttributeTemplate,
+  type FeatureDictionaryJSON,
+  type DictionaryOptions,
+} from './models/conll-features.js';
+export {
+  parseConll,
+  loadConll,
+  formatConll,
+  conllTokenCount,
+  isChunkTag,
+  ChunkTagSet,
+  encodeConll,
+  loadConllTask,
+  parseSparseChainSpec,
+  type ConllSentence,
+  type ConllReadOptions,
+  type ConllWriteOptions,
+  type ConllSet,
+  type ConllTask,
+  type ConllTaskOptions,
+  type SparseChainSpec,
+} from './data/conll.js';
+export {
+  chunkScores,
+  chunkScoresFromIds,
+  extractChunks,
+  formatChunkReport,
+  ChunkEvaluator,
+  type Chunk,
+  type ChunkCounts,
+  type ChunkScores,
+  type PrfScores,
+} from './eval/chunks.js';
+export { conllMetrics, loadSparseChainModel, tagSentences, runTag, type ConllMetrics, type LoadedSparseChain } from './cli/conll.js';
+
 export { saveModel, loadModel, fingerprint, type TrainedModel } from './io/model.js';
 export { readModelFile, writeModelFile, encodeModelFile, decodeModelFile, type ModelFileContent } from './io/model-file.js';
 

@@ -152,3 +152,19 @@ describe('gapbcfw path', () => {
     expect((await run('path', 'synthetic:', '--lambda', '1')).code).toBe(2);
   });
 });
+
+describe.skipIf(!hasData('conll2000', 'train.txt'))('gapbcfw on CoNLL-2000', () => {
+  it('trains on a subset, reports F1, tags a file', async () => {
+    const model = join(dir, 'conll.gbm');
+    const r = await run('train', `conll:${dataPath('conll2000')}`, '--limit', '200', '--lambda', '0.01', '--max-passes', '10', '--out', model, '--json', '--quiet');
+    expect(r.code).toBe(0);
+    expect(r.json!.f1 as number).toBeGreaterThan(0.75);
+    const input = join(dir, 'in.txt');
+    writeFileSync(input, 'He PRP\nreckons VBZ\nthe DT\ncurrent JJ\naccount NN\ndeficit NN\n\n');
+    const tagged = await run('tag', model, input);
+    expect(tagged.code).toBe(0);
+    const lines = tagged.stdout.trim().split('\n');
+    expect(lines).toHaveLength(6);
+    for (const line of lines) expect(line.split(/\s+/).at(-1)).toMatch(/^(B|I)-[A-Z]+$|^O$/);
+  });
+});

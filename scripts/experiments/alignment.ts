@@ -92,19 +92,27 @@ function oracleTiming(fd: FoldData, w: Float64Array) {
   const { xs, ys } = fd.train;
   const hung = new Hungarian();
   const scores = xs.map((x) => new Float64Array(x.rows * x.cols));
-  const reps = 5;
-  // Warm up the JIT once.
-  for (let i = 0; i < xs.length; i++) model.lossAugmentedDecode(w, xs[i]!, ys[i]!);
-  let t = performance.now();
-  for (let r = 0; r < reps; r++) for (let i = 0; i < xs.length; i++) model.lossAugmentedDecode(w, xs[i]!, ys[i]!);
-  const oracle = (performance.now() - t) / (reps * xs.length);
-  t = performance.now();
-  for (let r = 0; r < reps; r++) for (let i = 0; i < xs.length; i++) model.edgeScores(w, xs[i]!, scores[i]!);
-  const scoring = (performance.now() - t) / (reps * xs.length);
+  // Each figure is the best of 5 passes over the training pairs (the machine may be shared).
+  const bestOf = (pass: () => void) => {
+    pass(); // JIT warm-up
+    let best = Infinity;
+    for (let r = 0; r < 5; r++) {
+      const t = performance.now();
+      pass();
+      best = Math.min(best, (performance.now() - t) / xs.length);
+    }
+    return best;
+  };
+  const oracle = bestOf(() => {
+    for (let i = 0; i < xs.length; i++) model.lossAugmentedDecode(w, xs[i]!, ys[i]!);
+  });
+  const scoring = bestOf(() => {
+    for (let i = 0; i < xs.length; i++) model.edgeScores(w, xs[i]!, scores[i]!);
+  });
   const out = new Int32Array(64);
-  t = performance.now();
-  for (let r = 0; r < reps; r++) for (let i = 0; i < xs.length; i++) hung.maxWeightMatching(scores[i]!, xs[i]!.rows, xs[i]!.cols, out);
-  const hungarian = (performance.now() - t) / (reps * xs.length);
+  const hungarian = bestOf(() => {
+    for (let i = 0; i < xs.length; i++) hung.maxWeightMatching(scores[i]!, xs[i]!.rows, xs[i]!.cols, out);
+  });
   const sizes = xs.map((x) => Math.max(x.rows, x.cols));
   // Scaling of the Hungarian algorithm alone on random square matrices (padded to n x 2n).
   const rng = new Rng(1);

@@ -32,11 +32,12 @@ import {
   saveAlignmentModel,
   type LossNormaliser,
 } from '../models/matching.js';
-import type { BcfwResult, StepType } from '../solvers/bcfw.js';
+import type { BcfwResult } from '../solvers/bcfw.js';
 import type { SolverResult } from '../solvers/common.js';
 import { trainAsync, type TrainOptions } from '../solvers/index.js';
-import { UsageError, integer, nonNegative, number, parse, positive, report, type Io } from './common.js';
+import { UsageError, integer, nonNegative, number, parse, report, type Io } from './common.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
+import { trainOptions, type TrainValues } from './train-options.js';
 
 export const ALIGN_USAGE = `gapbcfw align: word alignment as bipartite matching (Hungarian oracle, asymmetric Hamming loss, AER)
 
@@ -112,48 +113,14 @@ const PREDICT_OPTIONS = {
 // -------------------------------------------------------------------------------------------------
 // Commands
 
-const STEP_OF: Record<string, StepType> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid' };
-const SOLVER_NAMES = ['bcfw', 'bcpfw', 'bcafw', 'hybrid', 'fw', 'ssg'];
+type AlignTrainValues = ReturnType<typeof parse<typeof TRAIN_OPTIONS>>['values'];
 
-type TrainValues = ReturnType<typeof parse<typeof TRAIN_OPTIONS>>['values'];
-
-/** Solver options from the flags (the same meaning as in `gapbcfw train`). */
-function solverOptions(v: TrainValues): TrainOptions {
-  const name = v.solver ?? 'bcfw';
-  if (!SOLVER_NAMES.includes(name)) throw new UsageError(`--solver must be one of ${SOLVER_NAMES.join(', ')}, got '${name}'`);
-  const step = STEP_OF[name];
-  const solver = step ? 'bcfw' : name;
-  if (v.sampling !== undefined && !['uniform', 'perm', 'gap'].includes(v.sampling)) throw new UsageError(`--sampling must be uniform, perm or gap, got '${v.sampling}'`);
-  if (solver === 'fw' && v.sampling !== undefined) throw new UsageError('--sampling does not apply to batch FW');
-  if (solver === 'ssg' && v.sampling === 'gap') throw new UsageError('--sampling gap needs a dual: use a block-coordinate solver');
-  if (v.averaging && v['no-averaging']) throw new UsageError('--averaging and --no-averaging contradict each other');
-  const cacheSet = v['cache-size'] !== undefined || v['cache-f'] !== undefined || v['cache-nu'] !== undefined;
-  if ((v.cache || cacheSet) && !step) throw new UsageError('--cache applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)');
-  if (cacheSet && !v.cache) throw new UsageError('--cache-size, --cache-f and --cache-nu need --cache');
-  const o: Record<string, unknown> = {
-    solver,
-    lambda: number(v.lambda, 'lambda', positive, 'a positive number'),
-    gapThreshold: number(v['gap-threshold'], 'gap-threshold', nonNegative, 'a number >= 0') ?? 0.01,
-    gapCheck: number(v['gap-check'], 'gap-check', integer(1), 'a positive integer'),
-    maxPasses: number(v['max-passes'], 'max-passes', integer(0), 'a non-negative integer') ?? 100,
-    timeBudget: number(v['time-budget'], 'time-budget', positive, 'a positive number of seconds'),
-    seed: number(v.seed, 'seed', integer(0), 'a non-negative integer'),
-  };
-  if (solver !== 'fw') o.sampling = v.sampling;
-  if (solver !== 'ssg') o.lineSearch = !v['no-line-search'];
-  if (solver !== 'fw') o.averaging = v.averaging ? true : v['no-averaging'] ? false : undefined;
-  if (step) {
-    o.step = step;
-    if (v.cache) {
-      o.cache = {
-        maxSize: number(v['cache-size'], 'cache-size', integer(1), 'a positive integer') ?? 50,
-        factor: number(v['cache-f'], 'cache-f', nonNegative, 'a number >= 0') ?? 0.25,
-        nu: number(v['cache-nu'], 'cache-nu', nonNegative, 'a number >= 0') ?? 0.01,
-      };
-    }
-  }
-  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
-  return o as TrainOptions;
+/** Solver options from the flags: the shared translation of `gapbcfw train` (train-options.ts), max 100 passes by default. */
+function solverOptions(v: AlignTrainValues): TrainOptions {
+  // The align flags hold every solver flag of the shared set; the others (backend, split, ...) stay undefined.
+  const o = trainOptions(v as unknown as TrainValues, { gapThreshold: 0.01 });
+  o.maxPasses ??= 100;
+  return o;
 }
 
 /** `alignment:DIR` or a plain DIR. */

@@ -12,6 +12,8 @@ import { fullOraclePass, type SolverCheckpoint, type SolverResult } from '../sol
 import { SOLVERS, trainAsync, type SolverName, type TrainOptions } from '../solvers/index.js';
 import type { BcfwResult, StepType } from '../solvers/bcfw.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
+import { conllMetrics, runTag, type ConllSet } from './conll.js';
+import type { SparseChainModel } from '../models/sparse-chain.js';
 import { runPlot } from './plot.js';
 import { runPath } from './path.js';
 import { loadPath } from '../io/path-file.js';
@@ -27,6 +29,7 @@ Commands:
   demo                     train a chain model on built-in synthetic data (no files needed)
   train DATA               train a model; DATA is KIND:PATH (ocr:FILE, libsvm:FILE, synthetic:)
   eval MODEL DATA          error (and, on the training set, the exact duality gap) of a saved model
+  tag MODEL [FILE|-]       chunk a CoNLL file (WORD POS columns) with a conll model; writes the chunk column
   path DATA                epsilon-approximate regularization path, or --grid search (gapbcfw path --help)
   plot TRACE...            SVG/PNG figures from JSONL traces (gap against effective passes or time, ...)
   help [COMMAND]           this text, or the options of a command
@@ -35,6 +38,8 @@ Data:
   ocr:letter.data(.gz)     Taskar's OCR words; --split small (default: fold 0 trains) | large | all | fold:K
   libsvm:FILE              multiclass LIBSVM/SVMlight file (Crammer-Singer SSVM); --test libsvm:FILE.t
   synthetic:               300 + 100 generated chain sequences (the demo data)
+  conll:FILE|DIR           CoNLL-2000 chunking (WORD POS CHUNK); DIR = train.txt + test.txt, or --test conll:FILE;
+                           --min-frequency N (default 3) attribute cutoff, --limit N first N training sentences
 
 Training options (train, demo):
   --lambda X               regularisation (default 1/n; demo 0.01)
@@ -80,7 +85,13 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
   const problem = modelProblem(model, task.train.xs, task.train.ys);
   const options = trainOptions(v, defaults);
   const test = task.test;
-  if (test) options.evaluate = (w) => ({ testError: meanLoss(model, w, test.xs, test.ys) });
+  const spec = task.spec;
+  if (test && spec.kind === 'sparse-chain') {
+    options.evaluate = (w) => {
+      const m = conllMetrics(model as unknown as SparseChainModel, w, test as unknown as ConllSet, spec.labelNames);
+      return { testError: m.testError, f1: m.f1 };
+    };
+  } else if (test) options.evaluate = (w) => ({ testError: meanLoss(model, w, test.xs, test.ys) });
   const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : 200), v.quiet ?? false);
   let traceFd: number | undefined;
   const resume = v.resume === undefined ? undefined : readCheckpoint(v.resume);
@@ -142,9 +153,12 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
     dual: result.dual,
     gap: result.gap,
     gapIsExact: result.gapIsExact,
-    ...('counters' in result ? { cacheHits: (result as BcfwResult).counters.cacheHits, storedLabels: (result as BcfwResult).storedLabels } : {}),
+    ...('counters' in result && (result as BcfwResult).storedLabels !== undefined
+      ? { cacheHits: (result as BcfwResult).counters.cacheHits, storedLabels: (result as BcfwResult).storedLabels }
+      : {}),
     trainError: result.trainError,
     testError: result.metrics.testError,
+    f1: result.metrics.f1,
     ...(task.spec.kind === 'multiclass' && result.metrics.testError !== undefined ? { accuracy: 1 - result.metrics.testError } : {}),
     stopReason: result.stopReason,
     model: v.out,
@@ -176,9 +190,12 @@ async function runEval(args: string[], io: Io): Promise<number> {
   if (!set) throw new UsageError(`${positionals[1]} has no test part (use --split or --part train)`);
   const model = buildModel(trained.spec, backendOf(v.backend));
   const t0 = performance.now();
-  const error = meanLoss(model, trained.w, set.xs, set.ys);
+  const spec = trained.spec;
+  const chunking = spec.kind === 'sparse-chain' ? conllMetrics(model as unknown as SparseChainModel, trained.w, set as unknown as ConllSet, spec.labelNames) : undefined;
+  const error = chunking ? chunking.testError : meanLoss(model, trained.w, set.xs, set.ys);
   const summary: Record<string, unknown> = { command: 'eval', n: set.xs.length, [part === 'test' ? 'testError' : 'trainError']: error };
   if (trained.spec.kind === 'multiclass') summary.accuracy = 1 - error;
+  if (chunking) Object.assign(summary, { f1: chunking.f1, precision: chunking.precision, recall: chunking.recall, accuracy: chunking.accuracy });
   if (trained.dual !== undefined && trained.trainFingerprint === fingerprint(set)) {
     // The training set: primal by a full oracle pass, the dual from the saved iterate.
     const problem = modelProblem(model, set.xs, set.ys);
@@ -236,10 +253,14 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         const { values, positionals } = parse(rest, TRAIN_OPTIONS);
         if (values.help) return help(io, 'train');
         if (positionals.length !== 1) throw new UsageError('train takes one data set KIND:PATH, e.g. gapbcfw train ocr:letter.data.gz --split small');
-        return await runTrain(loadTask(positionals[0]!, { split: values.split, test: values.test }), values, io, { command: 'train' });
+        const minFrequency = number(values['min-frequency'], 'min-frequency', integer(1), 'a positive integer');
+        const limit = number(values.limit, 'limit', integer(1), 'a positive integer');
+        return await runTrain(loadTask(positionals[0]!, { split: values.split, test: values.test, minFrequency, limit }), values, io, { command: 'train' });
       }
       case 'eval':
         return await runEval(rest, io);
+      case 'tag':
+        return await runTag(rest, io);
       case 'plot':
         return await runPlot(rest, io);
       case 'path':

@@ -30,6 +30,8 @@ export const TRAIN_OPTIONS = {
   backend: { type: 'string' },
   split: { type: 'string' },
   test: { type: 'string' },
+  'min-frequency': { type: 'string' },
+  limit: { type: 'string' },
   out: { type: 'string' },
   trace: { type: 'string' },
   checkpoint: { type: 'string' },

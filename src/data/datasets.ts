@@ -3,13 +3,16 @@ import { ChainModel, type DecodeBackend } from '../models/chain.js';
 import { MulticlassModel, csrRows } from '../models/multiclass.js';
 import type { StructuredModel } from '../core/problem.js';
 import { loadLibsvm } from './libsvm.js';
+import { loadConllTask, type SparseChainSpec } from './conll.js';
+import { SparseChainModel } from '../models/sparse-chain.js';
 import { loadOcr, ocrSplit, ocrToSequences } from './ocr.js';
 import { syntheticChain } from './synthetic.js';
 
 /** What a model needs to be rebuilt: its kind and shape (saved in model files). */
 export type ModelSpec =
   | { kind: 'chain'; numFeatures: number; numLabels: number; labelNames: string[] }
-  | { kind: 'multiclass'; numFeatures: number; numLabels: number; labelNames: string[] };
+  | { kind: 'multiclass'; numFeatures: number; numLabels: number; labelNames: string[] }
+  | SparseChainSpec;
 
 /** Inputs and labels of one data set, in the form the models take. */
 export interface LabelledSet<X = unknown, Y = unknown> {
@@ -27,7 +30,7 @@ export interface TaskData {
 }
 
 /** Data set kinds understood by `KIND:PATH`. */
-export const DATA_KINDS = ['ocr', 'libsvm', 'synthetic'] as const;
+export const DATA_KINDS = ['ocr', 'libsvm', 'synthetic', 'conll'] as const;
 export type DataKind = (typeof DATA_KINDS)[number];
 
 /** Splits `KIND:PATH` (the path may itself contain colons). */
@@ -49,6 +52,10 @@ export interface LoadOptions {
   test?: string;
   /** Shape of an existing model (eval, predict): the label mapping and feature count must follow it. */
   model?: ModelSpec;
+  /** conll: minimum training frequency of an attribute (default 3, the papers' d of about 1.6M). */
+  minFrequency?: number;
+  /** conll: use only the first N training sentences. */
+  limit?: number;
 }
 
 /** Loads a `KIND:PATH` data set (and an optional test set) for training or evaluation. */
@@ -83,6 +90,17 @@ export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData 
         test: sequenceSet(all.examples.slice(300)),
         description: 'synthetic chain: 300 train / 100 test sequences, 8 states, 25 features',
       };
+    }
+    case 'conll': {
+      const fixed = options.model;
+      if (fixed) check(fixed.kind === 'sparse-chain', `a ${fixed.kind} model cannot read conll data`);
+      const t = loadConllTask(path, {
+        test: testSpec?.path,
+        model: fixed as SparseChainSpec | undefined,
+        minFrequency: options.minFrequency,
+        limit: options.limit,
+      });
+      return { spec: t.spec, train: t.train, test: t.test, description: t.description };
     }
     case 'libsvm': {
       const fixed = options.model;
@@ -119,6 +137,8 @@ export function buildModel(spec: ModelSpec, backend: DecodeBackend = 'native'): 
       return new ChainModel({ numFeatures: spec.numFeatures, numLabels: spec.numLabels, backend }) as StructuredModel<unknown, unknown>;
     case 'multiclass':
       return new MulticlassModel(spec.numFeatures, spec.numLabels) as unknown as StructuredModel<unknown, unknown>;
+    case 'sparse-chain':
+      return new SparseChainModel({ numFeatures: spec.numFeatures, numLabels: spec.numLabels, backend }) as unknown as StructuredModel<unknown, unknown>;
   }
 }
 

@@ -1,6 +1,8 @@
 import { check, FormatError } from '../core/errors.js';
 import type { ModelSpec, LabelledSet } from '../data/datasets.js';
 import { crc32, readModelFile, writeModelFile } from './model-file.js';
+import { parseSparseChainSpec } from '../data/conll.js';
+import { sparseChainDim } from '../models/sparse-chain.js';
 
 /** A trained model as stored on disk: its shape, weights and how it was trained. */
 export interface TrainedModel {
@@ -40,12 +42,18 @@ export function loadModel(path: string): TrainedModel {
   const { meta, arrays } = readModelFile(path);
   if (meta.format !== FORMAT) throw new FormatError(`not a gapbcfw model (format '${String(meta.format)}'; a checkpoint?)`, path);
   const spec = meta.spec as ModelSpec | undefined;
-  if (!spec || (spec.kind !== 'chain' && spec.kind !== 'multiclass') || !(spec.numFeatures >= 1) || !(spec.numLabels >= 1)) {
+  if (spec?.kind === 'sparse-chain') parseSparseChainSpec(spec, path);
+  else if (!spec || (spec.kind !== 'chain' && spec.kind !== 'multiclass') || !(spec.numFeatures >= 1) || !(spec.numLabels >= 1)) {
     throw new FormatError('model header has no valid spec', path);
   }
   const w = arrays.w;
   if (!(w instanceof Float64Array)) throw new FormatError("model file has no f64 array 'w'", path);
-  const expected = spec.kind === 'chain' ? spec.numLabels * spec.numFeatures + 2 * spec.numLabels + spec.numLabels ** 2 : spec.numFeatures * spec.numLabels;
+  const expected =
+    spec.kind === 'chain'
+      ? spec.numLabels * spec.numFeatures + 2 * spec.numLabels + spec.numLabels ** 2
+      : spec.kind === 'sparse-chain'
+        ? sparseChainDim(spec.numFeatures, spec.numLabels)
+        : spec.numFeatures * spec.numLabels;
   if (w.length !== expected) throw new FormatError(`w has length ${w.length}, the ${spec.kind} model needs ${expected}`, path);
   return {
     spec,
@@ -64,9 +72,14 @@ export function fingerprint(set: LabelledSet): string {
     crc = crc32(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), crc);
   };
   for (let i = 0; i < set.xs.length; i++) {
-    const x = set.xs[i] as ArrayBufferView | { indices: Int32Array; values: Float64Array };
+    const x = set.xs[i] as ArrayBufferView | { indices: Int32Array; values: Float64Array } | { offsets: Int32Array; ids: Int32Array; values?: Float64Array };
     if (ArrayBuffer.isView(x)) feed(x);
-    else {
+    else if ('offsets' in x) {
+      // A sparse sequence (conll).
+      feed(x.offsets);
+      feed(x.ids);
+      if (x.values) feed(x.values);
+    } else {
       feed(x.indices);
       feed(x.values);
     }
