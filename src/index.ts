@@ -24,7 +24,7 @@ export { ChainModel, sequencesXY, type ChainModelOptions, type DecodeBackend } f
 export { MulticlassModel, csrRows } from './models/multiclass.js';
 
 export { train, trainAsync, createSolver, SOLVERS, type SolverName, type TrainOptions, type AsyncTrainOptions } from './solvers/index.js';
-export { bcfw, BcfwSolver, type BcfwOptions, type BcfwResult, type BlockStepInfo, type Sampling } from './solvers/bcfw.js';
+export { bcfw, BcfwSolver, type BcfwOptions, type BcfwResult, type BlockStepInfo, type Sampling, type StepType, type CacheOptions, type WarmStart, type BcfwCounters } from './solvers/bcfw.js';
 export { fw, FwSolver, type FwOptions } from './solvers/fw.js';
 export { ssg, SsgSolver, type SsgOptions } from './solvers/ssg.js';
 export {
@@ -127,3 +127,11 @@ export {
 
 export { readTraces, groupSeries, type TraceEvent, type TraceRun, type TraceSeries } from './plot/traces.js';
 export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
+
+export { MatchingModel, AlignmentFeaturizer, CooccurrenceStats, ALIGNMENT_FEATURE_NAMES, diceBaseline, Aligner, saveAlignmentModel, loadAlignmentModel } from './models/matching.js';
+export { Hungarian, assignmentMinCost, maxWeightMatching } from './models/hungarian.js';
+export { readHansards, alignmentFolds, alignmentMetrics, evaluateAlignments, type AlignedPair } from './data/alignment.js';
+export { regularizationPath, pathWeights, type PathOptions, type RegularizationPath, type Breakpoint } from './path/regpath.js';
+export { gridSearch, PAPER_GRID, type GridOptions, type GridPoint } from './path/grid.js';
+export { savePath, loadPath } from './io/path-file.js';
+export { SumTree } from './sampling/sumtree.js';

@@ -15,6 +15,7 @@ import { ProgressPrinter, describeEvent } from './progress.js';
 import { conllMetrics, runTag, type ConllSet } from './conll.js';
 import type { SparseChainModel } from '../models/sparse-chain.js';
 import { runPlot } from './plot.js';
+import { runAlign } from './align.js';
 import { runPath } from './path.js';
 import { loadPath } from '../io/path-file.js';
 import { pathWeights } from '../path/regpath.js';
@@ -30,6 +31,8 @@ Commands:
   train DATA               train a model; DATA is KIND:PATH (ocr:FILE, libsvm:FILE, synthetic:)
   eval MODEL DATA          error (and, on the training set, the exact duality gap) of a saved model
   tag MODEL [FILE|-]       chunk a CoNLL file (WORD POS columns) with a conll model; writes the chunk column
+  align ...                word alignment as bipartite matching: align train alignment:DIR | align eval MODEL DATA |
+                           align MODEL [PAIRS] (gapbcfw align --help)
   path DATA                epsilon-approximate regularization path, or --grid search (gapbcfw path --help)
   plot TRACE...            SVG/PNG figures from JSONL traces (gap against effective passes or time, ...)
   help [COMMAND]           this text, or the options of a command
@@ -38,6 +41,7 @@ Data:
   ocr:letter.data(.gz)     Taskar's OCR words; --split small (default: fold 0 trains) | large | all | fold:K
   libsvm:FILE              multiclass LIBSVM/SVMlight file (Crammer-Singer SSVM); --test libsvm:FILE.t
   synthetic:               300 + 100 generated chain sequences (the demo data)
+  alignment:DIR            Hansards gold alignments (word_alignment_hansards/), for gapbcfw align train
   conll:FILE|DIR           CoNLL-2000 chunking (WORD POS CHUNK); DIR = train.txt + test.txt, or --test conll:FILE;
                            --min-frequency N (default 3) attribute cutoff, --limit N first N training sentences
 
@@ -261,6 +265,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await runEval(rest, io);
       case 'tag':
         return await runTag(rest, io);
+      case 'align':
+        return await runAlign(rest, io);
       case 'plot':
         return await runPlot(rest, io);
       case 'path':

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { FeatureDictionary, conllAttributes, DEFAULT_MIN_FREQUENCY, type FeatureDictionaryJSON } from '../models/conll-features.js';
 import { sparseChainDim, type SparseSequence } from '../models/sparse-chain.js';
-import { readDataFile } from './paths.js';
+import { readDataFile, textLines } from './paths.js';
 
 /** One sentence of a CoNLL file. */
 export interface ConllSentence {
@@ -69,14 +69,9 @@ export function parseConll(text: string, fileName = '<conll>', options: ConllRea
     chunks = [];
   };
   let lineNo = 0;
-  let start = 0;
-  const n = text.length;
-  while (start < n) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = n;
-    lineNo++;
-    const line = text.slice(start, end);
-    start = end + 1;
+  for (const next of textLines(text)) {
+    lineNo = next.lineNo;
+    const line = next.line;
     const f = line.trim().split(/\s+/);
     if (f.length === 1 && f[0] === '') {
       flush();

@@ -30,7 +30,7 @@ export interface TaskData {
 }
 
 /** Data set kinds understood by `KIND:PATH`. */
-export const DATA_KINDS = ['ocr', 'libsvm', 'synthetic', 'conll'] as const;
+export const DATA_KINDS = ['ocr', 'libsvm', 'synthetic', 'conll', 'alignment'] as const;
 export type DataKind = (typeof DATA_KINDS)[number];
 
 /** Splits `KIND:PATH` (the path may itself contain colons). */
@@ -102,6 +102,8 @@ export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData 
       });
       return { spec: t.spec, train: t.train, test: t.test, description: t.description };
     }
+    case 'alignment':
+      throw new InputError("alignment data trains with 'gapbcfw align train alignment:DIR --fold K' (the model carries its Dice corpus)");
     case 'libsvm': {
       const fixed = options.model;
       if (fixed) check(fixed.kind === 'multiclass', `a ${fixed.kind} model cannot read libsvm data`);

@@ -13,7 +13,7 @@
  */
 import { FormatError, InputError } from '../core/errors.js';
 import type { MulticlassDataset } from '../core/data.js';
-import { readDataFile } from './paths.js';
+import { readDataFile, textLines } from './paths.js';
 
 /** Options of {@link loadLibsvm} / {@link parseLibsvm}. */
 export interface LibsvmOptions {
@@ -94,14 +94,9 @@ export function parseLibsvm(text: string, options: LibsvmOptions = {}, fileNameF
   let maxIndex = 0;
 
   let lineNo = 0;
-  let start = 0;
-  const n = text.length;
-  while (start < n) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = n;
-    lineNo++;
-    let line = text.slice(start, end);
-    start = end + 1;
+  for (const next of textLines(text)) {
+    lineNo = next.lineNo;
+    let line = next.line;
     const hash = line.indexOf('#');
     if (hash >= 0) line = line.slice(0, hash);
     line = line.trim();

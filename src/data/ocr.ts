@@ -14,7 +14,7 @@
  */
 import { FormatError, InputError } from '../core/errors.js';
 import type { SequenceDataset, SequenceExample } from '../core/data.js';
-import { readDataFile } from './paths.js';
+import { readDataFile, textLines } from './paths.js';
 
 /** Number of pixels of one letter image (16 rows x 8 columns). */
 export const OCR_PIXELS = 128;
@@ -85,15 +85,9 @@ export function parseOcr(text: string, fileName = '<ocr>'): OcrData {
   let expectedNext = -1; // next_id of the previous line; -1 when the previous line ended a word
   let prevLine = 0;
   let lineNo = 0;
-  let start = 0;
-  const n = text.length;
-  while (start < n) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = n;
-    lineNo++;
-    let line = text.slice(start, end);
-    start = end + 1;
-    if (line.endsWith('\r')) line = line.slice(0, -1);
+  for (const next of textLines(text)) {
+    lineNo = next.lineNo;
+    const line = next.line;
     if (line.trim() === '') continue;
     const err = (msg: string): FormatError => new FormatError(msg, fileName, lineNo);
 

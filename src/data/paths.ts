@@ -63,3 +63,17 @@ function gunzipOrThrow(raw: Buffer, path: string): Buffer {
     throw new FormatError(`corrupt or truncated gzip data (${why})`, path);
   }
 }
+
+/** The lines of a text with 1-based line numbers (\n or \r\n endings), for loaders that report lines in errors. */
+export function* textLines(text: string): Generator<{ line: string; lineNo: number }> {
+  let start = 0;
+  let lineNo = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    lineNo++;
+    const line = text.slice(start, end);
+    start = end + 1;
+    yield { line: line.endsWith('\r') ? line.slice(0, -1) : line, lineNo };
+  }
+}

@@ -4,9 +4,10 @@ import type { SequenceExample } from '../core/data.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import { availableParallelism } from 'node:os';
 import { native } from '../native.js';
+import { ChainStructure, type DecodeBackend } from './chain-base.js';
 
-/** Which implementation decodes: the C++ addon (default) or the TypeScript reference. */
-export type DecodeBackend = 'native' | 'js';
+export type { DecodeBackend } from './chain-base.js';
+
 
 export interface ChainModelOptions {
   /** Features per position (D). */
@@ -26,7 +27,7 @@ export interface ChainModelOptions {
  * normalised Hamming distance, whose loss augmentation adds 1/T to every wrong state (exact).
  * An input x is a T x D row-major Float64Array; a label is an Int32Array of T states.
  */
-export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
+export class ChainModel extends ChainStructure implements StructuredModel<Float64Array, Int32Array> {
   readonly dim: number;
   readonly numFeatures: number;
   readonly numLabels: number;
@@ -36,13 +37,11 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
   readonly offsets: { first: number; last: number; transitions: number };
   private readonly acc: SparseAccumulator;
   private theta = new Float64Array(0);
-  private delta = new Float64Array(0);
-  private back = new Int32Array(0);
-  private labelTheta = new Float64Array(0);
   private psiIndices = new Int32Array(0);
   private psiValues = new Float64Array(0);
 
   constructor(options: ChainModelOptions) {
+    super();
     const { numFeatures: D, numLabels: K } = options;
     check(Number.isInteger(D) && D >= 1, `numFeatures must be a positive integer, got ${D}`);
     check(Number.isInteger(K) && K >= 1, `numLabels must be a positive integer, got ${K}`);
@@ -87,10 +86,14 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
 
   private run(w: Float64Array, x: Float64Array, T: number, yTrue: Int32Array | null): Int32Array {
     this.checkW(w);
-    const out = new Int32Array(T);
-    if (this.backend === 'native') native.chainDecode(w, this.numFeatures, this.numLabels, x, T, yTrue, out);
-    else this.decodeJs(w, x, T, yTrue, out);
-    return out;
+    if (this.backend === 'native') {
+      const out = new Int32Array(T);
+      native.chainDecode(w, this.numFeatures, this.numLabels, x, T, yTrue, out);
+      return out;
+    }
+    const theta = this.nodeScores(w, x, T);
+    if (yTrue !== null) this.augmentLoss(theta, yTrue);
+    return this.viterbi(w, theta, T);
   }
 
   /**
@@ -131,58 +134,19 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
     return s;
   }
 
-  /** Reference Viterbi in TypeScript (same layout, same tie-breaking as native/scoring/chain.cc). */
-  private decodeJs(w: Float64Array, x: Float64Array, T: number, yTrue: Int32Array | null, out: Int32Array): void {
+  /** Node scores theta[t*K + k] = <w_k, x_t> plus the first/last biases (native or TypeScript), in a scratch buffer. */
+  private nodeScores(w: Float64Array, x: Float64Array, T: number): Float64Array {
     const { numFeatures: D, numLabels: K, offsets } = this;
-    const TK = T * K;
-    if (this.theta.length < TK) {
-      this.theta = new Float64Array(TK);
-      this.delta = new Float64Array(TK);
-      this.back = new Int32Array(TK);
-    }
+    if (this.theta.length < T * K) this.theta = new Float64Array(T * K);
     const theta = this.theta;
-    const delta = this.delta;
-    const back = this.back;
-    this.nodeScoresJs(w, x, T, yTrue, theta);
-    const tr = offsets.transitions;
-    for (let k = 0; k < K; k++) delta[k] = theta[k]!;
-    for (let t = 1; t < T; t++) {
-      const p = (t - 1) * K;
-      for (let k = 0; k < K; k++) {
-        let best = delta[p]! + w[tr + K * k]!;
-        let arg = 0;
-        for (let j = 1; j < K; j++) {
-          const v = delta[p + j]! + w[tr + j + K * k]!;
-          if (v > best) {
-            best = v;
-            arg = j;
-          }
-        }
-        delta[t * K + k] = best + theta[t * K + k]!;
-        back[t * K + k] = arg;
-      }
+    if (this.backend === 'native') {
+      native.chainNodeScores(w, D, K, x, T, theta);
+      return theta;
     }
-    let arg = 0;
-    const last = (T - 1) * K;
-    for (let k = 1; k < K; k++) if (delta[last + k]! > delta[last + arg]!) arg = k;
-    out[T - 1] = arg;
-    for (let t = T - 1; t > 0; t--) {
-      arg = back[t * K + arg]!;
-      out[t - 1] = arg;
-    }
-  }
-
-  /** theta[t*K + k] = <w_k, x_t> (+ 1/T if k != yTrue[t]) + first/last biases: as chain_node_scores. */
-  private nodeScoresJs(w: Float64Array, x: Float64Array, T: number, yTrue: Int32Array | null, theta: Float64Array): void {
-    const { numFeatures: D, numLabels: K, offsets } = this;
-    const lossUnit = 1 / T;
     for (let t = 0; t < T; t++) {
       for (let k = 0; k < K; k++) {
         let s = 0;
-        const wb = k * D;
-        const xb = t * D;
-        for (let j = 0; j < D; j++) s += w[wb + j]! * x[xb + j]!;
-        if (yTrue !== null && k !== yTrue[t]) s += lossUnit;
+        for (let j = 0; j < D; j++) s += w[k * D + j]! * x[t * D + j]!;
         theta[t * K + k] = s;
       }
     }
@@ -190,6 +154,7 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
       theta[k]! += w[offsets.first + k]!;
       theta[(T - 1) * K + k]! += w[offsets.last + k]!;
     }
+    return theta;
   }
 
   psi(x: Float64Array, yTrue: Int32Array, y: Int32Array): SparseVector {
@@ -212,58 +177,15 @@ export class ChainModel implements StructuredModel<Float64Array, Int32Array> {
         acc.addDense(a * D, x, t * D, D, 1);
         acc.addDense(b * D, x, t * D, D, -1);
       }
-      if (t > 0) {
-        acc.add(offsets.transitions + yTrue[t - 1]! + K * a, 1);
-        acc.add(offsets.transitions + y[t - 1]! + K * b, -1);
-      }
     }
-    acc.add(offsets.first + yTrue[0]!, 1);
-    acc.add(offsets.first + y[0]!, -1);
-    acc.add(offsets.last + yTrue[T - 1]!, 1);
-    acc.add(offsets.last + y[T - 1]!, -1);
+    this.addStructurePsi(acc, yTrue, y);
     return acc.take();
-  }
-
-  /** Normalised Hamming distance: mismatches / T. */
-  loss(yTrue: Int32Array, y: Int32Array): number {
-    let m = 0;
-    for (let t = 0; t < yTrue.length; t++) if (yTrue[t] !== y[t]) m++;
-    return m / yTrue.length;
-  }
-
-  labelKey(y: Int32Array): string {
-    return y.join(',');
-  }
-
-  labelToJSON(y: Int32Array): number[] {
-    return Array.from(y);
-  }
-
-  labelFromJSON(value: unknown): Int32Array {
-    check(Array.isArray(value) && value.every((k) => Number.isInteger(k) && k >= 0 && k < this.numLabels), 'a chain label must be an array of state ids');
-    return Int32Array.from(value as number[]);
   }
 
   /** Node scores once (native or JS), then O(T) per label: out[k] = L(yTrue, y_k) + s(y_k) - s(yTrue). */
   labelScores(w: Float64Array, x: Float64Array, yTrue: Int32Array, labels: readonly Int32Array[], out: Float64Array): void {
     this.checkW(w);
-    const { numFeatures: D, numLabels: K, offsets } = this;
-    const T = yTrue.length;
-    if (this.labelTheta.length < T * K) this.labelTheta = new Float64Array(T * K);
-    const theta = this.labelTheta;
-    if (this.backend === 'native') native.chainNodeScores(w, D, K, x, T, theta);
-    else this.nodeScoresJs(w, x, T, null, theta);
-    const tr = offsets.transitions;
-    const chainScore = (y: Int32Array) => {
-      let s = 0;
-      for (let t = 0; t < T; t++) {
-        s += theta[t * K + y[t]!]!;
-        if (t > 0) s += w[tr + y[t - 1]! + K * y[t]!]!;
-      }
-      return s;
-    };
-    const truth = chainScore(yTrue);
-    for (let k = 0; k < labels.length; k++) out[k] = this.loss(yTrue, labels[k]!) + chainScore(labels[k]!) - truth;
+    this.scoreLabels(w, this.nodeScores(w, x, yTrue.length), yTrue, labels, out);
   }
 }
 

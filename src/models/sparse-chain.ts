@@ -1,8 +1,7 @@
 import { check, InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
-import { native } from '../native.js';
-import type { DecodeBackend } from './chain.js';
+import { ChainStructure, type DecodeBackend } from './chain-base.js';
 
 /**
  * A sequence of T tokens with sparse features: token t has the feature ids
@@ -52,7 +51,7 @@ export interface SparseChainModelOptions {
  * Loss: per-sequence normalised Hamming distance; loss augmentation adds 1/T to every wrong state (exact).
  * Labels are Int32Arrays of T states in 0..K-1.
  */
-export class SparseChainModel implements StructuredModel<SparseSequence, Int32Array> {
+export class SparseChainModel extends ChainStructure implements StructuredModel<SparseSequence, Int32Array> {
   readonly dim: number;
   readonly numFeatures: number;
   readonly numLabels: number;
@@ -61,10 +60,9 @@ export class SparseChainModel implements StructuredModel<SparseSequence, Int32Ar
   readonly offsets: { first: number; last: number; transitions: number };
   private acc: SparseAccumulator | null = null;
   private theta = new Float64Array(0);
-  private delta = new Float64Array(0);
-  private back = new Int32Array(0);
 
   constructor(options: SparseChainModelOptions) {
+    super();
     const { numFeatures: F, numLabels: K } = options;
     check(Number.isInteger(F) && F >= 1, `numFeatures must be a positive integer, got ${F}`);
     check(Number.isInteger(K) && K >= 1, `numLabels must be a positive integer, got ${K}`);
@@ -163,12 +161,7 @@ export class SparseChainModel implements StructuredModel<SparseSequence, Int32Ar
     check(yTrue.length === T, () => `label has length ${yTrue.length} but the sequence has ${T} tokens`);
     const theta = this.scratch(T);
     this.nodeScores(w, x, theta);
-    const unit = 1 / T;
-    for (let t = 0; t < T; t++) {
-      const base = t * K;
-      const truth = yTrue[t]!;
-      for (let k = 0; k < K; k++) if (k !== truth) theta[base + k]! += unit;
-    }
+    this.augmentLoss(theta, yTrue);
     return this.viterbi(w, theta, T);
   }
 
@@ -179,53 +172,6 @@ export class SparseChainModel implements StructuredModel<SparseSequence, Int32Ar
     const theta = this.scratch(T);
     this.nodeScores(w, x, theta);
     return this.viterbi(w, theta, T);
-  }
-
-  private viterbi(w: Float64Array, theta: Float64Array, T: number): Int32Array {
-    const K = this.numLabels;
-    const out = new Int32Array(T);
-    const tr = this.offsets.transitions;
-    if (this.backend === 'native') native.chainViterbi(theta, T, K, w.subarray(tr, tr + K * K), out);
-    else this.viterbiJs(w, theta, T, out);
-    return out;
-  }
-
-  /** Reference max-sum in TypeScript (same tie-breaking as the native one: the smallest state). */
-  private viterbiJs(w: Float64Array, theta: Float64Array, T: number, out: Int32Array): void {
-    const K = this.numLabels;
-    const TK = T * K;
-    if (this.delta.length < TK) {
-      this.delta = new Float64Array(TK);
-      this.back = new Int32Array(TK);
-    }
-    const delta = this.delta;
-    const back = this.back;
-    const tr = this.offsets.transitions;
-    for (let k = 0; k < K; k++) delta[k] = theta[k]!;
-    for (let t = 1; t < T; t++) {
-      const p = (t - 1) * K;
-      for (let k = 0; k < K; k++) {
-        let best = delta[p]! + w[tr + K * k]!;
-        let arg = 0;
-        for (let j = 1; j < K; j++) {
-          const v = delta[p + j]! + w[tr + j + K * k]!;
-          if (v > best) {
-            best = v;
-            arg = j;
-          }
-        }
-        delta[t * K + k] = best + theta[t * K + k]!;
-        back[t * K + k] = arg;
-      }
-    }
-    let arg = 0;
-    const last = (T - 1) * K;
-    for (let k = 1; k < K; k++) if (delta[last + k]! > delta[last + arg]!) arg = k;
-    out[T - 1] = arg;
-    for (let t = T - 1; t > 0; t--) {
-      arg = back[t * K + arg]!;
-      out[t - 1] = arg;
-    }
   }
 
   /** Score <w, phi(x, y)> of a labelling, straight from the definition (tests and certificates). */
@@ -253,7 +199,6 @@ export class SparseChainModel implements StructuredModel<SparseSequence, Int32Ar
     check(y.length === T, () => `label has length ${y.length}, expected ${T}`);
     const acc = (this.acc ??= new SparseAccumulator(this.dim, 256));
     const { offsets, ids, values } = x;
-    const { first, last, transitions } = this.offsets;
     for (let t = 0; t < T; t++) {
       const a = yTrue[t]!;
       const b = y[t]!;
@@ -265,56 +210,16 @@ export class SparseChainModel implements StructuredModel<SparseSequence, Int32Ar
           acc.add(o + b, -v);
         }
       }
-      if (t > 0) {
-        acc.add(transitions + yTrue[t - 1]! + K * a, 1);
-        acc.add(transitions + y[t - 1]! + K * b, -1);
-      }
     }
-    acc.add(first + yTrue[0]!, 1);
-    acc.add(first + y[0]!, -1);
-    acc.add(last + yTrue[T - 1]!, 1);
-    acc.add(last + y[T - 1]!, -1);
+    this.addStructurePsi(acc, yTrue, y);
     return acc.take();
-  }
-
-  /** Normalised Hamming distance: mismatches / T. */
-  loss(yTrue: Int32Array, y: Int32Array): number {
-    let m = 0;
-    for (let t = 0; t < yTrue.length; t++) if (yTrue[t] !== y[t]) m++;
-    return m / yTrue.length;
-  }
-
-  labelKey(y: Int32Array): string {
-    return y.join(',');
-  }
-
-  labelToJSON(y: Int32Array): number[] {
-    return Array.from(y);
-  }
-
-  labelFromJSON(value: unknown): Int32Array {
-    check(Array.isArray(value) && value.every((k) => Number.isInteger(k) && k >= 0 && k < this.numLabels), 'a chain label must be an array of state ids');
-    return Int32Array.from(value as number[]);
   }
 
   /** Node scores once, then O(T) per label: out[k] = L(yTrue, y_k) + s(y_k) - s(yTrue). */
   labelScores(w: Float64Array, x: SparseSequence, yTrue: Int32Array, labels: readonly Int32Array[], out: Float64Array): void {
     this.checkW(w);
-    const K = this.numLabels;
-    const T = yTrue.length;
-    const theta = this.scratch(T);
+    const theta = this.scratch(yTrue.length);
     this.nodeScores(w, x, theta);
-    const tr = this.offsets.transitions;
-    const chainScore = (y: Int32Array) => {
-      let s = theta[y[0]!]!;
-      for (let t = 1; t < T; t++) s += theta[t * K + y[t]!]! + w[tr + y[t - 1]! + K * y[t]!]!;
-      return s;
-    };
-    const truth = chainScore(yTrue);
-    for (let k = 0; k < labels.length; k++) {
-      const y = labels[k]!;
-      check(y.length === T, () => `label ${k} has length ${y.length}, expected ${T}`);
-      out[k] = this.loss(yTrue, y) + chainScore(y) - truth;
-    }
+    this.scoreLabels(w, theta, yTrue, labels, out);
   }
 }
