@@ -33,10 +33,23 @@ export interface StructuredModel<X, Y> {
   labelToJSON(y: Y): unknown;
   labelFromJSON(value: unknown): Y;
   /**
+   * Optional box constraints on w (2016 paper, App. H): lower[j] <= w_j <= upper[j] (use -Infinity/Infinity
+   * for free coordinates). The solvers keep the unconstrained sum v of the blocks and use the clipped
+   * w = clip(v) for oracles, gaps and objectives; the positivity of HorseSeg's Potts weights and of LSP's
+   * quadratic deformation coefficients are lower bounds of 0.
+   */
+  readonly bounds?: Bounds;
+  /**
    * Optional batched exact pass (DESIGN seam 4): prepares a data set once and returns a function that
    * writes H_i(w) = max_y L(y_i, y) - <w, psi(x_i, y_i, y)> for every example at once (native threads).
    */
   prepareBatch?(xs: readonly X[], ys: readonly Y[]): (w: Float64Array, hinge: Float64Array) => void;
+}
+
+/** Per-coordinate box constraints on w; arrays of length dim (either may be omitted). */
+export interface Bounds {
+  lower?: Float64Array;
+  upper?: Float64Array;
 }
 
 /**
@@ -57,6 +70,8 @@ export interface Problem<Y = unknown> {
   /** Ground-truth label of block i. */
   groundTruth(i: number): Y;
   labelKey(y: Y): string;
+  /** Box constraints on w (see StructuredModel.bounds). */
+  readonly bounds?: Bounds;
   /** Optional: H_i(w) of every block at once (the exact pass without building psi). */
   hingeAll?(w: Float64Array, hinge: Float64Array): void;
   /** out[k] = L_i(y_k) - <w, psi_i(y_k)> for the given labels of block i. */
@@ -83,6 +98,7 @@ export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[
     labelScores: (i, w, labels, out) => model.labelScores(w, xs[i]!, ys[i]!, labels, out),
     labelToJSON: (y) => model.labelToJSON(y),
     labelFromJSON: (v) => model.labelFromJSON(v),
+    ...(model.bounds ? { bounds: model.bounds } : {}),
     ...(model.prepareBatch
       ? { hingeAll: (w: Float64Array, hinge: Float64Array) => (batch ??= model.prepareBatch!(xs, ys))(w, hinge) }
       : {}),
