@@ -177,7 +177,7 @@ export function regularizationPath(problem: Problem, options: PathOptions = {}):
     if (trueGaps) {
       const m0 = performance.now();
       const st = solver.state;
-      b.trueGap = certificate(lambda, n, st.w, st.l, fullOraclePass(problem, st.w).hingeSum).gap;
+      b.trueGap = certificate(lambda, n, st.w, st.l, fullOraclePass(problem, st.w).hingeSum, st.v).gap;
       excluded += performance.now() - m0;
     }
     breakpoints.push(b);

@@ -5,6 +5,7 @@ import { dot, dotSparse, normSqSparse, type SparseVector } from '../core/vector.
 import { BlockAtoms } from '../cache/atoms.js';
 import { SumTree } from '../sampling/sumtree.js';
 import { DenseBlocks, SparseBlocks, type BlockStorage } from './blocks.js';
+import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import {
   blockGaps,
   certificate,
@@ -167,7 +168,11 @@ export class BcfwSolver extends PassSolver {
   private readonly averaging: boolean;
   private readonly blockKind: 'dense' | 'sparse';
   private readonly heuristicExit: number | false;
+  /** The w every oracle, gap and objective sees: clip(v) under box constraints, else v itself. */
   private readonly w: Float64Array;
+  /** v = sum_i w_i, kept unclipped (2016 App. H); the same array as w without bounds. */
+  private readonly v: Float64Array;
+  private readonly bounds: ClipBounds | undefined;
   private l = 0;
   private readonly blocks: BlockStorage;
   private readonly lBlocks: Float64Array;
@@ -225,10 +230,12 @@ export class BcfwSolver extends PassSolver {
     check(!(this.averaging && this.heuristicExit !== false), 'the heuristic exit uses gap estimates of the current iterate: it cannot be combined with averaging');
     check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
     const { n, dim: d } = problem;
-    this.w = new Float64Array(d);
+    this.bounds = resolveBounds(problem);
+    this.v = new Float64Array(d);
+    this.w = this.bounds ? new Float64Array(d) : this.v;
     this.blocks = this.blockKind === 'dense' ? new DenseBlocks(n, d) : new SparseBlocks(n, d);
     this.lBlocks = new Float64Array(n);
-    this.wAvg = this.averaging ? new Float64Array(d) : this.w;
+    this.wAvg = this.averaging ? new Float64Array(d) : this.v;
     this.order = new Int32Array(n);
     this.rng = new Rng(config.seed);
     this.gapEst = new Float64Array(n).fill(Infinity);
@@ -400,7 +407,7 @@ export class BcfwSolver extends PassSolver {
     switch (kind as BlockStepInfo['kind']) {
       case 'fw':
         // w_i <- (1 - gamma) w_i + gamma w_s (Alg. 4 line 7)
-        blocks.update(i, w, avg, s.psi, gamma, 1 / lambdaN, rho);
+        blocks.update(i, this.v, avg, s.psi, gamma, 1 / lambdaN, rho);
         liNew = (1 - gamma) * li + (gamma * s.loss) / n;
         this.counters.fwSteps++;
         if (A) {
@@ -411,7 +418,7 @@ export class BcfwSolver extends PassSolver {
       case 'away': {
         // w_i <- (1 + gamma) w_i - gamma w_a (Alg. 4 of 2016): blockUpdate with -gamma towards w_a.
         const a = this.awayCorner;
-        blocks.update(i, w, avg, a.psi, -gamma, 1 / lambdaN, rho);
+        blocks.update(i, this.v, avg, a.psi, -gamma, 1 / lambdaN, rho);
         liNew = (1 + gamma) * li - (gamma * a.loss) / n;
         this.counters.awaySteps++;
         for (let k = 0; k < A!.size; k++) A!.alpha[k] = (1 + gamma) * A!.alpha[k]!;
@@ -422,9 +429,9 @@ export class BcfwSolver extends PassSolver {
         // w_i <- w_i + gamma (w_s - w_a) (Alg. 3 of 2016)
         const a = this.awayCorner;
         const scale = gamma / lambdaN;
-        blocks.addSparse(i, w, s.psi, scale);
-        blocks.addSparse(i, w, a.psi, -scale);
-        if (avg) blocks.update(i, w, avg, EMPTY, 0, 0, rho);
+        blocks.addSparse(i, this.v, s.psi, scale);
+        blocks.addSparse(i, this.v, a.psi, -scale);
+        if (avg) blocks.update(i, this.v, avg, EMPTY, 0, 0, rho);
         liNew = li + (gamma * (s.loss - a.loss)) / n;
         this.counters.pairwiseSteps++;
         A!.alpha[sIndex] = A!.alpha[sIndex]! + gamma;
@@ -433,10 +440,11 @@ export class BcfwSolver extends PassSolver {
       }
       case 'none':
         this.counters.nullSteps++;
-        if (avg) blocks.update(i, w, avg, EMPTY, 0, 0, rho);
+        if (avg) blocks.update(i, this.v, avg, EMPTY, 0, 0, rho);
         break;
     }
     if (drop && kind !== 'none') this.counters.dropSteps++;
+    if (kind !== 'none') this.clip();
     this.lBlocks[i] = liNew;
     this.l += liNew - li;
     if (this.averaging) this.lAvg = (1 - rho) * this.lAvg + rho * this.l;
@@ -444,7 +452,7 @@ export class BcfwSolver extends PassSolver {
       this.tidyAtoms(A, sIndex, i);
       if (this.bcfwOptions.checkConsistency) this.checkBlock(i);
     }
-    this.bcfwOptions.onStep?.({ k: this.k, block: i, kind, gamma, blockGap: gFW, cacheHit, dual: this.l - 0.5 * lambda * dot(w, w) });
+    this.bcfwOptions.onStep?.({ k: this.k, block: i, kind, gamma, blockGap: gFW, cacheHit, dual: this.dualOf(this.v, w, this.l) });
     this.k++;
   }
 
@@ -497,7 +505,8 @@ export class BcfwSolver extends PassSolver {
       for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!]! += (A.alpha[k]! * psi.values[q]!) / lambdaN;
       li += (A.alpha[k]! * A.loss[k]!) / n;
     }
-    this.blocks.replace(i, w, wi);
+    this.blocks.replace(i, this.v, wi);
+    this.clip();
     this.l += li - this.lBlocks[i]!;
     this.lBlocks[i] = li;
   }
@@ -536,15 +545,27 @@ export class BcfwSolver extends PassSolver {
   // ---------------------------------------------------------------------------------------------
   // Passes, exact checks, results
 
+  /** w = clip(v) after v changed (O(d); nothing without bounds). */
+  private clip(): void {
+    if (this.bounds) clipInto(this.v, this.bounds, this.w);
+  }
+
+  /** Dual objective l - lambda (<v, w> - ||w||^2/2) with w = clip(v) (= l - lambda/2 ||w||^2 without bounds). */
+  private dualOf(v: Float64Array, w: Float64Array, l: number): number {
+    return v === w ? l - 0.5 * this.config.lambda * dot(w, w) : l - this.config.lambda * (dot(v, w) - 0.5 * dot(w, w));
+  }
+
   /** Rebuilds w and l from the blocks (removes incremental drift). */
   private resync(): void {
-    this.blocks.sumInto(this.w);
+    this.blocks.sumInto(this.v);
+    this.clip();
     this.l = this.lBlocks.reduce((a, b) => a + b, 0);
   }
 
   /** The iterate that is certified and returned: the weighted average when averaging is on. */
-  private get returned(): { w: Float64Array; l: number } {
-    return this.averaging ? { w: this.wAvg, l: this.lAvg } : { w: this.w, l: this.l };
+  private get returned(): { w: Float64Array; v: Float64Array; l: number } {
+    if (!this.averaging) return { w: this.w, v: this.v, l: this.l };
+    return { w: this.bounds ? clipInto(this.wAvg, this.bounds, new Float64Array(this.wAvg.length)) : this.wAvg, v: this.wAvg, l: this.lAvg };
   }
 
   /**
@@ -558,7 +579,7 @@ export class BcfwSolver extends PassSolver {
     const { n } = this.problem;
     const pass = fullOraclePass(this.problem, it.w);
     this.oracleCalls += n;
-    this.last = certificate(this.config.lambda, n, it.w, it.l, pass.hingeSum);
+    this.last = certificate(this.config.lambda, n, it.w, it.l, pass.hingeSum, it.v);
     if (!this.averaging) {
       const g = blockGaps(this.config.lambda, (i) => this.blocks.dot(i, this.w), this.lBlocks, pass.hinge);
       this.lastBlockGaps = g;
@@ -591,7 +612,7 @@ export class BcfwSolver extends PassSolver {
   /** Exact gap for the trace only: neither counted nor used by the solver. */
   private monitor(): void {
     const it = this.returned;
-    const cert = this.clock.excluded(() => certificate(this.config.lambda, this.problem.n, it.w, it.l, fullOraclePass(this.problem, it.w).hingeSum));
+    const cert = this.clock.excluded(() => certificate(this.config.lambda, this.problem.n, it.w, it.l, fullOraclePass(this.problem, it.w).hingeSum, it.v));
     this.emit({ seconds: this.clock.seconds, ...cert, gapIsExact: true, monitor: true });
   }
 
@@ -635,7 +656,7 @@ export class BcfwSolver extends PassSolver {
       const estimate = this.gapEstimate;
       this.emit({
         seconds: this.clock.seconds,
-        dual: it.l - 0.5 * this.config.lambda * dot(it.w, it.w),
+        dual: this.dualOf(it.v, it.w, it.l),
         ...(Number.isFinite(estimate) && !this.averaging ? { gapEstimate: estimate } : {}),
         gapIsExact: false,
         ...this.counterFields(),
@@ -672,7 +693,7 @@ export class BcfwSolver extends PassSolver {
     const it = this.returned;
     // Without certification the last exact check may be stale: report the estimate of the current point.
     const certified = this.last !== undefined && this.checkedAt === this.passes;
-    const cert = certified ? this.last! : { dual: it.l - 0.5 * this.config.lambda * dot(it.w, it.w), gap: this.gapEstimate };
+    const cert = certified ? this.last! : { dual: this.dualOf(it.v, it.w, it.l), gap: this.gapEstimate };
     return {
       ...this.baseResult(it.w, cert, certified),
       blockGaps: this.lastBlockGaps,
@@ -685,7 +706,7 @@ export class BcfwSolver extends PassSolver {
   // Checkpoints
 
   checkpoint(): SolverCheckpoint {
-    const arrays: Record<string, Float64Array | Int32Array> = { ...this.blocks.save(), lBlocks: this.lBlocks, w: this.w, gapEst: this.gapEst };
+    const arrays: Record<string, Float64Array | Int32Array> = { ...this.blocks.save(), lBlocks: this.lBlocks, w: this.v, gapEst: this.gapEst };
     if (this.averaging) arrays.wAvg = this.wAvg;
     const atoms = this.atoms?.map((A) => ({ labels: A.labels.map((y) => this.problem.labelToJSON(y)), alpha: A.alpha, loss: A.loss, exact: A.exact }));
     return this.baseCheckpoint(
@@ -728,7 +749,8 @@ export class BcfwSolver extends PassSolver {
   private loadDualPoint(r: SolverCheckpoint): void {
     this.blocks.load(r.arrays);
     this.lBlocks.set(checkpointArray(r, 'lBlocks', this.lBlocks.length));
-    this.w.set(checkpointArray(r, 'w', this.w.length));
+    this.v.set(checkpointArray(r, 'w', this.v.length));
+    this.clip();
     this.l = Number(r.meta.l);
     // The tree's inner nodes are always the exact sums of their children, so rebuilding it from the
     // leaves reproduces it bit for bit (the running sum of estimates is set by the caller).
@@ -764,7 +786,7 @@ export class BcfwSolver extends PassSolver {
       const L = problem.loss(i, y);
       wi.fill(0);
       for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!] = psi.values[q]! / lambdaN;
-      this.blocks.replace(i, w, wi);
+      this.blocks.replace(i, this.v, wi);
       this.lBlocks[i] = L / n;
       this.l += L / n;
       const A = this.atoms?.[i];
@@ -779,6 +801,7 @@ export class BcfwSolver extends PassSolver {
       check(start.gapEstimates.length === n, `start.gapEstimates needs ${n} values`);
       start.gapEstimates.forEach((g, i) => this.setEstimate(i, Math.max(g, 0)));
     }
+    this.clip();
     // The estimates are bounds, not exact gaps: the global cache criterion stays off ([G]).
     this.lastExactTotal = 0;
     if (this.averaging) {
@@ -802,8 +825,8 @@ export class BcfwSolver extends PassSolver {
   }
 
   /** The current (not averaged) dual point: w, l and whether the gap estimates are exact block gaps. */
-  get state(): { w: Float64Array; l: number; gapEstimate: number; estimatesExact: boolean } {
-    return { w: this.w, l: this.l, gapEstimate: this.gapEstimate, estimatesExact: this.estimatesExact };
+  get state(): { w: Float64Array; v: Float64Array; l: number; gapEstimate: number; estimatesExact: boolean } {
+    return { w: this.w, v: this.v, l: this.l, gapEstimate: this.gapEstimate, estimatesExact: this.estimatesExact };
   }
 
   /** See BcfwOptions.warmStart. */
@@ -847,14 +870,15 @@ export class BcfwSolver extends PassSolver {
     } else {
       const scale = oldLambda / lambda;
       this.blocks.scaleAll(scale);
-      for (let j = 0; j < d; j++) this.w[j] = scale * this.w[j]!;
+      for (let j = 0; j < d; j++) this.v[j] = scale * this.v[j]!;
+      this.clip();
       this.gapEst.fill(Infinity);
       this.tree.setAll(new Float64Array(n));
       this.unvisited = n;
       this.estSum = 0;
     }
     if (this.averaging) {
-      this.wAvg.set(this.w);
+      this.wAvg.set(this.v);
       this.lAvg = this.l;
     }
   }

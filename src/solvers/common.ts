@@ -162,11 +162,15 @@ export function blockGaps(lambda: number, blockDotW: (i: number) => number, lBlo
   return g;
 }
 
-/** Primal, dual and gap of the pair (w, l) given sum_i H_i(w) (2013 paper, eq. 4 and Sec. 3). */
-export function certificate(lambda: number, n: number, w: Float64Array, l: number, hingeSum: number) {
+/**
+ * Primal, dual and gap of the pair (w, l) given sum_i H_i(w) (2013 paper, eq. 4 and Sec. 3). Under box
+ * constraints (2016 App. H) pass the unclipped v with w = clip(v): the dual is then
+ * l - lambda (<v, w> - ||w||^2 / 2), which is l - lambda/2 ||w||^2 for positivity constraints.
+ */
+export function certificate(lambda: number, n: number, w: Float64Array, l: number, hingeSum: number, v: Float64Array = w) {
   const wSq = dot(w, w);
   const primal = 0.5 * lambda * wSq + hingeSum / n;
-  const dual = l - 0.5 * lambda * wSq;
+  const dual = v === w ? l - 0.5 * lambda * wSq : l - lambda * (dot(v, w) - 0.5 * wSq);
   return { primal, dual, gap: primal - dual };
 }
 

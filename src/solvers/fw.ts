@@ -1,4 +1,5 @@
 import { check } from '../core/errors.js';
+import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import type { Problem } from '../core/problem.js';
 import {
   certificate,
@@ -22,7 +23,10 @@ export interface FwOptions extends CommonSolverOptions {
  */
 export class FwSolver extends PassSolver {
   private readonly lineSearch: boolean;
+  /** w = clip(v) under box constraints (2016 App. H, [G] onePass_FW), else v itself. */
   private readonly w: Float64Array;
+  private readonly v: Float64Array;
+  private readonly bounds: ClipBounds | undefined;
   private l = 0;
   private readonly psiSum: { dense: Float64Array; loss: number };
   private last: { primal: number; dual: number; gap: number } | undefined;
@@ -31,50 +35,54 @@ export class FwSolver extends PassSolver {
   constructor(problem: Problem, options: FwOptions = {}, restored?: SolverCheckpoint) {
     super('fw', problem, options, resolveCommon(problem, options, 200), restored);
     this.lineSearch = options.lineSearch ?? true;
-    this.w = new Float64Array(problem.dim);
+    this.bounds = resolveBounds(problem);
+    this.v = new Float64Array(problem.dim);
+    this.w = this.bounds ? new Float64Array(problem.dim) : this.v;
     this.psiSum = { dense: new Float64Array(problem.dim), loss: 0 };
     if (restored) {
       check(restored.meta.options.lineSearch === this.lineSearch, 'checkpoint was made with another lineSearch setting');
       const w = restored.arrays.w;
       check(w instanceof Float64Array && w.length === problem.dim, "checkpoint array 'w' is missing or has the wrong length");
-      this.w.set(w);
+      this.v.set(w);
+      if (this.bounds) clipInto(this.v, this.bounds, this.w);
       this.l = Number(restored.meta.l);
     }
   }
 
   checkpoint(): SolverCheckpoint {
-    return this.baseCheckpoint({ l: this.l, options: { ...this.baseOptions(), lineSearch: this.lineSearch } }, { w: this.w });
+    return this.baseCheckpoint({ l: this.l, options: { ...this.baseOptions(), lineSearch: this.lineSearch } }, { w: this.v });
   }
 
   runPass(): boolean {
     if (this.finished) return false;
-    const { problem, w, psiSum } = this;
+    const { problem, w, v, psiSum } = this;
     const { n, dim: d } = problem;
     const lambda = this.config.lambda;
     psiSum.dense.fill(0);
     psiSum.loss = 0;
     const pass = fullOraclePass(problem, w, psiSum);
     this.oracleCalls += n;
-    this.last = certificate(lambda, n, w, this.l, pass.hingeSum);
+    this.last = certificate(lambda, n, w, this.l, pass.hingeSum, v);
     const seconds = this.clock.seconds;
     this.emit({ seconds, ...this.last, gapIsExact: true, ...this.evaluate(w) });
     if (this.last.gap <= this.config.gapThreshold) this.stopReason = 'gap';
     else if (this.passes >= this.config.maxPasses) this.stopReason = 'maxPasses';
     else if (!this.mustStop()) {
-      // Corner w_s = sum_i psi_i / (lambda n), l_s = sum_i L_i / n; gap = lambda w^T(w - w_s) - l + l_s.
+      // Corner v_s = sum_i psi_i / (lambda n), l_s = sum_i L_i / n; gap = lambda w^T(v - v_s) - l + l_s.
       const lambdaN = lambda * n;
       let gamma: number;
       if (this.lineSearch) {
         let distSq = 0;
         for (let j = 0; j < d; j++) {
-          const diff = w[j]! - psiSum.dense[j]! / lambdaN;
+          const diff = v[j]! - psiSum.dense[j]! / lambdaN;
           distSq += diff * diff;
         }
         gamma = Math.min(Math.max(this.last.gap / (lambda * distSq + Number.EPSILON), 0), 1);
       } else {
         gamma = 2 / (this.passes + 2);
       }
-      for (let j = 0; j < d; j++) w[j] = (1 - gamma) * w[j]! + (gamma * psiSum.dense[j]!) / lambdaN;
+      for (let j = 0; j < d; j++) v[j] = (1 - gamma) * v[j]! + (gamma * psiSum.dense[j]!) / lambdaN;
+      if (this.bounds) clipInto(v, this.bounds, w);
       this.l = (1 - gamma) * this.l + (gamma * psiSum.loss) / n;
       this.passes++;
       return true;

@@ -1,4 +1,5 @@
 import { check } from '../core/errors.js';
+import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import type { Problem } from '../core/problem.js';
 import { Rng } from '../core/rng.js';
 import { dotSparse } from '../core/vector.js';
@@ -32,6 +33,7 @@ export class SsgSolver extends PassSolver {
   private readonly averaging: boolean;
   private readonly w: Float64Array;
   private readonly wAvg: Float64Array;
+  private readonly bounds: ClipBounds | undefined;
   private k = 0;
   private rng: Rng;
   private readonly order: Int32Array;
@@ -45,6 +47,7 @@ export class SsgSolver extends PassSolver {
     this.sampling = options.sampling ?? 'uniform';
     check(this.sampling === 'uniform' || this.sampling === 'perm', `unknown sampling '${this.sampling}' (uniform | perm)`);
     this.averaging = options.averaging ?? true;
+    this.bounds = resolveBounds(problem);
     this.w = new Float64Array(problem.dim);
     this.wAvg = this.averaging ? new Float64Array(problem.dim) : this.w;
     this.order = new Int32Array(problem.n);
@@ -85,6 +88,7 @@ export class SsgSolver extends PassSolver {
       const scale = gamma / this.config.lambda;
       for (let q = 0; q < psi.nnz; q++) w[psi.indices[q]!]! += scale * psi.values[q]!;
     }
+    if (this.bounds) clipInto(w, this.bounds, w); // projected subgradient step
     if (this.averaging) {
       const rho = 2 / (this.k + 2);
       for (let j = 0; j < d; j++) wAvg[j] = (1 - rho) * wAvg[j]! + rho * w[j]!;

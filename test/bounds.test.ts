@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { bcfw } from '../src/solvers/bcfw.js';
+import { fw } from '../src/solvers/fw.js';
+import { ssg } from '../src/solvers/ssg.js';
+import type { Problem } from '../src/core/problem.js';
+import { Rng } from '../src/core/rng.js';
+import { brutePrimal, tinyChain } from './helpers/tiny.js';
+
+// Box constraints (2016 App. H): positivity on the transition weights and a general box [-0.3, 0.3] on the
+// first-label biases of a tiny chain problem. The solvers keep v = sum_i w_i unclipped and use w = clip(v).
+const t = tinyChain(71, { n: 7, K: 3, D: 2, maxT: 4 });
+const d = t.model.dim;
+const lower = new Float64Array(d).fill(-Infinity);
+const upper = new Float64Array(d).fill(Infinity);
+for (let j = t.model.offsets.transitions; j < d; j++) lower[j] = 0;
+for (let j = t.model.offsets.first; j < t.model.offsets.last; j++) {
+  lower[j] = -0.3;
+  upper[j] = 0.3;
+}
+const boxed: Problem<Int32Array> = { ...t.problem, bounds: { lower, upper } };
+const lambda = 0.05;
+const inBox = (w: Float64Array) => w.every((x, j) => x >= lower[j]! - 1e-15 && x <= upper[j]! + 1e-15);
+
+describe('box-constrained solvers', () => {
+  const unconstrained = bcfw(t.problem, { lambda, step: 'pairwise', gapThreshold: 1e-6, maxPasses: 100000 });
+
+  it('the constraints bind: the unconstrained optimum leaves the box', () => {
+    expect(inBox(unconstrained.w)).toBe(false);
+  });
+
+  const runs = {
+    'BCFW': () => bcfw(boxed, { lambda, gapThreshold: 1e-4, maxPasses: 100000 }),
+    'BCPFW gap cache': () => bcfw(boxed, { lambda, step: 'pairwise', sampling: 'gap', cache: true, gapThreshold: 1e-4, maxPasses: 100000, checkConsistency: true }),
+    'hybrid, sparse blocks': () => bcfw(boxed, { lambda, step: 'hybrid', blockStorage: 'sparse', gapThreshold: 1e-4, maxPasses: 100000 }),
+    'batch FW': () => fw(boxed, { lambda, gapThreshold: 1e-4, maxPasses: 200000 }),
+  };
+  const results = Object.fromEntries(Object.entries(runs).map(([k, f]) => [k, f()]));
+
+  it.each(Object.keys(runs))('%s returns a w in the box with a certified gap, and its primal matches enumeration', (name) => {
+    const r = results[name]!;
+    expect(r.stopReason).toBe('gap');
+    expect(inBox(r.w)).toBe(true);
+    expect(r.primal).toBeCloseTo(brutePrimal(t, lambda, r.w), 10);
+  });
+
+  it('the dual is a valid lower bound: no w in the box has a smaller primal (weak duality)', () => {
+    const rng = new Rng(4);
+    const best = Math.max(...Object.values(results).map((r) => r.dual!));
+    for (let trial = 0; trial < 300; trial++) {
+      const base = results['BCFW']!.w;
+      const w = Float64Array.from(base, (x, j) => Math.min(Math.max(x + (rng.next() - 0.5) * (trial < 150 ? 0.2 : 2), lower[j]!), upper[j]!));
+      expect(brutePrimal(t, lambda, w)).toBeGreaterThanOrEqual(best - 1e-12);
+    }
+  });
+
+  it('all solvers reach the same constrained optimum within their certificates', () => {
+    const all = Object.values(results);
+    for (const a of all) for (const b of all) expect(Math.abs(a.primal! - b.primal!)).toBeLessThanOrEqual(a.gap! + b.gap! + 1e-12);
+    // The constrained optimum is worse than the unconstrained one.
+    expect(results['BCFW']!.primal!).toBeGreaterThan(unconstrained.primal! + unconstrained.gap!);
+  });
+
+  it('projected SSG stays in the box and approaches the same optimum', () => {
+    const r = ssg(boxed, { lambda, maxPasses: 3000, gapCheck: 3000, seed: 3 });
+    expect(inBox(r.w)).toBe(true);
+    const opt = results['BCFW']!;
+    expect(r.primal!).toBeGreaterThanOrEqual(opt.primal! - opt.gap! - 1e-12);
+    expect(r.primal! - opt.primal!).toBeLessThan(2e-2);
+  });
+
+  it('rejects bounds that exclude w = 0 or have the wrong length', () => {
+    expect(() => bcfw({ ...t.problem, bounds: { lower: new Float64Array(d).fill(0.1) } }, { lambda })).toThrow(/contain 0/);
+    expect(() => bcfw({ ...t.problem, bounds: { lower: new Float64Array(3) } }, { lambda })).toThrow(/length/);
+  });
+});
