@@ -632,6 +632,8 @@ void Register(Napi::Env env, Napi::Object exports) {
 //       residuals(src | null, sink | null, fwd | null, rev | null)   Float64Array outputs (n, n, m, m)
 //       setTolerance(t) / tolerance()      saturation tolerance (float64 graphs; 0 for integers)
 //       clone() -> MaxflowGraph            deep copy including flow and search trees
+//       dispose()                          frees the native memory now (later calls throw); the
+//                                          memory is otherwise freed by GC, and reported to V8
 //       toDimacs(constant, source, sink) -> string   source/sink -1: graph-only layout (see dimacs.h)
 //       getters numNodes, numEdges, capType, flow (last solve), solved
 //   maxflowSolve(numNodes, edgeFrom, edgeTo, capFwd, capRev, sourceCap, sinkCap, capType,
@@ -783,6 +785,8 @@ class GraphImplBase {
   virtual double Tolerance() const = 0;
   virtual void SetTolerance(double t) = 0;
   virtual std::string ToDimacs(double constant, int32_t source, int32_t sink) const = 0;
+  // Approximate native memory of the graph (reported to V8 so that it collects unused graphs).
+  virtual int64_t MemoryBytes() const = 0;
 };
 
 template <class Cap>
@@ -936,6 +940,11 @@ class GraphImpl final : public GraphImplBase {
       (void)t;
       throw InputFault("setTolerance: only float64 graphs have a tolerance (integer graphs are exact)");
     }
+  }
+
+  int64_t MemoryBytes() const override {
+    const int64_t n = g_.num_nodes(), m = g_.num_edges(), c = static_cast<int64_t>(sizeof(Cap));
+    return static_cast<int64_t>(sizeof(*this)) + n * (24 + 3 * c) + m * (8 + 2 * c + 2 * (12 + c));
   }
 
   std::string ToDimacs(double constant, int32_t source, int32_t sink) const override {
@@ -1122,6 +1131,7 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
             InstanceMethod<&MaxflowGraphWrap::SetTolerance>("setTolerance"),
             InstanceMethod<&MaxflowGraphWrap::Clone>("clone"),
             InstanceMethod<&MaxflowGraphWrap::ToDimacs>("toDimacs"),
+            InstanceMethod<&MaxflowGraphWrap::Dispose>("dispose"),
             InstanceAccessor<&MaxflowGraphWrap::NumNodes>("numNodes"),
             InstanceAccessor<&MaxflowGraphWrap::NumEdges>("numEdges"),
             InstanceAccessor<&MaxflowGraphWrap::CapTypeGetter>("capType"),
@@ -1136,12 +1146,20 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
     data_ = static_cast<ClassData*>(info.Data());
     if (info.Length() == 0 && data_ != nullptr && data_->pending) {  // clone() / maxflowReadDimacs
       impl_ = std::move(data_->pending);
+      TrackMemory(info.Env());
       return;
     }
     RequireArgCount(info, 8, "MaxflowGraph");
     const GraphInput in = ParseGraphInput(info[0], info[1], info[2], info[3], info[4], info[5], info[6], info[7],
                                           "MaxflowGraph", nullptr);
     impl_ = Guarded(info.Env(), "MaxflowGraph", [&] { return BuildGraph(in); });
+    TrackMemory(info.Env());
+  }
+
+  // Basic finalizer (no JS may run here): gives back the memory reported to V8.
+  void Finalize(Napi::BasicEnv env) override {
+    if (external_ != 0) Napi::MemoryManagement::AdjustExternalMemory(env, -external_);
+    external_ = 0;
   }
 
   /// Wraps an implementation built in C++ into a new JS MaxflowGraph.
@@ -1155,18 +1173,18 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
 
  private:
   Napi::Value Solve(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), Guarded(info.Env(), "MaxflowGraph.solve", [&] { return impl_->Solve(); }));
+    return Napi::Number::New(info.Env(), Guarded(info.Env(), "MaxflowGraph.solve", [&] { return Impl(info)->Solve(); }));
   }
 
   // segments(out: Uint8Array(numNodes)): 0 = source side, 1 = sink side.
   Napi::Value Segments(const Napi::CallbackInfo& info) {
     RequireArgCount(info, 1, "MaxflowGraph.segments");
     auto out = RequireTypedArray<uint8_t>(info, 0, "MaxflowGraph.segments: out");
-    RequireLength(out, static_cast<std::size_t>(impl_->NumNodes()), "MaxflowGraph.segments: out");
-    if (!impl_->Solved()) {
+    RequireLength(out, static_cast<std::size_t>(Impl(info)->NumNodes()), "MaxflowGraph.segments: out");
+    if (!Impl(info)->Solved()) {
       throw Napi::Error::New(info.Env(), "MaxflowGraph.segments: the graph changed since the last solve(); call solve() first");
     }
-    Guarded(info.Env(), "MaxflowGraph.segments", [&] { impl_->Segments(out.Data()); });
+    Guarded(info.Env(), "MaxflowGraph.segments", [&] { Impl(info)->Segments(out.Data()); });
     return info.Env().Undefined();
   }
 
@@ -1174,7 +1192,7 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
     const std::string fn = add ? "MaxflowGraph.addTerminalCaps" : "MaxflowGraph.setTerminalCaps";
     RequireArgCount(info, 3, fn.c_str());
     const int32_t* nodes = nullptr;
-    std::size_t count = static_cast<std::size_t>(impl_->NumNodes());
+    std::size_t count = static_cast<std::size_t>(Impl(info)->NumNodes());
     if (!info[0].IsNull() && !info[0].IsUndefined()) {
       const auto a = RequireTypedArray<int32_t>(info, 0, fn + ": nodes");
       nodes = a.Data();
@@ -1182,7 +1200,7 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
     }
     const CapView src = CapArrayValue(info[1], count, fn + ": src", false, nullptr);
     const CapView snk = CapArrayValue(info[2], count, fn + ": sink", false, nullptr);
-    Guarded(info.Env(), fn, [&] { impl_->TerminalCaps(nodes, count, src, snk, add, fn); });
+    Guarded(info.Env(), fn, [&] { Impl(info)->TerminalCaps(nodes, count, src, snk, add, fn); });
     return info.Env().Undefined();
   }
   Napi::Value SetTerminalCaps(const Napi::CallbackInfo& info) { return TerminalCapsCommon(info, false); }
@@ -1192,7 +1210,7 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
     const std::string fn = "MaxflowGraph.setEdgeCaps";
     RequireArgCount(info, 3, fn.c_str());
     const int32_t* edges = nullptr;
-    std::size_t count = static_cast<std::size_t>(impl_->NumEdges());
+    std::size_t count = static_cast<std::size_t>(Impl(info)->NumEdges());
     if (!info[0].IsNull() && !info[0].IsUndefined()) {
       const auto a = RequireTypedArray<int32_t>(info, 0, fn + ": edges");
       edges = a.Data();
@@ -1200,7 +1218,7 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
     }
     const CapView fwd = CapArrayValue(info[1], count, fn + ": capFwd", false, nullptr);
     const CapView rev = CapArrayValue(info[2], count, fn + ": capRev", false, nullptr);
-    Guarded(info.Env(), fn, [&] { impl_->EdgeCaps(edges, count, fwd, rev, fn); });
+    Guarded(info.Env(), fn, [&] { Impl(info)->EdgeCaps(edges, count, fwd, rev, fn); });
     return info.Env().Undefined();
   }
 
@@ -1213,23 +1231,23 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
     for (std::size_t k = 0; k < 4; ++k) {
       if (info[k].IsNull() || info[k].IsUndefined()) continue;
       auto a = RequireTypedArray<double>(info, k, fn + ": " + names[k]);
-      RequireLength(a, static_cast<std::size_t>(k < 2 ? impl_->NumNodes() : impl_->NumEdges()), fn + ": " + names[k]);
+      RequireLength(a, static_cast<std::size_t>(k < 2 ? Impl(info)->NumNodes() : Impl(info)->NumEdges()), fn + ": " + names[k]);
       outs[k] = a.Data();
     }
-    Guarded(info.Env(), fn, [&] { impl_->Residuals(outs[0], outs[1], outs[2], outs[3]); });
+    Guarded(info.Env(), fn, [&] { Impl(info)->Residuals(outs[0], outs[1], outs[2], outs[3]); });
     return info.Env().Undefined();
   }
 
-  Napi::Value Tolerance(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), impl_->Tolerance()); }
+  Napi::Value Tolerance(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), Impl(info)->Tolerance()); }
   Napi::Value SetTolerance(const Napi::CallbackInfo& info) {
     RequireArgCount(info, 1, "MaxflowGraph.setTolerance");
     const double t = RequireNonNegativeFinite(info, 0, "MaxflowGraph.setTolerance: tolerance");
-    Guarded(info.Env(), "MaxflowGraph.setTolerance", [&] { impl_->SetTolerance(t); });
+    Guarded(info.Env(), "MaxflowGraph.setTolerance", [&] { Impl(info)->SetTolerance(t); });
     return info.Env().Undefined();
   }
 
   Napi::Value Clone(const Napi::CallbackInfo& info) {
-    auto copy = Guarded(info.Env(), "MaxflowGraph.clone", [&] { return impl_->Clone(); });
+    auto copy = Guarded(info.Env(), "MaxflowGraph.clone", [&] { return Impl(info)->Clone(); });
     return Adopt(info.Env(), data_, std::move(copy));
   }
 
@@ -1240,26 +1258,45 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
     auto id = [&](std::size_t k, const char* name) -> int32_t {
       if (info.Length() <= k || info[k].IsUndefined()) return -1;
       const double x = RequireNumber(info, k, fn + ": " + name);
-      if (x != std::floor(x) || x < -1 || x >= impl_->NumNodes()) {
+      if (x != std::floor(x) || x < -1 || x >= Impl(info)->NumNodes()) {
         throw Napi::RangeError::New(info.Env(), fn + ": " + name + " must be -1 or a node id in 0.." +
-                                                    std::to_string(int64_t{impl_->NumNodes()} - 1) + ", got " + FormatNumber(x));
+                                                    std::to_string(int64_t{Impl(info)->NumNodes()} - 1) + ", got " + FormatNumber(x));
       }
       return static_cast<int32_t>(x);
     };
     const int32_t source = id(1, "source"), sink = id(2, "sink");
     if ((source < 0) != (sink < 0)) throw Napi::RangeError::New(info.Env(), fn + ": give both source and sink, or neither");
-    const std::string text = Guarded(info.Env(), fn, [&] { return impl_->ToDimacs(constant, source, sink); });
+    const std::string text = Guarded(info.Env(), fn, [&] { return Impl(info)->ToDimacs(constant, source, sink); });
     return Napi::String::New(info.Env(), text);
   }
 
-  Napi::Value NumNodes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), impl_->NumNodes()); }
-  Napi::Value NumEdges(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), impl_->NumEdges()); }
+  Napi::Value NumNodes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), Impl(info)->NumNodes()); }
+  Napi::Value NumEdges(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), Impl(info)->NumEdges()); }
   Napi::Value CapTypeGetter(const Napi::CallbackInfo& info) {
-    return Napi::String::New(info.Env(), CapTypeName(impl_->Type()));
+    return Napi::String::New(info.Env(), CapTypeName(Impl(info)->Type()));
   }
-  Napi::Value FlowGetter(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), impl_->Flow()); }
-  Napi::Value SolvedGetter(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), impl_->Solved()); }
+  Napi::Value FlowGetter(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), Impl(info)->Flow()); }
+  Napi::Value SolvedGetter(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), Impl(info)->Solved()); }
 
+  GraphImplBase* Impl(const Napi::CallbackInfo& info) const {
+    if (!impl_) throw Napi::Error::New(info.Env(), "MaxflowGraph: the graph was disposed");
+    return impl_.get();
+  }
+
+  void TrackMemory(Napi::Env env) {
+    external_ = impl_->MemoryBytes();
+    Napi::MemoryManagement::AdjustExternalMemory(env, external_);
+  }
+
+  // dispose(): frees the native graph now (later calls throw); idempotent.
+  Napi::Value Dispose(const Napi::CallbackInfo& info) {
+    impl_.reset();
+    if (external_ != 0) Napi::MemoryManagement::AdjustExternalMemory(info.Env(), -external_);
+    external_ = 0;
+    return info.Env().Undefined();
+  }
+
+  int64_t external_ = 0;       // bytes reported to V8 by AdjustExternalMemory
   ClassData* data_ = nullptr;  // owned by the constructor function, which outlives every instance
   std::unique_ptr<GraphImplBase> impl_;
 };

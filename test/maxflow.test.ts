@@ -240,6 +240,10 @@ describe('bad input gives clear errors, never a crash', () => {
     g.setTerminalCaps(Int32Array.of(0), Int32Array.of(1), Int32Array.of(0));
     expect(() => g.segments()).toThrow(/call solve\(\) first/);
     expect(() => g.segments(new Uint8Array(2))).toThrow(/out has length 2, expected 3/);
+    g.dispose();
+    g.dispose();
+    expect(() => g.solve()).toThrow(/the graph was disposed/);
+    expect(() => g.numNodes).toThrow(/the graph was disposed/);
   });
 });
 

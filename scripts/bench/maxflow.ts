@@ -18,7 +18,7 @@
  *   scratch (graph construction timed separately).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MaxflowGraph, maxflowBatch, readDimacsMaxflow, type MaxflowGraphSpec } from '../../src/maxflow.js';
@@ -55,7 +55,11 @@ function vsReference(): Record<string, unknown>[] {
       let nativeFlow = 0;
       let refFlow = 0;
       const reps = size >= 256 ? 3 : 5;
-      const nativeMs = timeIt(() => (nativeFlow = new MaxflowGraph(spec).solve()), reps * 3);
+      const nativeMs = timeIt(() => {
+        const g = new MaxflowGraph(spec);
+        nativeFlow = g.solve();
+        g.dispose();
+      }, reps * 3);
       const refMs = timeIt(() => (refFlow = referenceMaxflow(spec).flow), reps);
       if (nativeFlow !== refFlow) throw new Error(`flow mismatch on ${size}x${size} ${name}: ${nativeFlow} vs ${refFlow}`);
       rows.push({ grid: `${size}x${size}`, smoothness: name, flow: nativeFlow, nativeMs: r4(nativeMs), tsDinicMs: r4(refMs), ratio: r4(refMs / nativeMs) });
@@ -113,13 +117,14 @@ function grids(): Record<string, unknown>[] {
       const rnd = mulberry32(size + smooth);
       const spec = gridGraph(rnd, size, size, smooth);
       const reps = size >= 1024 ? 3 : 5;
-      const buildMs = timeIt(() => new MaxflowGraph(spec), reps);
+      const buildMs = timeIt(() => new MaxflowGraph(spec).dispose(), reps);
       const solveTimes: number[] = [];
       for (let r = 0; r < reps; r++) {
         const g = new MaxflowGraph(spec);
         const t0 = performance.now();
         g.solve();
         solveTimes.push(performance.now() - t0);
+        g.dispose();
       }
       const row: Record<string, unknown> = { grid: `${size}x${size}`, smoothness: name, nodes: spec.numNodes, edges: spec.edgeFrom.length, buildMs: r4(buildMs), freshSolveMs: r4(median(solveTimes)) };
       for (const p of PERTURBATIONS) {
@@ -129,19 +134,22 @@ function grids(): Record<string, unknown>[] {
         const snk = Int32Array.from(spec.sinkCap);
         const reuse: number[] = [];
         const fresh: number[] = [];
-        const rounds = p.name === 'local' ? (size >= 1024 ? 10 : 20) : reps;
+        const rounds = p.name === 'local' ? 20 : reps;
         for (let r = 0; r < rounds; r++) {
           const change = p.apply(rnd, size, size, src, snk);
           const t0 = performance.now();
           g.setTerminalCaps(change.nodes, change.src, change.snk);
           const f = g.solve();
           reuse.push(performance.now() - t0);
+          if (r >= reps) continue; // fresh solves (and the equality check) on the first rounds only
           const h = new MaxflowGraph({ ...spec, sourceCap: src, sinkCap: snk });
           const t1 = performance.now();
           const f2 = h.solve();
           fresh.push(performance.now() - t1);
+          h.dispose();
           if (f !== f2) throw new Error(`reuse mismatch ${size} ${name} ${p.name}: ${f} vs ${f2}`);
         }
+        g.dispose();
         row[`${p.name}ReuseMs`] = r4(median(reuse));
         row[`${p.name}FreshMs`] = r4(median(fresh));
         row[`${p.name}ReuseSpeedup`] = r4(median(fresh) / median(reuse));
@@ -202,7 +210,11 @@ function superpixels(): Record<string, unknown>[] {
     const reuseUs = ((performance.now() - t0) / calls) * 1000;
     const flowsFresh: number[] = [];
     t0 = performance.now();
-    for (const u of unaries) flowsFresh.push(new MaxflowGraph({ ...spec, sourceCap: u.src, sinkCap: u.snk }).solve());
+    for (const u of unaries) {
+      const h = new MaxflowGraph({ ...spec, sourceCap: u.src, sinkCap: u.snk });
+      flowsFresh.push(h.solve());
+      h.dispose();
+    }
     const freshUs = ((performance.now() - t0) / calls) * 1000;
     let maxDiff = 0;
     for (let i = 0; i < calls; i++) maxDiff = Math.max(maxDiff, Math.abs(flowsReuse[i]! - flowsFresh[i]!) / Math.max(1, flowsFresh[i]!));
@@ -246,7 +258,11 @@ async function batch(): Promise<Record<string, unknown>[]> {
       ms[threads] = median(t);
     }
     const t0 = performance.now();
-    for (const s of specs) new MaxflowGraph(s).solve();
+    for (const s of specs) {
+      const g = new MaxflowGraph(s);
+      g.solve();
+      g.dispose();
+    }
     const syncMs = performance.now() - t0;
     rows.push({ batch: name, graphs: specs.length, syncLoopMs: r4(syncMs), threads1Ms: r4(ms[1]!), threads2Ms: r4(ms[2]!), speedup2vs1: r4(ms[1]! / ms[2]!) });
     log(`batch ${name}: ${JSON.stringify(rows.at(-1))}`);
@@ -268,15 +284,19 @@ function dimacs(): Record<string, unknown> {
     const t0 = performance.now();
     const p = readDimacsMaxflow(file);
     const readMs = performance.now() - t0;
-    const solveMs = timeIt(() => p.graph.clone().solve(), 3);
-    return { instance: `grid ${size}x${size} strong (written by toDimacs)`, bytes: text.length, nodes: p.numNodes, capType: p.capType, flow: p.constant + p.graph.solve(), readMs: r4(readMs), solveMs: r4(solveMs), command: `npx gapbcfw maxflow ${file} --json --repeat 3` };
+    const solveMs = timeIt(() => {
+      const g = p.graph.clone();
+      g.solve();
+      g.dispose();
+    }, 3);
+    return { instance: `grid ${size}x${size} strong (written by toDimacs)`, bytes: text.length, nodes: p.numNodes, capType: p.capType, flow: p.constant + p.graph.solve(), readMs: r4(readMs), solveMs: r4(solveMs), command: 'the same read + solve as `npx gapbcfw maxflow FILE.max --json`' };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 const out: Record<string, unknown> = {
-  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavgAtStart: loadavg().map((x) => r4(x)) },
   note: 'times in ms (median); ratio = other / native; reuse speed-up = fresh solve / (setTerminalCaps + reusing solve)',
 };
 out.nativeVsTsDinic = vsReference();
@@ -284,4 +304,5 @@ out.grids = grids();
 out.superpixels = superpixels();
 out.batch = await batch();
 out.dimacs = dimacs();
+out.loadavgAtEnd = loadavg().map((x) => r4(x));
 process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

@@ -16,6 +16,7 @@ import { conllMetrics, runTag, type ConllSet } from './conll.js';
 import type { SparseChainModel } from '../models/sparse-chain.js';
 import { runPlot } from './plot.js';
 import { runAlign } from './align.js';
+import { runMaxflow } from './maxflow.js';
 import { runPath } from './path.js';
 import { loadPath } from '../io/path-file.js';
 import { pathWeights } from '../path/regpath.js';
@@ -34,6 +35,7 @@ Commands:
   align ...                word alignment as bipartite matching: align train alignment:DIR | align eval MODEL DATA |
                            align MODEL [PAIRS] (gapbcfw align --help)
   path DATA                epsilon-approximate regularization path, or --grid search (gapbcfw path --help)
+  maxflow FILE.max         Boykov-Kolmogorov max-flow of a DIMACS file (--json with timings)
   plot TRACE...            SVG/PNG figures from JSONL traces (gap against effective passes or time, ...)
   help [COMMAND]           this text, or the options of a command
 
@@ -267,6 +269,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await runTag(rest, io);
       case 'align':
         return await runAlign(rest, io);
+      case 'maxflow':
+        return await runMaxflow(rest, io);
       case 'plot':
         return await runPlot(rest, io);
       case 'path':
