@@ -31,6 +31,8 @@
 #include "maxflow/dimacs.h"
 #include "maxflow/flow_graph.h"
 #include "scoring/chain.h"
+#include "slic/slic.h"
+#include "hog/hog.h"
 #include "solver/block_update.h"
 
 namespace {
@@ -1579,6 +1581,122 @@ void Register(Napi::Env env, Napi::Object exports) {
 
 // ============================================ end of max-flow section ================================
 
+// =====================================================================================================
+// (2e) SLIC section: superpixels for the segmentation pipeline (native/slic/slic.h).
+//     slic(pixels: Uint8Array (H*W*channels), H, W, channels (1|3|4), numSuperpixels, compactness,
+//          iterations, out: Int32Array (H*W)) -> count. Synchronous (a 300 x 200 image takes ~10 ms).
+// =====================================================================================================
+namespace slicsec {
+
+Napi::Value Slic(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 8, "slic");
+  const auto pixels = RequireTypedArray<uint8_t>(info, 0, "slic: pixels");
+  const std::size_t H = RequireSize(info, 1, "slic: H", 1u << 15);
+  const std::size_t W = RequireSize(info, 2, "slic: W", 1u << 15);
+  const std::size_t C = RequireSize(info, 3, "slic: channels", 4);
+  const std::size_t K = RequireSize(info, 4, "slic: numSuperpixels", 1u << 24);
+  const double m = RequireFinite(info, 5, "slic: compactness");
+  const std::size_t iters = RequireSize(info, 6, "slic: iterations", 1000);
+  auto out = RequireTypedArray<int32_t>(info, 7, "slic: out");
+  if (H == 0 || W == 0) throw Napi::RangeError::New(info.Env(), "slic: H and W must be >= 1");
+  if (C != 1 && C != 3 && C != 4) throw Napi::RangeError::New(info.Env(), "slic: channels must be 1, 3 or 4, got " + std::to_string(C));
+  if (K == 0 || iters == 0) throw Napi::RangeError::New(info.Env(), "slic: numSuperpixels and iterations must be >= 1");
+  if (!(m > 0)) throw Napi::RangeError::New(info.Env(), "slic: compactness must be > 0, got " + FormatNumber(m));
+  RequireLength(pixels, H * W * C, "slic: pixels");
+  RequireLength(out, H * W, "slic: out");
+  gapbcfw::slic::Params params;
+  params.numSuperpixels = static_cast<int32_t>(K);
+  params.compactness = m;
+  params.iterations = static_cast<int32_t>(iters);
+  const int32_t count = gapbcfw::slic::Segment(pixels.Data(), static_cast<int32_t>(H), static_cast<int32_t>(W),
+                                               static_cast<int32_t>(C), params, out.Data());
+  return Napi::Number::New(info.Env(), count);
+}
+
+void Register(Napi::Env env, Napi::Object exports) {
+  exports.Set("slic", Napi::Function::New(env, Slic, "slic"));
+}
+
+}  // namespace slicsec
+
+// ============================================ end of SLIC section ====================================
+
+// =====================================================================================================
+// (2f) HOG section: Felzenszwalb 31-dim HOG cells and linear filter responses (native/hog/hog.h).
+//     hog(image: Float64Array (H*W*C), H, W, C (1..4), sbin, out: Float32Array (rows*cols*31))
+//       with rows = max(round(H/sbin)-2, 0), cols likewise (see hogShape).
+//     hogShape(H, W, sbin) -> [rows, cols]
+//     filterResponses(feat: Float32Array (rows*cols*dim), rows, cols, dim, w: Float64Array
+//       (numFilters*k*k*dim), numFilters, k (odd), out: Float64Array (numFilters*rows*cols))
+// =====================================================================================================
+namespace hogsec {
+
+constexpr std::size_t kMaxSide = 1u << 15;
+
+Napi::Value HogShape(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 3, "hogShape");
+  const std::size_t H = RequireSize(info, 0, "hogShape: H", kMaxSide);
+  const std::size_t W = RequireSize(info, 1, "hogShape: W", kMaxSide);
+  const std::size_t sbin = RequireSize(info, 2, "hogShape: sbin", 1024);
+  if (sbin == 0) throw Napi::RangeError::New(info.Env(), "hogShape: sbin must be >= 1");
+  std::size_t rows, cols;
+  gapbcfw::hog::OutputShape(H, W, sbin, &rows, &cols);
+  Napi::Array out = Napi::Array::New(info.Env(), 2);
+  out.Set(0u, Napi::Number::New(info.Env(), static_cast<double>(rows)));
+  out.Set(1u, Napi::Number::New(info.Env(), static_cast<double>(cols)));
+  return out;
+}
+
+Napi::Value Hog(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 6, "hog");
+  const auto image = RequireTypedArray<double>(info, 0, "hog: image");
+  const std::size_t H = RequireSize(info, 1, "hog: H", kMaxSide);
+  const std::size_t W = RequireSize(info, 2, "hog: W", kMaxSide);
+  const std::size_t C = RequireSize(info, 3, "hog: channels", 4);
+  const std::size_t sbin = RequireSize(info, 4, "hog: sbin", 1024);
+  auto out = RequireTypedArray<float>(info, 5, "hog: out");
+  if (C == 0) throw Napi::RangeError::New(info.Env(), "hog: channels must be 1..4");
+  if (sbin == 0) throw Napi::RangeError::New(info.Env(), "hog: sbin must be >= 1");
+  RequireLength(image, H * W * C, "hog: image");
+  RequireNoNaN(info.Env(), image.Data(), image.ElementLength(), "hog: image", false, false);
+  std::size_t rows, cols;
+  gapbcfw::hog::OutputShape(H, W, sbin, &rows, &cols);
+  RequireLength(out, rows * cols * gapbcfw::hog::kFeatures, "hog: out");
+  gapbcfw::hog::Compute(image.Data(), H, W, C, sbin, out.Data());
+  return info.Env().Undefined();
+}
+
+Napi::Value FilterResponses(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 8, "filterResponses");
+  const auto feat = RequireTypedArray<float>(info, 0, "filterResponses: feat");
+  const std::size_t rows = RequireSize(info, 1, "filterResponses: rows", kMaxSide);
+  const std::size_t cols = RequireSize(info, 2, "filterResponses: cols", kMaxSide);
+  const std::size_t dim = RequireSize(info, 3, "filterResponses: dim", 4096);
+  const auto w = RequireTypedArray<double>(info, 4, "filterResponses: w");
+  const std::size_t nf = RequireSize(info, 5, "filterResponses: numFilters", 4096);
+  const std::size_t k = RequireSize(info, 6, "filterResponses: k", 255);
+  auto out = RequireTypedArray<double>(info, 7, "filterResponses: out");
+  if (k % 2 == 0) throw Napi::RangeError::New(info.Env(), "filterResponses: k must be odd");
+  RequireLength(feat, rows * cols * dim, "filterResponses: feat");
+  if (w.ElementLength() < nf * k * k * dim) {
+    throw Napi::RangeError::New(info.Env(), "filterResponses: w has length " + std::to_string(w.ElementLength()) +
+                                                ", needs at least " + std::to_string(nf * k * k * dim));
+  }
+  RequireLength(out, nf * rows * cols, "filterResponses: out");
+  gapbcfw::hog::FilterResponses(feat.Data(), rows, cols, dim, w.Data(), nf, k, out.Data());
+  return info.Env().Undefined();
+}
+
+void Register(Napi::Env env, Napi::Object exports) {
+  exports.Set("hog", Napi::Function::New(env, Hog, "hog"));
+  exports.Set("hogShape", Napi::Function::New(env, HogShape, "hogShape"));
+  exports.Set("filterResponses", Napi::Function::New(env, FilterResponses, "filterResponses"));
+}
+
+}  // namespace hogsec
+
+// ============================================ end of HOG section =====================================
+
 }  // namespace
 
 // =====================================================================================================
@@ -1590,6 +1708,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   chainsec::Register(env, exports);
   solversec::Register(env, exports);
   maxflowsec::Register(env, exports);
+  slicsec::Register(env, exports);
+  hogsec::Register(env, exports);
   return exports;
 }
 

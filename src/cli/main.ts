@@ -17,6 +17,8 @@ import type { SparseChainModel } from '../models/sparse-chain.js';
 import { runPlot } from './plot.js';
 import { runAlign } from './align.js';
 import { runMaxflow } from './maxflow.js';
+import { runPose } from './pose.js';
+import { runPrepareHorse, runTrainHorse, runPredict } from './horse.js';
 import { runPath } from './path.js';
 import { loadPath } from '../io/path-file.js';
 import { pathWeights } from '../path/regpath.js';
@@ -35,6 +37,11 @@ Commands:
   align ...                word alignment as bipartite matching: align train alignment:DIR | align eval MODEL DATA |
                            align MODEL [PAIRS] (gapbcfw align --help)
   path DATA                epsilon-approximate regularization path, or --grid search (gapbcfw path --help)
+  pose ...                 LSP pose estimation (tree of parts, HOG filters, GDT messages): pose train lsp:DIR |
+                           pose eval MODEL lsp:DIR (gapbcfw pose --help)
+  prepare-horse DIR        Weizmann horses -> superpixels (SLIC), HorseSeg-style features, on-disk set
+  train-horse DIR          train the graph-cut segmentation model (positivity on the Potts weights)
+  predict MODEL DIR        segment the test images: error, pixel accuracy, PNG overlays
   maxflow FILE.max         Boykov-Kolmogorov max-flow of a DIMACS file (--json with timings)
   plot TRACE...            SVG/PNG figures from JSONL traces (gap against effective passes or time, ...)
   help [COMMAND]           this text, or the options of a command
@@ -271,6 +278,14 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await runAlign(rest, io);
       case 'maxflow':
         return await runMaxflow(rest, io);
+      case 'pose':
+        return await runPose(rest, io);
+      case 'prepare-horse':
+        return await runPrepareHorse(rest, io);
+      case 'train-horse':
+        return await runTrainHorse(rest, io);
+      case 'predict':
+        return await runPredict(rest, io);
       case 'plot':
         return await runPlot(rest, io);
       case 'path':

@@ -1,0 +1,241 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { FormatError, InputError } from '../core/errors.js';
+import { modelProblem } from '../core/problem.js';
+import { HorseDataset, loadWeizmannImage, prepareHorse, type HorseRecord } from '../data/horse.js';
+import { dataPath } from '../data/paths.js';
+import { readModelFile, writeModelFile } from '../io/model-file.js';
+import { SegmentationModel, segmentationLoss } from '../models/segmentation.js';
+import { train, type TrainOptions } from '../solvers/index.js';
+import type { ProgressEvent } from '../solvers/common.js';
+import { UsageError, integer, number, parse, positive, report, type Io } from './common.js';
+
+/**
+ * `gapbcfw prepare-horse`, `gapbcfw train-horse` and `gapbcfw predict` for the HorseSeg-style
+ * segmentation model (issue 6). Each runner returns the exit code (0 ok, 2 bad usage / bad input).
+ */
+
+export const PREPARE_HORSE_USAGE = `Usage: gapbcfw prepare-horse [DIR] --out OUTDIR [options]
+
+Decodes the Weizmann Horse database (DIR with rgb/ and figure_ground/, or its parent; default the
+shared data folder), computes SLIC superpixels, ground truth by mask majority, the adjacency graph
+and HorseSeg-style features (1969 unary, 100 pairwise), and writes OUTDIR/horse.json + horse.bin
+(format: src/data/horse.ts). Split: the first 147 images by name train, the rest test.
+
+Options:
+  --out DIR              output folder (required)
+  --limit N              only the first N images
+  --train-size N         training images (default 147)
+  --superpixels K        SLIC superpixels per image (default 150)
+  --compactness M        SLIC compactness (default 10)
+  --colour-words C       colour codebook size (default 128)
+  --gradient-words G     gradient codebook size (default 512; 0 = no gradient histograms)
+  --seed N               codebook k-means seed (default 1)
+  --augment N            N augmented copies (flip, crop, colour jitter) of each training image
+                         (41: HorseSeg-medium's scale, 172: -large's); features of
+                         augmented images cannot be shown by predict (no source image)
+  --json, --quiet, --help`;
+
+export const TRAIN_HORSE_USAGE = `Usage: gapbcfw train-horse horse:DIR --out MODEL [options]
+
+Trains the segmentation SSVM with BCFW on the training part of a prepared folder (pairwise
+weights kept >= 0). Options: --lambda X (default 100), --max-passes N (default 50),
+--gap-threshold X (default 0.01), --seed N, --limit N (first N training images), --json, --quiet.`;
+
+export const PREDICT_USAGE = `Usage: gapbcfw predict MODEL horse:DIR --out-dir DIR [options]
+
+Segments the images of a prepared folder with a model from train-horse, writes DIR/NAME.png (the
+image with the predicted horse tinted red and its boundary drawn) and prints the class-normalised
+error ((FN/FG + FP/BG)/2, area-weighted, mean over images) against the superpixel ground truth and,
+where the original masks can be read, against the pixel masks (pixelTestError) and the pixel accuracy.
+
+Options: --part test|train|all (default test), --limit N, --no-images, --json, --quiet, --help`;
+
+const MODEL_FORMAT = 'gapbcfw-segmentation-model';
+
+function handle(e: unknown, io: Io): number {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (e instanceof InputError || code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') {
+    io.stderr.write(`gapbcfw: ${(e as Error).message}\n`);
+    return 2;
+  }
+  throw e;
+}
+
+function horseDir(spec: string | undefined, what: string): string {
+  if (!spec) throw new UsageError(`missing ${what} (horse:DIR)`);
+  return spec.startsWith('horse:') ? spec.slice(6) : spec;
+}
+
+export async function runPrepareHorse(args: string[], io: Io): Promise<number> {
+  try {
+    const { values: v, positionals } = parse(args, {
+      out: { type: 'string' }, limit: { type: 'string' }, 'train-size': { type: 'string' }, superpixels: { type: 'string' },
+      compactness: { type: 'string' }, 'colour-words': { type: 'string' }, 'gradient-words': { type: 'string' }, seed: { type: 'string' },
+      augment: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    });
+    if (v.help) {
+      io.stdout.write(`${PREPARE_HORSE_USAGE}\n`);
+      return 0;
+    }
+    if (!v.out) throw new UsageError('prepare-horse needs --out DIR');
+    if (positionals.length > 1) throw new UsageError(`prepare-horse takes one folder, got ${positionals.length}`);
+    const root = positionals[0] ?? dataPath('weizmann_horse');
+    const opt = <T>(x: T | undefined) => (x === undefined ? {} : x);
+    const t0 = Date.now();
+    let last = '';
+    const meta = await prepareHorse(root, v.out, {
+      ...opt(v.limit === undefined ? undefined : { limit: number(v.limit, 'limit', integer(1), 'a positive integer')! }),
+      ...opt(v['train-size'] === undefined ? undefined : { trainSize: number(v['train-size'], 'train-size', integer(0), 'an integer >= 0')! }),
+      ...opt(v.superpixels === undefined ? undefined : { superpixels: number(v.superpixels, 'superpixels', integer(1), 'a positive integer')! }),
+      ...opt(v.compactness === undefined ? undefined : { compactness: number(v.compactness, 'compactness', positive, 'a positive number')! }),
+      ...opt(v['colour-words'] === undefined ? undefined : { colourWords: number(v['colour-words'], 'colour-words', integer(1), 'a positive integer')! }),
+      ...opt(v['gradient-words'] === undefined ? undefined : { gradientWords: number(v['gradient-words'], 'gradient-words', integer(0), 'an integer >= 0')! }),
+      ...opt(v.seed === undefined ? undefined : { seed: number(v.seed, 'seed', integer(0), 'an integer >= 0')! }),
+      ...opt(v.augment === undefined ? undefined : { augment: number(v.augment, 'augment', integer(0), 'an integer >= 0')! }),
+      onProgress: (stage, done, total) => {
+        if (v.quiet) return;
+        const line = `${stage} ${done}/${total}`;
+        if (line !== last && (done === total || done % 25 === 0)) io.stderr.write(`prepare-horse: ${line} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+        last = line;
+      },
+    });
+    const nodes = meta.images.map((i) => i.numNodes);
+    report({
+      command: 'prepare-horse', out: v.out, images: meta.images.length, train: meta.images.filter((i) => i.split === 'train').length,
+      test: meta.images.filter((i) => i.split === 'test').length, dUnary: meta.dUnary, dPairwise: meta.dPairwise,
+      meanSuperpixels: nodes.reduce((a, b) => a + b, 0) / nodes.length, seconds: (Date.now() - t0) / 1000,
+    }, !!v.json, io, `prepared ${meta.images.length} images into ${v.out}`);
+    return 0;
+  } catch (e) {
+    return handle(e, io);
+  }
+}
+
+/** Writes a segmentation model file (generic model-file container, format 'gapbcfw-segmentation-model'). */
+export function saveSegmentationModel(path: string, m: { dUnary: number; dPairwise: number; w: Float64Array; lambda: number; training: Record<string, unknown> }): void {
+  writeModelFile(path, { meta: { format: MODEL_FORMAT, dUnary: m.dUnary, dPairwise: m.dPairwise, lambda: m.lambda, training: m.training }, arrays: { w: m.w } });
+}
+
+export function loadSegmentationModel(path: string): { dUnary: number; dPairwise: number; w: Float64Array; lambda: number } {
+  const { meta, arrays } = readModelFile(path);
+  if (meta.format !== MODEL_FORMAT) throw new FormatError(`not a segmentation model (format '${String(meta.format)}')`, path);
+  const dUnary = meta.dUnary as number;
+  const dPairwise = meta.dPairwise as number;
+  const w = arrays.w;
+  if (!(w instanceof Float64Array) || w.length !== dUnary + dPairwise) throw new FormatError(`w must be f64 of length dUnary + dPairwise = ${dUnary + dPairwise}`, path);
+  return { dUnary, dPairwise, w, lambda: meta.lambda as number };
+}
+
+export async function runTrainHorse(args: string[], io: Io): Promise<number> {
+  try {
+    const { values: v, positionals } = parse(args, {
+      out: { type: 'string' }, lambda: { type: 'string' }, 'max-passes': { type: 'string' }, 'gap-threshold': { type: 'string' },
+      seed: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    });
+    if (v.help) {
+      io.stdout.write(`${TRAIN_HORSE_USAGE}\n`);
+      return 0;
+    }
+    const ds = new HorseDataset(horseDir(positionals[0], 'the data'));
+    const lambda = number(v.lambda, 'lambda', positive, 'a positive number') ?? 100;
+    const limit = number(v.limit, 'limit', integer(1), 'a positive integer') ?? Infinity;
+    const { xs, ys } = ds.load('train', limit);
+    if (xs.length === 0) throw new InputError(`${ds.dir}: no training images`);
+    const model = new SegmentationModel({ dUnary: ds.meta.dUnary, dPairwise: ds.meta.dPairwise });
+    const options: TrainOptions = {
+      lambda,
+      maxPasses: number(v['max-passes'], 'max-passes', integer(1), 'a positive integer') ?? 50,
+      gapThreshold: number(v['gap-threshold'], 'gap-threshold', (x) => x >= 0, 'a number >= 0') ?? 0.01,
+      seed: number(v.seed, 'seed', integer(0), 'an integer >= 0') ?? 1,
+      ...(v.quiet ? {} : { onProgress: (ev: ProgressEvent) => { if (ev.gap !== undefined) io.stderr.write(`train-horse: pass ${ev.pass} gap ${ev.gap}${ev.gapIsExact ? ' (exact)' : ''}\n`); } }),
+    };
+    const r = train(modelProblem(model, xs, ys), options);
+    if (v.out) saveSegmentationModel(v.out, { dUnary: model.dUnary, dPairwise: model.dPairwise, w: r.w, lambda, training: { solver: 'bcfw', maxPasses: options.maxPasses ?? null, gapThreshold: options.gapThreshold ?? null, images: xs.length } });
+    let err = 0;
+    for (let i = 0; i < xs.length; i++) err += segmentationLoss(ys[i]!, model.decode(r.w, xs[i]!), xs[i]!.areas);
+    const s = model.stats;
+    report({
+      command: 'train-horse', passes: r.passes, effectivePasses: r.effectivePasses, oracleCalls: r.oracleCalls, seconds: r.seconds,
+      primal: r.primal, dual: r.dual, gap: r.gap, gapIsExact: r.gapIsExact, trainError: err / xs.length,
+      scoringMsPerCall: s.scoringMs / s.calls, maxflowMsPerCall: s.maxflowMs / s.calls, out: v.out,
+    }, !!v.json, io, `trained on ${xs.length} images`);
+    return 0;
+  } catch (e) {
+    return handle(e, io);
+  }
+}
+
+/** PNG overlay: the predicted foreground tinted red, superpixel boundaries of the prediction in yellow. */
+async function writeOverlay(path: string, rgb: Uint8Array, rec: HorseRecord, y: Uint8Array): Promise<void> {
+  const { default: sharp } = await import('sharp');
+  const { height: H, width: W, superpixels: sp } = rec;
+  const out = Buffer.alloc(H * W * 3);
+  for (let p = 0; p < H * W; p++) {
+    const fg = y[sp[p]!]!;
+    const x = p % W;
+    const edge = (x + 1 < W && y[sp[p + 1]!] !== fg) || (p + W < H * W && y[sp[p + W]!] !== fg);
+    if (edge) out.set([255, 255, 0], 3 * p);
+    else if (fg) out.set([Math.round(0.5 * rgb[3 * p]! + 127), Math.round(0.5 * rgb[3 * p + 1]!), Math.round(0.5 * rgb[3 * p + 2]!)], 3 * p);
+    else out.set([rgb[3 * p]!, rgb[3 * p + 1]!, rgb[3 * p + 2]!], 3 * p);
+  }
+  await sharp(out, { raw: { width: W, height: H, channels: 3 } }).png().toFile(path);
+}
+
+export async function runPredict(args: string[], io: Io): Promise<number> {
+  try {
+    const { values: v, positionals } = parse(args, {
+      'out-dir': { type: 'string' }, part: { type: 'string' }, limit: { type: 'string' }, 'no-images': { type: 'boolean' },
+      json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    });
+    if (v.help) {
+      io.stdout.write(`${PREDICT_USAGE}\n`);
+      return 0;
+    }
+    if (positionals.length !== 2) throw new UsageError('predict needs MODEL and horse:DIR');
+    const part = v.part ?? 'test';
+    if (part !== 'test' && part !== 'train' && part !== 'all') throw new UsageError(`--part must be test, train or all, got '${part}'`);
+    const images = !v['no-images'];
+    if (images && !v['out-dir']) throw new UsageError('predict needs --out-dir DIR (or --no-images)');
+    const saved = loadSegmentationModel(positionals[0]!);
+    const ds = new HorseDataset(horseDir(positionals[1], 'the data'));
+    if (saved.dUnary !== ds.meta.dUnary || saved.dPairwise !== ds.meta.dPairwise) throw new InputError(`the model has ${saved.dUnary}+${saved.dPairwise} features, the data ${ds.meta.dUnary}+${ds.meta.dPairwise}`);
+    const model = new SegmentationModel({ dUnary: saved.dUnary, dPairwise: saved.dPairwise });
+    const limit = number(v.limit, 'limit', integer(1), 'a positive integer') ?? Infinity;
+    if (images) mkdirSync(v['out-dir']!, { recursive: true });
+    const source = ds.meta.source;
+    let err = 0;
+    let correct = 0;
+    let pixels = 0;
+    let pixelErr = 0;
+    let pixelImages = 0;
+    let n = 0;
+    for (const k of ds.indices(part).slice(0, limit)) {
+      const rec = ds.read(k);
+      const y = model.decode(saved.w, rec.graph);
+      err += segmentationLoss(rec.labels, y, rec.graph.areas);
+      n++;
+      const file = source ? ['.jpg', '.jpeg', '.png'].map((e) => rec.name + e).find((f) => existsSync(join(source, 'rgb', f))) : undefined;
+      if (file) {
+        const im = await loadWeizmannImage(source!, file);
+        if (im.height === rec.height && im.width === rec.width) {
+          const c = [0, 0, 0, 0]; // [truth*2 + predicted] pixel counts
+          for (let p = 0; p < im.mask!.length; p++) c[2 * im.mask![p]! + y[rec.superpixels[p]!]!]!++;
+          correct += c[0]! + c[3]!;
+          pixels += im.mask!.length;
+          const fg = c[2]! + c[3]!;
+          const bg = c[0]! + c[1]!;
+          pixelErr += fg === 0 ? c[1]! / bg : bg === 0 ? c[2]! / fg : (c[2]! / fg + c[1]! / bg) / 2;
+          pixelImages++;
+          if (images) await writeOverlay(join(v['out-dir']!, `${rec.name}.png`), im.rgb, rec, y);
+        }
+      }
+      if (!v.quiet && n % 25 === 0) io.stderr.write(`predict: ${n} images\n`);
+    }
+    if (n === 0) throw new InputError(`${ds.dir}: no ${part} images`);
+    report({ command: 'predict', images: n, testError: err / n, pixelAccuracy: pixels > 0 ? correct / pixels : undefined, pixelTestError: pixelImages > 0 ? pixelErr / pixelImages : undefined, outDir: images ? v['out-dir'] : undefined }, !!v.json, io, `segmented ${n} images`);
+    return 0;
+  } catch (e) {
+    return handle(e, io);
+  }
+}

@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { dotSparse } from '../src/core/vector.js';
+import { modelProblem } from '../src/core/problem.js';
+import { PoseModel, treeMaxSum, treeScore, type EdgeCost, type PoseInput, type PoseLabel } from '../src/models/pose.js';
+import { pcpPck, LSP_TREE_PARENTS, LSP_STICKS } from '../src/models/pose-eval.js';
+import { Rng } from '../src/core/rng.js';
+import { train } from '../src/solvers/index.js';
+
+/** Small deterministic PRNG (independent of the package's). */
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** Every labelling of P parts on an H x W grid. */
+function* allLabellings(P: number, H: number, W: number): Generator<{ x: number[]; y: number[] }> {
+  const n = H * W;
+  const idx = new Array<number>(P).fill(0);
+  for (;;) {
+    yield { x: idx.map((j) => j % W), y: idx.map((j) => Math.floor(j / W)) };
+    let k = 0;
+    while (k < P && ++idx[k]! === n) idx[k++] = 0;
+    if (k === P) return;
+  }
+}
+
+const TREES: number[][] = [
+  [-1, 0], // 2 parts
+  [-1, 0, 0], // star
+  [-1, 0, 1], // chain
+  [1, -1, 1, 2], // root in the middle
+];
+
+describe('treeMaxSum (GDT messages) equals brute force', () => {
+  for (const [t, parents] of TREES.entries()) {
+    for (const [H, W] of [[3, 3], [2, 4], [4, 2]] as const) {
+      it(`tree ${t} on ${H}x${W}`, () => {
+        const rnd = lcg(17 * t + H * 5 + W);
+        for (let trial = 0; trial < 6; trial++) {
+          const P = parents.length;
+          const scores = parents.map(() => Float64Array.from({ length: H * W }, () => Math.round(rnd() * 20 - 10)));
+          const edges: EdgeCost[] = parents.map(() => ({
+            ax: trial === 0 ? 0 : Math.round(rnd() * 4) / 2, // trial 0: the exact linear case
+            bx: Math.round(rnd() * 8 - 4) / 2,
+            ay: trial === 1 ? 0 : Math.round(rnd() * 4) / 2,
+            by: Math.round(rnd() * 8 - 4) / 2,
+            mx: Math.floor(rnd() * 5) - 2, // offsets pushing parents outside the grid too
+            my: Math.floor(rnd() * 5) - 2,
+          }));
+          let best = -Infinity;
+          for (const l of allLabellings(P, H, W)) best = Math.max(best, treeScore(scores, W, parents, edges, l.x, l.y));
+          for (const impl of ['native', 'ts'] as const) {
+            const res = treeMaxSum(scores, H, W, parents, edges, undefined, impl);
+            expect(res.value).toBeCloseTo(best, 9);
+            expect(treeScore(scores, W, parents, edges, res.x, res.y)).toBeCloseTo(best, 9);
+          }
+        }
+      });
+    }
+  }
+});
+
+function tinyCase(seed: number, P: number, parents: number[], rows: number, cols: number) {
+  const rnd = lcg(seed);
+  const model = new PoseModel({ parents, meanOffsets: parents.map(() => ({ dx: Math.floor(rnd() * 3) - 1, dy: Math.floor(rnd() * 3) - 1 })), filterSize: 3, featureDim: 2, defScale: 2 });
+  const x: PoseInput = { rows, cols, dim: 2, data: Float64Array.from({ length: rows * cols * 2 }, () => rnd() * 2 - 1) };
+  const yTrue: PoseLabel = { x: Int32Array.from({ length: P }, () => Math.floor(rnd() * cols)), y: Int32Array.from({ length: P }, () => Math.floor(rnd() * rows)), scale: 1.5 };
+  const w = Float64Array.from({ length: model.dim }, () => rnd() * 2 - 1);
+  for (const j of model.quadraticIndices()) w[j] = Math.abs(w[j]!); // within the bounds
+  return { model, x, yTrue, w };
+}
+
+describe('PoseModel', () => {
+  it('declares lower bounds 0 exactly on the quadratic deformation coefficients', () => {
+    const m = new PoseModel({ parents: LSP_TREE_PARENTS, meanOffsets: LSP_TREE_PARENTS.map(() => ({ dx: 0, dy: 0 })) });
+    expect(m.dim).toBe(14 * 5 * 5 * 31 + 13 * 4);
+    const lower = m.bounds.lower!;
+    const zeros = [...lower.keys()].filter((j) => lower[j] === 0);
+    expect(zeros).toEqual(m.quadraticIndices());
+    expect(zeros.length).toBe(26);
+    expect(lower.filter((v) => v === -Infinity).length).toBe(m.dim - 26);
+  });
+
+  it('loss-augmented oracle = brute force over every labelling; psi, loss and labelScores agree', () => {
+    for (const [seed, parents] of [[1, [-1, 0, 0]], [2, [-1, 0, 1]], [3, [1, -1]]] as const) {
+      const P = parents.length;
+      const { model, x, yTrue, w } = tinyCase(seed, P, [...parents], 3, 3);
+      const labels: PoseLabel[] = [];
+      let best = -Infinity;
+      let bestPlain = -Infinity;
+      for (const l of allLabellings(P, 3, 3)) {
+        const y: PoseLabel = { x: Int32Array.from(l.x), y: Int32Array.from(l.y) };
+        labels.push(y);
+        const val = model.loss(yTrue, y) - dotSparse(w, model.psi(x, yTrue, y));
+        best = Math.max(best, val);
+        bestPlain = Math.max(bestPlain, dotSparse(w, model.phi(x, y)));
+      }
+      const yHat = model.lossAugmentedDecode(w, x, yTrue);
+      expect(model.loss(yTrue, yHat) - dotSparse(w, model.psi(x, yTrue, yHat))).toBeCloseTo(best, 9);
+      const yPred = model.decode(w, x);
+      expect(dotSparse(w, model.phi(x, yPred))).toBeCloseTo(bestPlain, 9);
+      // labelScores = L - <w, psi> for every labelling (the loss augmentation is exact everywhere).
+      const out = new Float64Array(labels.length);
+      model.labelScores(w, x, yTrue, labels, out);
+      labels.forEach((y, k) => expect(out[k]).toBeCloseTo(model.loss(yTrue, y) - dotSparse(w, model.psi(x, yTrue, y)), 9));
+      expect(model.loss(yTrue, yTrue)).toBe(0);
+    }
+  });
+
+  it('loss augmentation equals the loss for every labelling (w = 0)', () => {
+    const { model, x, yTrue } = tinyCase(5, 3, [-1, 0, 0], 3, 4);
+    const w = new Float64Array(model.dim);
+    const labels = [...allLabellings(3, 3, 4)].map((l) => ({ x: Int32Array.from(l.x), y: Int32Array.from(l.y) }));
+    const out = new Float64Array(labels.length);
+    model.labelScores(w, x, yTrue, labels, out);
+    let maxLoss = 0;
+    labels.forEach((y, k) => {
+      const d = [0, 1, 2].map((p) => Math.min(((y.x[p]! - yTrue.x[p]!) ** 2 + (y.y[p]! - yTrue.y[p]!) ** 2) / 1.5 ** 2, 1));
+      expect(out[k]).toBeCloseTo((d[0]! + d[1]! + d[2]!) / 3, 12);
+      maxLoss = Math.max(maxLoss, out[k]!);
+    });
+    const y = model.lossAugmentedDecode(w, x, yTrue);
+    expect(model.loss(yTrue, y)).toBeCloseTo(maxLoss, 12);
+  });
+
+  it('rejects bad inputs and labels', () => {
+    const { model, x, yTrue } = tinyCase(7, 2, [-1, 0], 3, 3);
+    expect(() => model.validate(x, { ...yTrue, scale: undefined }, 'ex')).toThrow(/scale/);
+    expect(() => model.validate(x, { x: Int32Array.of(0, 3), y: Int32Array.of(0, 0), scale: 1 }, 'ex')).toThrow(/outside/);
+    expect(() => model.validate({ ...x, dim: 3 }, yTrue, 'ex')).toThrow(/features/);
+    expect(() => new PoseModel({ parents: [-1, 2, 1], meanOffsets: [{ dx: 0, dy: 0 }, { dx: 0, dy: 0 }, { dx: 0, dy: 0 }] })).toThrow(/cycle/);
+    expect(() => model.labelFromJSON({ x: [0], y: [0] })).toThrow(/2 parts/);
+    expect(model.labelFromJSON(model.labelToJSON(yTrue))).toEqual(yTrue);
+  });
+
+  it('BCFW trains on a synthetic pose set and the bounds are present on the problem', () => {
+    // Parts sit where a feature fires; a tiny model must learn to find them.
+    const rng = new Rng(3);
+    const parents = [-1, 0, 0];
+    const model = new PoseModel({ parents, meanOffsets: [{ dx: 0, dy: 0 }, { dx: -2, dy: 2 }, { dx: 2, dy: 2 }], filterSize: 1, featureDim: 4, defScale: 2 });
+    const xs: PoseInput[] = [];
+    const ys: PoseLabel[] = [];
+    for (let i = 0; i < 12; i++) {
+      const rows = 8;
+      const cols = 8;
+      const data = new Float64Array(rows * cols * 4);
+      for (let j = 0; j < data.length; j++) data[j] = 0.2 * rng.next();
+      const rx = 2 + Math.floor(rng.next() * 4);
+      const ry = Math.floor(rng.next() * 3);
+      const y = { x: Int32Array.of(rx, rx - 2, rx + 2 > 7 ? 7 : rx + 2), y: Int32Array.of(ry, ry + 2, ry + 2), scale: 2 };
+      for (let p = 0; p < 3; p++) data[(y.y[p]! * cols + y.x[p]!) * 4 + p] += 1;
+      xs.push({ rows, cols, dim: 4, data });
+      ys.push(y);
+    }
+    const problem = modelProblem(model, xs, ys);
+    expect(problem.bounds?.lower).toBe(model.bounds.lower);
+    const res = train(problem, { lambda: 0.01, maxPasses: 30, gapThreshold: 1e-3, seed: 1 });
+    let loss = 0;
+    for (let i = 0; i < xs.length; i++) loss += model.loss(ys[i]!, model.decode(res.w, xs[i]!));
+    expect(loss / xs.length).toBeLessThan(0.05);
+  });
+});
+
+describe('PCP / PCK', () => {
+  it('scores a perfect prediction 1 and a far one 0', () => {
+    const gx = Float64Array.from({ length: 14 }, (_, j) => 10 + 5 * j);
+    const gy = Float64Array.from({ length: 14 }, (_, j) => 100 - 6 * j);
+    const perfect = pcpPck([{ x: gx, y: gy }], [{ x: gx, y: gy }]);
+    expect(perfect.pcp).toBe(1);
+    expect(perfect.pck).toBe(1);
+    const far = pcpPck([{ x: gx.map((v) => v + 1000), y: gy }], [{ x: gx, y: gy }]);
+    expect(far.pcp).toBe(0);
+    expect(far.pck).toBe(0);
+    expect(LSP_STICKS.length).toBe(10);
+  });
+});
+
+import { runPose } from '../src/cli/pose.js';
+import { dataPath, hasData } from '../src/data/paths.js';
+
+describe.skipIf(!hasData('lsp', 'joints.mat'))('gapbcfw pose (real LSP, 1 pass)', () => {
+  it('trains on LSP-small and reports PCP/PCK and oracle times as JSON', async () => {
+    let out = '';
+    const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: () => true } } as unknown as Parameters<typeof runPose>[1];
+    const code = await runPose(['train', `lsp:${dataPath('lsp')}`, '--max-passes', '1', '--test-limit', '10', '--json'], io);
+    expect(code).toBe(0);
+    const r = JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>;
+    expect(r.trainImages).toBe(100);
+    expect(r.testImages).toBe(10);
+    expect(r.pcp).toBeGreaterThanOrEqual(0);
+    expect(r.pcp).toBeLessThanOrEqual(1);
+    expect(r.oracleMsPerImage).toBeGreaterThan(0);
+    expect(r.gapIsExact).toBe(true);
+  }, 60_000);
+  it('rejects bad usage', async () => {
+    const io = { stdout: { write: () => true }, stderr: { write: () => true } } as unknown as Parameters<typeof runPose>[1];
+    await expect(runPose(['train', 'ocr:x'], io)).rejects.toThrow(/lsp:DIR/);
+    await expect(runPose(['fly'], io)).rejects.toThrow(/unknown pose command/);
+  });
+});
