@@ -24,12 +24,12 @@ export interface HogFeatures {
   sbin: number;
 }
 
-interface HogBinding {
+export interface HogBinding {
   hog(image: Float64Array, H: number, W: number, C: number, sbin: number, out: Float32Array): void;
   hogShape(H: number, W: number, sbin: number): [number, number];
   filterResponses(feat: Float32Array, rows: number, cols: number, dim: number, w: Float64Array, numFilters: number, k: number, out: Float64Array): void;
 }
-const hogNative = native as unknown as HogBinding;
+const hogNative: HogBinding = native;
 
 /** Grid size of {@link hog} for an image size. */
 export function hogShape(height: number, width: number, sbin: number): { rows: number; cols: number } {

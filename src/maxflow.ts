@@ -143,7 +143,7 @@ export interface MaxflowBinding {
   };
 }
 
-const binding = native as unknown as MaxflowBinding;
+const binding: MaxflowBinding = native;
 
 /** Runs a native call; its TypeError/RangeError (bad arguments) becomes an InputError. */
 function call<T>(f: () => T): T {

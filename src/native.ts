@@ -1,8 +1,14 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import type { HogBinding } from './hog.js';
+import type { MaxflowBinding } from './maxflow.js';
+import type { SlicBinding } from './slic.js';
 
-/** Raw bindings of the C++ addon (see native/addon.cc). Prefer the typed wrappers exported from the package. */
-export interface NativeBinding {
+/**
+ * Raw bindings of the C++ addon (see native/addon.cc). Prefer the typed wrappers exported from the package;
+ * the max-flow, HOG and SLIC sections declare their functions next to their wrappers.
+ */
+export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
   version(): string;
 
   // --- generalized distance transforms (native/gdt; wrapped by src/gdt.ts) ---

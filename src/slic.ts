@@ -30,7 +30,7 @@ export interface SlicResult {
   count: number;
 }
 
-interface SlicBinding {
+export interface SlicBinding {
   slic(pixels: Uint8Array, H: number, W: number, channels: number, K: number, m: number, iterations: number, out: Int32Array): number;
 }
 
@@ -48,7 +48,7 @@ export function slic(pixels: Uint8Array, height: number, width: number, options:
   if (!(pixels instanceof Uint8Array)) throw new InputError('slic: pixels must be a Uint8Array');
   const labels = new Int32Array(Number.isInteger(height) && Number.isInteger(width) && height > 0 && width > 0 ? height * width : 0);
   try {
-    const count = (native as unknown as SlicBinding).slic(pixels, height, width, channels, K, m, iterations, labels);
+    const count = native.slic(pixels, height, width, channels, K, m, iterations, labels);
     return { labels, count };
   } catch (e) {
     if (e instanceof TypeError || e instanceof RangeError) throw new InputError(e.message);
