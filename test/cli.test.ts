@@ -168,3 +168,28 @@ describe.skipIf(!hasData('conll2000', 'train.txt'))('gapbcfw on CoNLL-2000', () 
     for (const line of lines) expect(line.split(/\s+/).at(-1)).toMatch(/^(B|I)-[A-Z]+$|^O$/);
   });
 });
+
+describe('gapbcfw gap and gap-merge', () => {
+  it('shards merged equal one pass exactly, and match the trained gap', async () => {
+    const model = join(dir, 'g.gbm');
+    const t = await run('train', 'synthetic:', '--lambda', '0.05', '--max-passes', '10', '--gap-threshold', '0', '--out', model, '--json', '--quiet');
+    const whole = await run('gap', model, 'synthetic:', '--json');
+    expect(whole.code).toBe(0);
+    expect(whole.json!.gap as number).toBeCloseTo(t.json!.gap as number, 10);
+    const parts: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const part = join(dir, `part-${i}.json`);
+      parts.push(part);
+      expect((await run('gap', model, 'synthetic:', '--shard', `${i}/3`, '--out', part, '--quiet')).code).toBe(0);
+    }
+    const merged = await run('gap-merge', parts[2]!, parts[0]!, parts[1]!, '--json');
+    expect(merged.code).toBe(0);
+    for (const key of ['primal', 'dual', 'gap', 'trainError', 'n']) expect(merged.json![key]).toBe(whole.json![key]);
+    expect((await run('gap-merge', parts[0]!, parts[1]!)).stderr).toMatch(/missing shards/);
+    expect((await run('gap-merge', parts[0]!, parts[0]!, parts[1]!)).stderr).toMatch(/twice/);
+    expect((await run('gap', model, 'synthetic:', '--shard', '3/3', '--out', parts[0]!)).code).toBe(2);
+    const test = await run('gap', model, 'synthetic:', '--part', 'test', '--json');
+    expect(test.json!.gap).toBeUndefined(); // no dual for data the model was not trained on
+    expect(typeof test.json!.testError).toBe('number');
+  });
+});

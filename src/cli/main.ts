@@ -17,6 +17,7 @@ import type { SparseChainModel } from '../models/sparse-chain.js';
 import { runPlot } from './plot.js';
 import { runAlign } from './align.js';
 import { runMaxflow } from './maxflow.js';
+import { runGap, runGapMerge } from './gap.js';
 import { runPose } from './pose.js';
 import { runPrepareHorse, runTrainHorse, runPredict } from './horse.js';
 import { runPath } from './path.js';
@@ -36,6 +37,8 @@ Commands:
   tag MODEL [FILE|-]       chunk a CoNLL file (WORD POS columns) with a conll model; writes the chunk column
   align ...                word alignment as bipartite matching: align train alignment:DIR | align eval MODEL DATA |
                            align MODEL [PAIRS] (gapbcfw align --help)
+  gap MODEL DATA           exact duality gap / primal / error of a saved model over a data set, optionally
+                           one --shard I/N of it; gap-merge PART... combines shards (gapbcfw gap --help)
   path DATA                epsilon-approximate regularization path, or --grid search (gapbcfw path --help)
   pose ...                 LSP pose estimation (tree of parts, HOG filters, GDT messages): pose train lsp:DIR |
                            pose eval MODEL lsp:DIR (gapbcfw pose --help)
@@ -278,6 +281,10 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await runAlign(rest, io);
       case 'maxflow':
         return await runMaxflow(rest, io);
+      case 'gap':
+        return await runGap(rest, io);
+      case 'gap-merge':
+        return await runGapMerge(rest, io);
       case 'pose':
         return await runPose(rest, io);
       case 'prepare-horse':
