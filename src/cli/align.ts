@@ -10,7 +10,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ParseArgsConfig } from 'node:util';
-import { GapbcfwError, InputError } from '../core/errors.js';
+import { InputError } from '../core/errors.js';
 import { meanLoss, modelProblem } from '../core/problem.js';
 import {
   evaluateAlignments,
@@ -35,9 +35,9 @@ import {
 import type { BcfwResult } from '../solvers/bcfw.js';
 import type { SolverResult } from '../solvers/common.js';
 import { trainAsync, type TrainOptions } from '../solvers/index.js';
-import { UsageError, integer, nonNegative, number, parse, report, type Io } from './common.js';
+import { UsageError, integer, nonNegative, number, parse, report, reportFailure, type Io } from './common.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
-import { trainOptions, type TrainValues } from './train-options.js';
+import { SOLVER_OPTIONS, trainOptions, type TrainValues } from './train-options.js';
 
 export const ALIGN_USAGE = `gapbcfw align: word alignment as bipartite matching (Hungarian oracle, asymmetric Hamming loss, AER)
 
@@ -73,21 +73,7 @@ const TRAIN_OPTIONS = {
   'cost-fn': { type: 'string' },
   normaliser: { type: 'string' },
   'no-sample': { type: 'boolean' },
-  lambda: { type: 'string' },
-  solver: { type: 'string' },
-  sampling: { type: 'string' },
-  cache: { type: 'boolean' },
-  'cache-size': { type: 'string' },
-  'cache-f': { type: 'string' },
-  'cache-nu': { type: 'string' },
-  averaging: { type: 'boolean' },
-  'no-averaging': { type: 'boolean' },
-  'no-line-search': { type: 'boolean' },
-  'gap-threshold': { type: 'string' },
-  'gap-check': { type: 'string' },
-  'max-passes': { type: 'string' },
-  'time-budget': { type: 'string' },
-  seed: { type: 'string' },
+  ...SOLVER_OPTIONS,
   out: { type: 'string' },
   trace: { type: 'string' },
   quiet: { type: 'boolean' },
@@ -319,16 +305,6 @@ export async function runAlign(args: string[], io: Io): Promise<number> {
         return await runAlignPredict(args, io);
     }
   } catch (e) {
-    if (e instanceof InputError) {
-      io.stderr.write(`gapbcfw: ${e.message}\n`);
-      return 2;
-    }
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') {
-      io.stderr.write(`gapbcfw: ${(e as Error).message}\n`);
-      return 2;
-    }
-    io.stderr.write(`gapbcfw: ${e instanceof GapbcfwError ? e.message : ((e as Error).stack ?? String(e))}\n`);
-    return 1;
+    return reportFailure(e, io);
   }
 }

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { InputError } from '../core/errors.js';
+import { GapbcfwError, InputError } from '../core/errors.js';
 
 /** Shared pieces of the `gapbcfw` commands: argument parsing, number flags, the final report. */
 
@@ -50,4 +50,18 @@ export function report(summary: Record<string, unknown>, json: boolean, io: Io, 
     const shown = typeof x === 'number' ? String(+x.toPrecision(6)) : Array.isArray(x) ? `${x.length} entries (see --json)` : typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x);
     io.stdout.write(`  ${k}: ${shown}\n`);
   }
+}
+
+/**
+ * The exit code of a failed command, with its one-line reason on stderr: 2 for bad usage, bad input and
+ * unreadable files, 1 for anything else (the stack is printed then: it is a bug or a failed job).
+ */
+export function reportFailure(e: unknown, io: Io): number {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (e instanceof InputError || code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') {
+    io.stderr.write(`gapbcfw: ${(e as Error).message}\n`);
+    return 2;
+  }
+  io.stderr.write(`gapbcfw: ${e instanceof GapbcfwError ? e.message : ((e as Error).stack ?? String(e))}\n`);
+  return 1;
 }

@@ -2,15 +2,14 @@
 import { closeSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { ParseArgsConfig } from 'node:util';
-import { GapbcfwError, InputError } from '../core/errors.js';
+import { InputError } from '../core/errors.js';
 import { meanLoss, modelProblem } from '../core/problem.js';
 import { buildModel, loadTask, type LabelledSet, type TaskData } from '../data/datasets.js';
 import { fingerprint, loadModel, saveModel, type TrainedModel } from '../io/model.js';
 import { readModelFile, writeModelFile } from '../io/model-file.js';
-import type { DecodeBackend } from '../models/chain.js';
 import { fullOraclePass, type SolverCheckpoint, type SolverResult } from '../solvers/common.js';
-import { SOLVERS, trainAsync, type SolverName, type TrainOptions } from '../solvers/index.js';
-import type { BcfwResult, StepType } from '../solvers/bcfw.js';
+import { trainAsync } from '../solvers/index.js';
+import type { BcfwResult } from '../solvers/bcfw.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
 import { conllMetrics, runTag, type ConllSet } from './conll.js';
 import type { SparseChainModel } from '../models/sparse-chain.js';
@@ -23,7 +22,7 @@ import { runPrepareHorse, runTrainHorse, runPredict } from './horse.js';
 import { runPath } from './path.js';
 import { loadPath } from '../io/path-file.js';
 import { pathWeights } from '../path/regpath.js';
-import { UsageError, integer, number, parse, positive, report, type Io } from './common.js';
+import { UsageError, integer, number, parse, positive, report, reportFailure, type Io } from './common.js';
 import { CLI_SOLVERS, TRAIN_OPTIONS, backendOf, trainOptions, type TrainValues } from './train-options.js';
 
 const USAGE = `gapbcfw: structured SVMs trained with block-coordinate Frank-Wolfe
@@ -301,17 +300,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         throw new UsageError(`unknown command '${command}' (try gapbcfw help)`);
     }
   } catch (e) {
-    if (e instanceof InputError) {
-      io.stderr.write(`gapbcfw: ${e.message}\n`);
-      return 2;
-    }
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') {
-      io.stderr.write(`gapbcfw: ${(e as Error).message}\n`);
-      return 2;
-    }
-    io.stderr.write(`gapbcfw: ${e instanceof GapbcfwError ? e.message : (e as Error).stack ?? String(e)}\n`);
-    return 1;
+    return reportFailure(e, io);
   }
 }
 

@@ -10,7 +10,8 @@ import { UsageError, integer, nonNegative, number, positive, type ParsedArgs } f
 export const STEP_OF: Record<string, StepType> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid' };
 export const CLI_SOLVERS = ['bcfw', 'bcpfw', 'bcafw', 'hybrid', ...SOLVERS.filter((s) => s !== 'bcfw')];
 
-export const TRAIN_OPTIONS = {
+/** The solver flags, shared by every command that trains (train, demo, path, align train). */
+export const SOLVER_OPTIONS = {
   lambda: { type: 'string' },
   solver: { type: 'string' },
   sampling: { type: 'string' },
@@ -26,6 +27,10 @@ export const TRAIN_OPTIONS = {
   'max-passes': { type: 'string' },
   'time-budget': { type: 'string' },
   seed: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+export const TRAIN_OPTIONS = {
+  ...SOLVER_OPTIONS,
   'train-error': { type: 'boolean' },
   backend: { type: 'string' },
   split: { type: 'string' },

@@ -158,7 +158,7 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
   }
 
   psi(x: Float64Array, yTrue: Int32Array, y: Int32Array): SparseVector {
-    const { numFeatures: D, numLabels: K, offsets, acc } = this;
+    const { numFeatures: D, numLabels: K, acc } = this;
     const T = yTrue.length;
     check(y.length === T, () => `label has length ${y.length}, expected ${T}`);
     if (this.backend === 'native') {

@@ -156,7 +156,6 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
 
   lossAugmentedDecode(w: Float64Array, x: SparseSequence, yTrue: Int32Array): Int32Array {
     this.checkW(w);
-    const K = this.numLabels;
     const T = sequenceLength(x);
     check(yTrue.length === T, () => `label has length ${yTrue.length} but the sequence has ${T} tokens`);
     const theta = this.scratch(T);

@@ -297,7 +297,7 @@ export class BcfwSolver extends PassSolver {
   private blockStep(i: number): void {
     const { problem, w, stats, atoms } = this;
     this.estimatesExact = false;
-    const { n, dim: d } = problem;
+    const { n } = problem;
     const lambda = this.config.lambda;
     const lambdaN = lambda * n;
     const { blocks } = this;
@@ -493,7 +493,7 @@ export class BcfwSolver extends PassSolver {
 
   /** Recomputes w_i = sum_y alpha(y) psi_i(y)/(lambda n) and l_i from block i's atoms and moves w and l accordingly. */
   private rebuildBlock(i: number): void {
-    const { problem, w } = this;
+    const { problem } = this;
     const { n, dim: d } = problem;
     const lambdaN = this.config.lambda * n;
     const A = this.atoms![i]!;
