@@ -135,3 +135,5 @@ export { regularizationPath, pathWeights, type PathOptions, type RegularizationP
 export { gridSearch, PAPER_GRID, type GridOptions, type GridPoint } from './path/grid.js';
 export { savePath, loadPath } from './io/path-file.js';
 export { SumTree } from './sampling/sumtree.js';
+export * from './multiclass-fw/index.js';
+export { parseIdx, loadIdx, loadIdxDataset, idxToDataset, type IdxArray, type IdxType, type IdxDatasetOptions } from './data/idx.js';

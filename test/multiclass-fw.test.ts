@@ -12,7 +12,7 @@ import { loadLibsvm } from '../src/data/libsvm.js';
 import { dataPath, hasData } from '../src/data/paths.js';
 import { gaussianVector, hashRows, HashBins } from '../src/multiclass-fw/bins.js';
 import { holdoutSplit, withBias } from '../src/multiclass-fw/data.js';
-import { NuclearLmo, topSingularPair } from '../src/multiclass-fw/lmo.js';
+import { NuclearLmo, symmetricEigen, topSingularPair } from '../src/multiclass-fw/lmo.js';
 import { MulticlassLogistic, toClassMajor, type WeightedSubset } from '../src/multiclass-fw/problem.js';
 import { exactLineSearch, trainMulticlassFw, type McfwOptions } from '../src/multiclass-fw/solvers.js';
 
@@ -249,6 +249,32 @@ describe('nuclear-norm LMO (top singular pair by power iteration)', () => {
     expect(got.sigma).toBeCloseTo(5, 9);
     expect(Math.abs(dotv(got.u, L[0]!))).toBeCloseTo(1, 6);
     expect(Math.abs(dotv(got.v, R[0]!))).toBeCloseTo(1, 6);
+  });
+
+  it('near-degenerate top singular values: power iteration falls back to the dense eigen-decomposition', () => {
+    const rng = new Rng(6);
+    const rows = 30;
+    const cols = 6;
+    const L = jacobiSvd(randomMatrix(rows, cols, rng), rows, cols).u;
+    const R = jacobiSvd(randomMatrix(cols, cols, rng), cols, cols).u;
+    const s = [1, 0.99999, 0.5, 0.2, 0.1, 0];
+    const A = new Float64Array(rows * cols);
+    for (let t = 0; t < cols; t++) for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) A[r * cols + c] += s[t]! * L[t]![r]! * R[t]![c]!;
+    const got = topSingularPair(A, rows, cols, { tol: 1e-12, maxIterations: 50 });
+    expect(got.method).toBe('jacobi');
+    expect(got.converged).toBe(true);
+    expect(got.sigma).toBeCloseTo(1, 12);
+    expect(Math.abs(dotv(got.v, R[0]!))).toBeCloseTo(1, 6);
+    // With enough iterations power iteration gets there by itself.
+    const easy = topSingularPair(A, rows, cols, { tol: 1e-6, maxIterations: 1_000_000 });
+    expect(easy.method).toBe('power');
+    expect(easy.sigma).toBeCloseTo(1, 6); // tol 1e-6 on the residual: sigma to about 1e-7 here
+    // symmetricEigen: A^T A has eigenvalues s^2 with eigenvectors R.
+    const C = new Float64Array(cols * cols);
+    for (let r = 0; r < rows; r++) for (let a = 0; a < cols; a++) for (let b = 0; b < cols; b++) C[a * cols + b] += A[r * cols + a]! * A[r * cols + b]!;
+    const eig = symmetricEigen(C, cols);
+    eig.values.forEach((v, t) => expect(v).toBeCloseTo(s[t]! ** 2, 12));
+    expect(Math.abs(dotv(eig.vectors!.subarray(2 * cols, 3 * cols), R[2]!))).toBeCloseTo(1, 9);
   });
 
   it('the vertex minimises <G, V> over the ball: <G, V> = -tau sigma_1, ||V||_* = tau', () => {
@@ -588,6 +614,13 @@ describe('data helpers and CLI', () => {
     err.on('data', (x) => (stderr += x));
     return { io: { stdout: out as unknown as NodeJS.WriteStream, stderr: err as unknown as NodeJS.WriteStream }, get: () => ({ stdout, stderr }) };
   };
+
+  it('prints its usage with --help', async () => {
+    const { io, get } = cliIo();
+    expect(await runMulticlassFw(['--help'], io)).toBe(0);
+    expect(get().stdout).toMatch(/^Usage: gapbcfw multiclass-fw DATA --tau X/);
+    expect(get().stdout).toMatch(/--solver NAME +afw/);
+  });
 
   it('rejects bad usage with UsageError (exit code 2 in main)', async () => {
     const { io } = cliIo();

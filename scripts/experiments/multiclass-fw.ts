@@ -16,10 +16,12 @@
  * afw with k0 = 10, afw with delta = 1 (bins split down to single points) and svrf with a global step.
  * Reported: the relative residual (F - F*)/F* against CPU time and iterations, the first time each run is
  * within 1% of F* and whether it stays there, test accuracy, and whether AFW gets within 1% before SFW and
- * SVRF. Each run's trace (with `method`, `seed`, `data`, `residual`) goes to --out/<data>/<method>-s<seed>.jsonl
- * for `gapbcfw plot`. The JSON summary goes to stdout, progress to stderr.
+ * SVRF (also at 10% and 5%). Each run's trace (with `method`, `seed`, `data`, `residual`) goes to
+ * --out/<data>/<method>-s<seed>.jsonl for `gapbcfw plot`, the optimum run's figures to --out/<data>/optimum.json;
+ * `--rescore DIR` recomputes the summary from such a folder without training. The JSON summary goes to
+ * stdout, progress to stderr.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { MulticlassDataset } from '../../src/core/data.js';
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     'budget-scale': { type: 'string', default: '1' },
     out: { type: 'string', default: 'runs/multiclass-fw' },
     'eval-factor': { type: 'string', default: '1.05' },
+    rescore: { type: 'string' },
   },
 });
 
@@ -78,7 +81,7 @@ const DATASETS: DatasetSpec[] = [
       return { train, test, note: '299-row subset of usps.t, seeded 80/20 hold-out' };
     },
     tau: 10,
-    budget: 4,
+    budget: 10,
     optimumBudget: 30,
     seeds: 3,
   },
@@ -128,6 +131,7 @@ const METHODS: Method[] = [
 /** Variants run with one seed only (sensitivity checks, not the issue's four solvers). */
 const ONE_SEED = new Set(['afw-k0-10', 'afw-delta-1', 'svrf-global-step']);
 
+const CHECKPOINTS = [10, 30, 100, 300, 1000, 3000, 10000];
 const budgetScale = Number(values['budget-scale']);
 const maxSeeds = Number(values.seeds);
 const evalFactor = Number(values['eval-factor']);
@@ -147,83 +151,59 @@ interface RunRecord {
   finalTestAccuracy: number;
   surrogates?: number;
   hashSeconds?: number;
+  powerIterations?: number;
+  lmoCalls: number;
+  lmoDenseFallbacks?: number;
 }
 
-const results: Record<string, unknown>[] = [];
-for (const spec of DATASETS) {
-  if (!wanted.includes(spec.name)) continue;
-  if (!spec.present) {
-    log(`${spec.name}: data not found, skipped`);
-    results.push({ data: spec.name, skipped: 'data not found' });
-    continue;
-  }
-  const { train, test, note } = spec.load();
-  const problem = new MulticlassLogistic(train);
-  const evaluate = (W: Float64Array) => ({ testAccuracy: problem.accuracy(W, test) });
-  const tau = spec.tau;
-  log(`${spec.name}: n = ${problem.n}, F = ${problem.numFeatures}, K = ${problem.numClasses}, test ${test.X.rows}, tau = ${tau}`);
+/** What optimum.json holds: the data set and its optimum run. */
+interface DatasetMeta {
+  data: string;
+  note: string;
+  n: number;
+  features: number;
+  classes: number;
+  testRows: number;
+  tau: number;
+  budgetCpuSeconds: number;
+  optimumRun: {
+    objective: number;
+    iterations: number;
+    cpuSeconds: number;
+    lastGap: number;
+    certifiedLowerBound: number;
+    objectiveAtHalfIterations: number;
+    testAccuracy: number;
+  };
+}
 
-  // (1) The optimum: a long full-FW run with line search.
-  const opt = trainMulticlassFw(problem, {
-    solver: 'fw',
-    step: 'line-search',
-    tau,
-    timeBudget: spec.optimumBudget * budgetScale,
-    clock: 'cpu',
-    evalEvery: 50,
-    evaluate,
-  });
-  let lowerBound = -Infinity;
-  for (const e of opt.trace) lowerBound = Math.max(lowerBound, e.objective - e.gap!);
-  const half = opt.trace.find((e) => e.iteration >= opt.iterations / 2)!;
-  log(`  optimum run: ${opt.iterations} iterations, ${opt.cpuSeconds.toFixed(1)} cpu s, F = ${opt.objective}, gap ${opt.gap.toExponential(3)}, F at half the iterations ${half.objective}`);
+const THRESHOLDS = [0.1, 0.05, 0.01];
+const pct = (t: number) => `${Math.round(t * 100)}%`;
 
-  // (2) The solvers, same CPU budget.
-  const runs: RunRecord[] = [];
-  for (const m of METHODS) {
-    const seeds = m.randomised ? (ONE_SEED.has(m.name) ? 1 : Math.min(spec.seeds, maxSeeds)) : 1;
-    for (let seed = 1; seed <= seeds; seed++) {
-      const r = trainMulticlassFw(problem, { ...m.options, tau, seed, timeBudget: spec.budget * budgetScale, clock: 'cpu', evalFactor, evaluate });
-      let best = Infinity;
-      for (const e of r.trace) best = Math.min(best, e.objective);
-      runs.push({
-        method: m.name,
-        seed,
-        events: r.trace,
-        iterations: r.iterations,
-        cpuSeconds: r.cpuSeconds,
-        wallSeconds: r.seconds,
-        effectivePasses: r.effectivePasses,
-        finalObjective: r.objective,
-        bestObjective: best,
-        finalTestAccuracy: r.metrics.testAccuracy!,
-        surrogates: r.surrogates,
-        hashSeconds: r.hashSeconds,
-      });
-      log(`  ${m.name} seed ${seed}: ${r.iterations} it, ${r.effectivePasses.toFixed(1)} passes, ${r.cpuSeconds.toFixed(1)} cpu s, F = ${r.objective.toFixed(6)}, best ${best.toFixed(6)}, test acc ${r.metrics.testAccuracy!.toFixed(4)}`);
-    }
-  }
-
-  // F*: the best objective seen anywhere (normally the optimum run's).
-  const fStar = Math.min(opt.objective, ...runs.map((r) => r.bestObjective));
-  const within = (e: McfwEvent, rel: number) => e.objective - fStar <= rel * fStar;
-  const dir = join(values.out, spec.name);
-  mkdirSync(dir, { recursive: true });
+/**
+ * The summary of one data set: F* = the best objective seen anywhere (normally the optimum run's), per run
+ * the first evaluation within 10%, 5% and 1% of F* (relative residual (F - F*)/F*), whether it stays
+ * within 1%, final residual and test accuracy, a compact curve; per method the median time to each
+ * threshold; and whether AFW gets there before SFW and SVRF.
+ */
+function summarize(meta: DatasetMeta, runs: RunRecord[]): { fStar: number; result: Record<string, unknown> & { medianCpuSecondsTo: unknown } } {
+  const fStar = Math.min(meta.optimumRun.objective, ...runs.map((r) => r.bestObjective));
+  const rel = (e: McfwEvent) => (e.objective - fStar) / fStar;
   const perRun = runs.map((r) => {
-    const first = r.events.find((e) => within(e, 0.01));
-    const after = first ? r.events.filter((e) => e.iteration >= first.iteration) : [];
-    const stays = after.length > 0 && after.every((e) => within(e, 0.01));
-    const fracWithin = after.length ? after.filter((e) => within(e, 0.01)).length / after.length : 0;
-    writeFileSync(
-      join(dir, `${r.method}-s${r.seed}.jsonl`),
-      r.events.map((e) => JSON.stringify({ ...e, method: r.method, seed: r.seed, data: spec.name, tau, residual: e.objective - fStar, relativeResidual: (e.objective - fStar) / fStar })).join('\n') + '\n',
+    const to = Object.fromEntries(
+      THRESHOLDS.map((t) => {
+        const first = r.events.find((e) => rel(e) <= t);
+        return [pct(t), first ? { cpuSeconds: round(first.cpuSeconds, 3), iteration: first.iteration, passes: round(first.effectivePasses, 2) } : null];
+      }),
     );
-    // A compact curve: at most ~25 points, log-spaced in the events.
+    const first1 = r.events.find((e) => rel(e) <= 0.01);
+    const after = first1 ? r.events.filter((e) => e.iteration >= first1.iteration) : [];
+    // A compact curve: at most 25 points, log-spaced in the events: [cpu s, iteration, relative residual, test accuracy].
     const pick = new Set<number>();
     for (let q = 0; q < 25; q++) pick.add(Math.round(Math.exp((q / 24) * Math.log(r.events.length)) - 1));
     const curve = [...pick].sort((a, b) => a - b).map((q) => {
       const e = r.events[q]!;
-      return [round(e.cpuSeconds, 3), e.iteration, round((e.objective - fStar) / fStar, 5), round(e.testAccuracy as number, 4)];
+      return [round(e.cpuSeconds, 3), e.iteration, round(rel(e), 5), round(e.testAccuracy as number, 4)];
     });
     return {
       method: r.method,
@@ -234,48 +214,185 @@ for (const spec of DATASETS) {
       wallSeconds: round(r.wallSeconds, 2),
       finalRelativeResidual: round((r.finalObjective - fStar) / fStar, 5),
       bestRelativeResidual: round((r.bestObjective - fStar) / fStar, 5),
-      cpuSecondsTo1pct: first ? round(first.cpuSeconds, 3) : null,
-      iterationsTo1pct: first ? first.iteration : null,
-      passesTo1pct: first ? round(first.effectivePasses, 2) : null,
-      staysWithin1pct: first ? stays : null,
-      fractionOfLaterEvalsWithin1pct: first ? round(fracWithin, 3) : null,
+      to,
+      staysWithin1pct: first1 ? after.every((e) => rel(e) <= 0.01) : null,
+      fractionOfLaterEvalsWithin1pct: first1 ? round(after.filter((e) => rel(e) <= 0.01).length / after.length, 3) : null,
       finalTestAccuracy: round(r.finalTestAccuracy, 4),
       surrogates: r.surrogates,
-      hashCpuSecondsApprox: r.hashSeconds === undefined ? undefined : round(r.hashSeconds, 4),
+      hashWallSeconds: r.hashSeconds === undefined ? undefined : round(r.hashSeconds, 4),
+      meanPowerIterationsPerLmo: r.powerIterations === undefined ? undefined : round(r.powerIterations / Math.max(r.lmoCalls, 1), 1),
+      lmoDenseFallbacks: r.lmoDenseFallbacks,
       curve,
     };
   });
-  // Does AFW reach 1% before SFW and SVRF (per seed, and by the median over seeds)?
-  const median = (xs: (number | null)[]) => {
-    const v = xs.map((x) => (x === null ? Infinity : x)).sort((a, b) => a - b);
-    return v.length ? v[Math.floor((v.length - 1) / 2)]! : Infinity;
+  // Median over seeds; with an even count the upper middle value (conservative: 2 seeds -> the slower).
+  const median = (xs: number[]) => {
+    const v = [...xs].sort((a, b) => a - b);
+    return v.length ? v[Math.floor(v.length / 2)]! : Infinity;
   };
-  const t1 = (method: string) => median(perRun.filter((r) => r.method === method).map((r) => r.cpuSecondsTo1pct));
-  const medianTo1pct = Object.fromEntries(METHODS.map((m) => [m.name, t1(m.name)]).map(([k, v]) => [k, v === Infinity ? null : v]));
-  results.push({
-    data: spec.name,
-    note,
-    n: problem.n,
-    features: problem.numFeatures,
-    classes: problem.numClasses,
-    testRows: test.X.rows,
-    tau,
-    budgetCpuSeconds: spec.budget * budgetScale,
-    optimum: {
+  const tTo = (method: string, t: number) => median(perRun.filter((r) => r.method === method).map((r) => r.to[pct(t)]?.cpuSeconds ?? Infinity));
+  const methods = [...new Set(runs.map((r) => r.method))];
+  const medianCpuSecondsTo = Object.fromEntries(THRESHOLDS.map((t) => [pct(t), Object.fromEntries(methods.map((m) => [m, finiteOrNull(tTo(m, t))]))]));
+  const afwFirst = Object.fromEntries(
+    THRESHOLDS.map((t) => {
+      const [a, sf, sv] = [tTo('afw', t), tTo('sfw', t), tTo('svrf', t)];
+      return [pct(t), a === Infinity && sf === Infinity && sv === Infinity ? 'none of afw, sfw, svrf reached it' : a < sf && a < sv];
+    }),
+  );
+  // The paper's Figure 2: AFW against full FW per iteration (relative residual at the last evaluation <= i).
+  const perIteration = Object.fromEntries(
+    ['afw', 'fw'].map((method) => {
+      const run = runs.find((r) => r.method === method && r.seed === 1);
+      if (!run) return [method, null];
+      return [
+        method,
+        Object.fromEntries(
+          CHECKPOINTS.filter((i) => i <= run.iterations).map((i) => {
+            const e = [...run.events].reverse().find((x) => x.iteration <= i)!;
+            return [i, round(rel(e), 5)];
+          }),
+        ),
+      ];
+    }),
+  );
+  return {
+    fStar,
+    result: {
+      ...meta,
       fStar,
-      fromOptimumRun: opt.objective,
-      iterations: opt.iterations,
-      cpuSeconds: round(opt.cpuSeconds, 1),
-      lastGap: opt.gap,
-      certifiedLowerBound: lowerBound,
-      objectiveAtHalfIterations: half.objective,
-      testAccuracy: round(opt.metrics.testAccuracy!, 4),
+      fStarUncertainty: 'F* is the best objective seen; the true optimum lies in [certifiedLowerBound, fStar] (Frank-Wolfe gap bound)',
+      medianCpuSecondsTo,
+      afwBeforeSfwAndSvrf: afwFirst,
+      perIteration,
+      runs: perRun,
     },
-    medianCpuSecondsTo1pct: medianTo1pct,
-    afwBeforeSfwAndSvrf: t1('afw') < t1('sfw') && t1('afw') < t1('svrf'),
-    runs: perRun,
-  });
-  log(`  F* = ${fStar}; median cpu s to 1%: ${JSON.stringify(medianTo1pct)}`);
+  };
+}
+
+function finiteOrNull(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}
+
+const results: Record<string, unknown>[] = [];
+if (values.rescore !== undefined) {
+  // Recompute the summary from the traces and optimum.json files of an earlier run (no training).
+  for (const name of wanted) {
+    const dir = join(values.rescore, name);
+    if (!existsSync(join(dir, 'optimum.json'))) continue;
+    const meta = JSON.parse(readFileSync(join(dir, 'optimum.json'), 'utf8')) as DatasetMeta;
+    const runs: RunRecord[] = [];
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
+      const events = readFileSync(join(dir, file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as McfwEvent & { method: string; seed: number });
+      const last = events.at(-1)!;
+      runs.push({
+        method: last.method,
+        seed: last.seed,
+        events,
+        iterations: last.iteration,
+        cpuSeconds: last.cpuSeconds,
+        wallSeconds: last.seconds,
+        effectivePasses: last.effectivePasses,
+        finalObjective: last.objective,
+        bestObjective: Math.min(...events.map((e) => e.objective)),
+        finalTestAccuracy: last.testAccuracy as number,
+        surrogates: last.surrogates as number | undefined,
+        hashSeconds: last.hashSeconds as number | undefined,
+        lmoCalls: last.lmoCalls,
+      });
+    }
+    runs.sort((a, b) => METHODS.findIndex((m) => m.name === a.method) - METHODS.findIndex((m) => m.name === b.method) || a.seed - b.seed);
+    results.push(summarize(meta, runs).result);
+  }
+} else {
+  for (const spec of DATASETS) {
+    if (!wanted.includes(spec.name)) continue;
+    if (!spec.present) {
+      log(`${spec.name}: data not found, skipped`);
+      results.push({ data: spec.name, skipped: 'data not found' });
+      continue;
+    }
+    const { train, test, note } = spec.load();
+    const problem = new MulticlassLogistic(train);
+    const evaluate = (W: Float64Array) => ({ testAccuracy: problem.accuracy(W, test) });
+    const tau = spec.tau;
+    log(`${spec.name}: n = ${problem.n}, F = ${problem.numFeatures}, K = ${problem.numClasses}, test ${test.X.rows}, tau = ${tau}`);
+
+    // (1) The optimum: a long full-FW run with line search.
+    const opt = trainMulticlassFw(problem, {
+      solver: 'fw',
+      step: 'line-search',
+      tau,
+      timeBudget: spec.optimumBudget * budgetScale,
+      clock: 'cpu',
+      evalEvery: 50,
+      evaluate,
+    });
+    let lowerBound = -Infinity;
+    for (const e of opt.trace) lowerBound = Math.max(lowerBound, e.objective - e.gap!);
+    const half = opt.trace.find((e) => e.iteration >= opt.iterations / 2)!;
+    log(`  optimum run: ${opt.iterations} iterations, ${opt.cpuSeconds.toFixed(1)} cpu s, F = ${opt.objective}, gap ${opt.gap.toExponential(3)}, F at half the iterations ${half.objective}`);
+
+    // (2) The solvers, same CPU budget.
+    const runs: RunRecord[] = [];
+    for (const m of METHODS) {
+      const seeds = m.randomised ? (ONE_SEED.has(m.name) ? 1 : Math.min(spec.seeds, maxSeeds)) : 1;
+      for (let seed = 1; seed <= seeds; seed++) {
+        const r = trainMulticlassFw(problem, { ...m.options, tau, seed, timeBudget: spec.budget * budgetScale, clock: 'cpu', evalFactor, evaluate });
+        let best = Infinity;
+        for (const e of r.trace) best = Math.min(best, e.objective);
+        runs.push({
+          method: m.name,
+          seed,
+          events: r.trace,
+          iterations: r.iterations,
+          cpuSeconds: r.cpuSeconds,
+          wallSeconds: r.seconds,
+          effectivePasses: r.effectivePasses,
+          finalObjective: r.objective,
+          bestObjective: best,
+          finalTestAccuracy: r.metrics.testAccuracy!,
+          surrogates: r.surrogates,
+          hashSeconds: r.hashSeconds,
+          powerIterations: r.powerIterations,
+          lmoCalls: r.lmoCalls,
+          lmoDenseFallbacks: r.lmoDenseFallbacks,
+        });
+        log(`  ${m.name} seed ${seed}: ${r.iterations} it, ${r.effectivePasses.toFixed(1)} passes, ${r.cpuSeconds.toFixed(1)} cpu s, F = ${r.objective.toFixed(6)}, best ${best.toFixed(6)}, test acc ${r.metrics.testAccuracy!.toFixed(4)}`);
+      }
+    }
+
+    const dir = join(values.out, spec.name);
+    mkdirSync(dir, { recursive: true });
+    const meta: DatasetMeta = {
+      data: spec.name,
+      note,
+      n: problem.n,
+      features: problem.numFeatures,
+      classes: problem.numClasses,
+      testRows: test.X.rows,
+      tau,
+      budgetCpuSeconds: spec.budget * budgetScale,
+      optimumRun: {
+        objective: opt.objective,
+        iterations: opt.iterations,
+        cpuSeconds: round(opt.cpuSeconds, 1),
+        lastGap: opt.gap,
+        certifiedLowerBound: lowerBound,
+        objectiveAtHalfIterations: half.objective,
+        testAccuracy: round(opt.metrics.testAccuracy!, 4),
+      },
+    };
+    writeFileSync(join(dir, 'optimum.json'), `${JSON.stringify(meta, null, 2)}\n`);
+    const summary = summarize(meta, runs);
+    for (const r of runs) {
+      writeFileSync(
+        join(dir, `${r.method}-s${r.seed}.jsonl`),
+        r.events.map((e) => JSON.stringify({ ...e, method: r.method, seed: r.seed, data: spec.name, tau, residual: e.objective - summary.fStar, relativeResidual: (e.objective - summary.fStar) / summary.fStar })).join('\n') + '\n',
+      );
+    }
+    results.push(summary.result);
+    log(`  F* = ${summary.fStar}; median cpu s to 10% / 5% / 1%: ${JSON.stringify(summary.result.medianCpuSecondsTo)}`);
+  }
 }
 
 process.stdout.write(`${JSON.stringify({ experiment: 'multiclass-fw', evalFactor, budgetScale, results })}\n`);

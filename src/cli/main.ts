@@ -17,6 +17,7 @@ import { runPlot } from './plot.js';
 import { runAlign } from './align.js';
 import { runMaxflow } from './maxflow.js';
 import { runGap, runGapMerge } from './gap.js';
+import { runMulticlassFw } from './multiclass-fw.js';
 import { runPose } from './pose.js';
 import { runPrepareHorse, runTrainHorse, runPredict } from './horse.js';
 import { runPath } from './path.js';
@@ -44,6 +45,8 @@ Commands:
   prepare-horse DIR        Weizmann horses -> superpixels (SLIC), HorseSeg-style features, on-disk set
   train-horse DIR          train the graph-cut segmentation model (positivity on the Potts weights)
   predict MODEL DIR        segment the test images: error, pixel accuracy, PNG overlays
+  multiclass-fw DATA --tau X
+                           nuclear-norm multinomial logistic regression: afw | fw | sfw | svrf (Liu & Tsang 2017)
   maxflow FILE.max         Boykov-Kolmogorov max-flow of a DIMACS file (--json with timings)
   plot TRACE...            SVG/PNG figures from JSONL traces (gap against effective passes or time, ...)
   help [COMMAND]           this text, or the options of a command
@@ -280,6 +283,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await runAlign(rest, io);
       case 'maxflow':
         return await runMaxflow(rest, io);
+      case 'multiclass-fw':
+        return await runMulticlassFw(rest, io);
       case 'gap':
         return await runGap(rest, io);
       case 'gap-merge':

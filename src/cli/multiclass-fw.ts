@@ -37,7 +37,7 @@ Options:
   --svrf-global-step       SVRF step 2/(t+1) over all iterations instead of restarting 2/(k+1) each epoch
   --k0 N, --delta N, --nu N  AFW: initial bins per class (100), split bins above delta points (10) every nu iterations (50)
   --lmo-tol X              power-iteration tolerance (relative eigen-residual, default 1e-9)
-  --lmo-max-iterations N   power iterations per LMO call (default 2000)
+  --lmo-max-iterations N   power iterations per LMO call, then a dense fallback (default 500)
   --eval-every N|log       full objective + FW gap every N iterations, or 0..10 then x1.1 (default log)
   --optimum X              known optimum: traces get residual = objective - X
   --target X               stop when the full objective is <= X (checked at evaluations)
@@ -217,6 +217,7 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
     pointsTouched: result.pointsTouched,
     lmoCalls: result.lmoCalls,
     powerIterations: result.powerIterations,
+    lmoDenseFallbacks: result.lmoDenseFallbacks,
     seconds: result.seconds,
     cpuSeconds: result.cpuSeconds,
     hashSeconds: result.hashSeconds,

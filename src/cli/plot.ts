@@ -14,9 +14,10 @@ without 'method'/'seed' fields is the method named after its file, seed 1.
 
 Options:
   --x passes|effective|time    x axis (default effective: oracle calls / n)
-  --y gap|primal|dual|testError|trainError|gapEstimate
+  --y gap|primal|dual|testError|trainError|gapEstimate|residual|relativeResidual
                                y axis (default gap: exact duality gaps only, log scale;
-                               gapEstimate also log scale, the others linear)
+                               gapEstimate and the residuals of multiclass-fw traces also log scale,
+                               the others linear)
   --out FILE                   .svg (default plot.svg), .png, or .json (the Vega-Lite spec)
   --title T                    figure title (default from the traces' data and lambda)
   --width N, --height N        plot area in pixels (default 520 x 340); PNGs are drawn at 2x

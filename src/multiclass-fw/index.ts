@@ -1,6 +1,6 @@
 /** Nuclear-norm constrained multinomial logistic regression with full, stochastic, variance-reduced and approximate Frank-Wolfe. */
 export { MulticlassLogistic, toClassMajor, totalWeight, type WeightedSubset } from './problem.js';
-export { NuclearLmo, topSingularPair, nuclearNorm, symmetricEigenvalues, type LmoAnswer, type LmoOptions, type SingularPair, type PowerOptions } from './lmo.js';
+export { NuclearLmo, topSingularPair, nuclearNorm, symmetricEigen, symmetricEigenvalues, DENSE_FALLBACK_MAX, type LmoAnswer, type LmoOptions, type SingularPair, type PowerOptions } from './lmo.js';
 export { HashBins, gaussianVector, hashRows, type BinInfo } from './bins.js';
 export {
   trainMulticlassFw,

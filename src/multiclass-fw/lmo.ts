@@ -9,9 +9,13 @@
  * small seeded perturbation (so that it is never orthogonal to the top eigenvector by accident).
  *
  * Stated tolerance: iteration stops when the eigen-residual ||C b - theta b|| <= tol * theta, with C the
- * Gram matrix and theta = b^T C b its Rayleigh quotient (default tol 1e-9), or after maxIterations
- * (default 2000) with `converged = false`. At stop, theta is within tol * theta of an eigenvalue of C
- * (Bauer-Fike), i.e. sigma is within about tol/2 relative of a singular value of G.
+ * Gram matrix and theta = b^T C b its Rayleigh quotient (default tol 1e-9). At stop, theta is within
+ * tol * theta of an eigenvalue of C (Bauer-Fike), i.e. sigma is within about tol/2 relative of a singular
+ * value of G. When the two top eigenvalues nearly coincide, power iteration converges slowly (as
+ * (lambda_2/lambda_1)^k); after maxIterations (default 500) a Gram matrix of side <= 256 is then
+ * decomposed densely by Jacobi rotations (exact to rounding; `method: 'jacobi'`), larger ones return with
+ * `converged = false`. An underestimated sigma_1 would make the Frank-Wolfe gap (a certificate) too small,
+ * which is why the fallback exists.
  */
 import { check } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
@@ -28,13 +32,19 @@ export interface SingularPair {
   iterations: number;
   /** Final relative eigen-residual ||C x - theta x|| / theta. */
   residual: number;
+  /** False only when power iteration hit maxIterations on a Gram matrix too large for the dense fallback. */
   converged: boolean;
+  /** 'power', or 'jacobi' when power iteration did not converge and the dense fallback answered. */
+  method: 'power' | 'jacobi';
 }
+
+/** Largest Gram matrix side for which a non-converged power iteration falls back to a dense Jacobi eigen-decomposition. */
+export const DENSE_FALLBACK_MAX = 256;
 
 export interface PowerOptions {
   /** Relative eigen-residual at which to stop. Default 1e-9. */
   tol?: number;
-  /** Cap on power iterations. Default 2000. */
+  /** Cap on power iterations (then the dense fallback). Default 500. */
   maxIterations?: number;
   /** Start vector for the small side (length min(rows, cols)); default a seeded random vector. */
   start?: Float64Array;
@@ -50,7 +60,7 @@ export function topSingularPair(A: Float64Array, rows: number, cols: number, opt
   check(Number.isInteger(rows) && Number.isInteger(cols) && rows >= 1 && cols >= 1, `bad matrix shape ${rows} x ${cols}`);
   check(A.length === rows * cols, `matrix has ${A.length} entries, expected ${rows} x ${cols}`);
   const tol = options.tol ?? 1e-9;
-  const maxIterations = options.maxIterations ?? 2000;
+  const maxIterations = options.maxIterations ?? 500;
   check(tol > 0 && Number.isFinite(tol), `tol must be > 0, got ${tol}`);
   check(Number.isInteger(maxIterations) && maxIterations >= 1, `maxIterations must be a positive integer, got ${maxIterations}`);
   const rng = options.rng ?? new Rng(1);
@@ -115,6 +125,20 @@ export function topSingularPair(A: Float64Array, rows: number, cols: number, opt
     for (let a = 0; a < small; a++) x[a] = y[a]! / ny;
     if (residual <= tol) converged = true;
   }
+  let method: 'power' | 'jacobi' = 'power';
+  if (!converged && small <= DENSE_FALLBACK_MAX) {
+    // Near-degenerate top eigenvalues make power iteration slow: take the top eigenvector of the
+    // small Gram matrix from a dense Jacobi eigen-decomposition instead (exact to rounding).
+    const eig = symmetricEigen(C, small);
+    for (let a = 0; a < small; a++) x[a] = eig.vectors![a]!;
+    symv(C, x, y, small);
+    const theta = eig.values[0]!;
+    let res = 0;
+    for (let a = 0; a < small; a++) res += (y[a]! - theta * x[a]!) ** 2;
+    residual = theta > 0 ? Math.sqrt(res) / theta : 0;
+    converged = true;
+    method = 'jacobi';
+  }
 
   // Other side: w = A x (cols small) or A^T x (rows small); sigma = ||w||.
   const big = smallIsCols ? rows : cols;
@@ -143,8 +167,8 @@ export function topSingularPair(A: Float64Array, rows: number, cols: number, opt
     sigma = 0;
   }
   return smallIsCols
-    ? { u: w, v: x, sigma, iterations, residual: trace === 0 ? 0 : residual, converged }
-    : { u: x, v: w, sigma, iterations, residual: trace === 0 ? 0 : residual, converged };
+    ? { u: w, v: x, sigma, iterations, residual: trace === 0 ? 0 : residual, converged, method }
+    : { u: x, v: w, sigma, iterations, residual: trace === 0 ? 0 : residual, converged, method };
 }
 
 function symv(C: Float64Array, x: Float64Array, y: Float64Array, m: number): void {
@@ -171,7 +195,7 @@ function normalise(x: Float64Array): void {
 export interface LmoOptions {
   /** Relative eigen-residual tolerance of the power iteration. Default 1e-9. */
   tol?: number;
-  /** Cap on power iterations per call. Default 2000. */
+  /** Cap on power iterations per call (then the dense fallback). Default 500. */
   maxIterations?: number;
   /** Seed of the start / perturbation vectors. Default 1. */
   seed?: number;
@@ -202,6 +226,8 @@ export class NuclearLmo {
   /** Total power iterations over all calls. */
   powerIterations = 0;
   calls = 0;
+  /** Calls answered by the dense fallback. */
+  denseFallbacks = 0;
 
   constructor(
     tau: number,
@@ -212,7 +238,7 @@ export class NuclearLmo {
     check(Number.isFinite(tau) && tau > 0, `tau must be a positive finite number, got ${tau}`);
     this.tau = tau;
     this.tol = options.tol ?? 1e-9;
-    this.maxIterations = options.maxIterations ?? 2000;
+    this.maxIterations = options.maxIterations ?? 500;
     this.rng = new Rng(options.seed ?? 1);
   }
 
@@ -230,6 +256,7 @@ export class NuclearLmo {
     this.last = K <= F ? pair.v : pair.u;
     this.calls++;
     this.powerIterations += pair.iterations;
+    if (pair.method === 'jacobi') this.denseFallbacks++;
     const a = pair.u;
     const b = pair.v;
     const t = -this.tau;
@@ -242,11 +269,16 @@ export class NuclearLmo {
 }
 
 /**
- * Eigenvalues of a symmetric m x m matrix (row-major, not modified) by cyclic Jacobi rotations;
- * accurate to rounding. Used for nuclear norms of the small Gram matrix.
+ * Eigen-decomposition of a symmetric m x m matrix (row-major, not modified) by cyclic Jacobi rotations,
+ * accurate to rounding: eigenvalues in decreasing order and, with `vectors`, the matching unit
+ * eigenvectors (row r of `vectors` is the eigenvector of `values[r]`).
  */
-export function symmetricEigenvalues(S: Float64Array, m: number): Float64Array {
+export function symmetricEigen(S: Float64Array, m: number, vectors = true): { values: Float64Array; vectors: Float64Array | null } {
+  check(S.length === m * m, `matrix has ${S.length} entries, expected ${m} x ${m}`);
   const A = Float64Array.from(S);
+  // Q accumulates the rotations: A_final = Q^T S Q, eigenvector r = column r of Q.
+  const Q = vectors ? new Float64Array(m * m) : null;
+  if (Q) for (let a = 0; a < m; a++) Q[a * m + a] = 1;
   for (let sweep = 0; sweep < 100; sweep++) {
     let off = 0;
     let diag = 0;
@@ -277,12 +309,32 @@ export function symmetricEigenvalues(S: Float64Array, m: number): Float64Array {
           A[p * m + r] = c * apr - s * aqr;
           A[q * m + r] = s * apr + c * aqr;
         }
+        if (Q) {
+          for (let r = 0; r < m; r++) {
+            const qrp = Q[r * m + p]!;
+            const qrq = Q[r * m + q]!;
+            Q[r * m + p] = c * qrp - s * qrq;
+            Q[r * m + q] = s * qrp + c * qrq;
+          }
+        }
       }
     }
   }
-  const ev = new Float64Array(m);
-  for (let p = 0; p < m; p++) ev[p] = A[p * m + p]!;
-  return ev.sort().reverse();
+  const order = Array.from({ length: m }, (_, a) => a).sort((a, b) => A[b * m + b]! - A[a * m + a]!);
+  const values = Float64Array.from(order, (a) => A[a * m + a]!);
+  let vecs: Float64Array | null = null;
+  if (Q) {
+    vecs = new Float64Array(m * m);
+    order.forEach((a, r) => {
+      for (let b = 0; b < m; b++) vecs![r * m + b] = Q[b * m + a]!;
+    });
+  }
+  return { values, vectors: vecs };
+}
+
+/** Eigenvalues of a symmetric m x m matrix in decreasing order (see {@link symmetricEigen}). */
+export function symmetricEigenvalues(S: Float64Array, m: number): Float64Array {
+  return symmetricEigen(S, m, false).values;
 }
 
 /** Nuclear norm (sum of singular values) of a row-major rows x cols matrix, via the smaller Gram matrix. */

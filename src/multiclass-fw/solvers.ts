@@ -80,7 +80,7 @@ export interface McfwOptions {
   bins?: HashBins;
   /** Power-iteration tolerance of the LMO (relative eigen-residual). Default 1e-9. */
   lmoTolerance?: number;
-  /** Power-iteration cap per LMO call. Default 2000. */
+  /** Power-iteration cap per LMO call (then the dense Jacobi fallback for K <= 256). Default 500. */
   lmoMaxIterations?: number;
   /** Evaluate the full objective and gap every this many iterations, or 'log' (0..10, then x evalFactor). Default 'log'. */
   evalEvery?: number | 'log';
@@ -115,6 +115,8 @@ export interface McfwResult {
   pointsTouched: number;
   lmoCalls: number;
   powerIterations: number;
+  /** LMO calls answered by the dense Jacobi fallback (power iteration did not converge). */
+  lmoDenseFallbacks: number;
   /** Solver time (evaluations excluded; AFW hashing included). */
   seconds: number;
   /** Process CPU time of the same work. */
@@ -410,6 +412,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
     pointsTouched: touched,
     lmoCalls: lmo.calls,
     powerIterations: lmo.powerIterations,
+    lmoDenseFallbacks: lmo.denseFallbacks,
     seconds,
     cpuSeconds,
     objective: last.objective,

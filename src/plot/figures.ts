@@ -25,10 +25,10 @@ import type { TraceEvent, TraceRun, TraceSeries } from './traces.js';
 /** What goes on the x axis: block passes, effective passes (oracle calls / n) or training seconds. */
 export type XAxis = 'passes' | 'effective' | 'time';
 /** What goes on the y axis. `gap` uses exact duality gaps only; `gapEstimate` is the sum of block estimates. */
-export type YMetric = 'gap' | 'primal' | 'dual' | 'testError' | 'trainError' | 'gapEstimate';
+export type YMetric = 'gap' | 'primal' | 'dual' | 'testError' | 'trainError' | 'gapEstimate' | 'residual' | 'relativeResidual';
 
 export const X_AXES: readonly XAxis[] = ['effective', 'passes', 'time'];
-export const Y_METRICS: readonly YMetric[] = ['gap', 'primal', 'dual', 'testError', 'trainError', 'gapEstimate'];
+export const Y_METRICS: readonly YMetric[] = ['gap', 'primal', 'dual', 'testError', 'trainError', 'gapEstimate', 'residual', 'relativeResidual'];
 
 const X_TITLE: Record<XAxis, string> = { passes: 'passes', effective: 'effective passes', time: 'time (s)' };
 const Y_TITLE: Record<YMetric, string> = {
@@ -38,9 +38,11 @@ const Y_TITLE: Record<YMetric, string> = {
   testError: 'test error',
   trainError: 'training error',
   gapEstimate: 'duality gap estimate',
+  residual: 'objective residual F - F*',
+  relativeResidual: 'relative residual (F - F*) / F*',
 };
 /** Metrics drawn on a log scale (positive values only). */
-export const LOG_METRICS: ReadonlySet<YMetric> = new Set<YMetric>(['gap', 'gapEstimate']);
+export const LOG_METRICS: ReadonlySet<YMetric> = new Set<YMetric>(['gap', 'gapEstimate', 'residual', 'relativeResidual']);
 
 /** A measurement of one run. */
 export interface Point {
