@@ -1,29 +1,13 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
+import { capture } from './helpers/capture.js';
 import { loadModel } from '../src/io/model.js';
 import { dataPath, hasData } from '../src/data/paths.js';
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string; json: Record<string, unknown> | undefined }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (b) => (stdout += b));
-  err.on('data', (b) => (stderr += b));
-  const code = await main(argv, { stdout: out as unknown as NodeJS.WriteStream, stderr: err as unknown as NodeJS.WriteStream });
-  const last = stdout.trim().split('\n').at(-1) ?? '';
-  let json: Record<string, unknown> | undefined;
-  try {
-    json = JSON.parse(last) as Record<string, unknown>;
-  } catch {
-    json = undefined;
-  }
-  return { code, stdout, stderr, json };
-}
+const run = (...argv: string[]) => capture(main, argv);
 
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-cli-'));
 

@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { capture } from './helpers/capture.js';
 import { Hungarian, assignmentMinCost, maxWeightMatching } from '../src/models/hungarian.js';
 import {
   ALIGNMENT_FEATURE_NAMES,
@@ -363,16 +363,7 @@ describe('gapbcfw align (prediction with a saved model)', () => {
     training: { solver: 'bcfw' },
   });
 
-  async function run(...argv: string[]) {
-    const out = new PassThrough();
-    const err = new PassThrough();
-    let stdout = '';
-    let stderr = '';
-    out.on('data', (b) => (stdout += b));
-    err.on('data', (b) => (stderr += b));
-    const code = await runAlign(argv, { stdout: out as unknown as NodeJS.WriteStream, stderr: err as unknown as NodeJS.WriteStream });
-    return { code, stdout, stderr };
-  }
+  const run = (...args: string[]) => capture(runAlign, args);
 
   it('round-trips the model file', () => {
     const m = loadAlignmentModel(modelPath);

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { capture } from './helpers/capture.js';
 import { runMaxflow } from '../src/cli/maxflow.js';
 import { FormatError, InputError } from '../src/core/errors.js';
 import {
@@ -253,16 +253,7 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
   const file = join(dir, 'clrs.max');
   writeFileSync(file, clrs);
 
-  async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const out = new PassThrough();
-    const err = new PassThrough();
-    let stdout = '';
-    let stderr = '';
-    out.on('data', (b) => (stdout += b));
-    err.on('data', (b) => (stderr += b));
-    const code = await runMaxflow(args, { stdout: out as unknown as NodeJS.WriteStream, stderr: err as unknown as NodeJS.WriteStream });
-    return { code, stdout, stderr };
-  }
+  const cli = (...args: string[]) => capture(runMaxflow, args);
 
   it('reads a file, solves it and round-trips through the writer', () => {
     const p = readDimacsMaxflow(file);

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { capture } from './helpers/capture.js';
 import { runPlot } from '../src/cli/plot.js';
 import { UsageError } from '../src/cli/common.js';
 import { FormatError, InputError } from '../src/core/errors.js';
@@ -29,23 +29,7 @@ function writeTrace(events: object[], name = `t${++fileCounter}.jsonl`, sub = ''
   return file;
 }
 
-async function plot(...args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: Record<string, unknown> }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (b) => (stdout += b));
-  err.on('data', (b) => (stderr += b));
-  const code = await runPlot(args, { stdout: out as unknown as NodeJS.WriteStream, stderr: err as unknown as NodeJS.WriteStream });
-  const last = stdout.trim().split('\n').at(-1) ?? '';
-  let json: Record<string, unknown> = {};
-  try {
-    json = JSON.parse(last) as Record<string, unknown>;
-  } catch {
-    /* not --json */
-  }
-  return { code, stdout, stderr, json };
-}
+const plot = (...args: string[]) => capture(runPlot, args);
 
 /** Width and height from a PNG's IHDR chunk. */
 function pngSize(png: Buffer): { width: number; height: number } {
