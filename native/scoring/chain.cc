@@ -57,15 +57,12 @@ double chain_viterbi(const double* trans, int32_t K, const double* theta, int32_
     const double* th = theta + static_cast<size_t>(t) * K;
     for (int32_t k = 0; k < K; ++k) {
       const double* tr = trans + static_cast<size_t>(K) * k;  // column of `next = k`
+      // Vectorised max, then the first index that attains it (the same sums, so ties go to the smallest j).
       double best = prev[0] + tr[0];
+#pragma omp simd reduction(max : best)
+      for (int32_t j = 1; j < K; ++j) best = std::max(best, prev[j] + tr[j]);
       int32_t arg = 0;
-      for (int32_t j = 1; j < K; ++j) {
-        const double v = prev[j] + tr[j];
-        if (v > best) {
-          best = v;
-          arg = j;
-        }
-      }
+      while (prev[arg] + tr[arg] != best) ++arg;
       cur[k] = best + th[k];
       bp[k] = arg;
     }
