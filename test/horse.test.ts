@@ -14,6 +14,9 @@ import { modelProblem } from '../src/core/problem.js';
 import { PassThrough } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { runPredict, runPrepareHorse, runTrainHorse } from '../src/cli/horse.js';
+import { main } from '../src/cli/main.js';
+import { loadModel } from '../src/io/model.js';
+import { capture } from './helpers/capture.js';
 
 const COLOURS: [number, number, number][] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255]];
 
@@ -202,6 +205,16 @@ describe('prepareHorse end to end (images decoded with sharp)', () => {
       expect(fg).toBeGreaterThan(500);
       expect(fg).toBeLessThan(900);
       for (const v of r.graph.pairwise) expect(v).toBeGreaterThanOrEqual(0);
+      // The generic commands read it as `horse:DIR`: train with positivity, eval, and the exact gap pass.
+      const model = join(root, 'generic.gbm');
+      const t = await capture(main, ['train', `horse:${out}`, '--lambda', '0.1', '--max-passes', '20', '--gap-threshold', '0', '--out', model, '--json', '--quiet']);
+      expect(t.code).toBe(0);
+      expect(t.json!.n).toBe(4);
+      expect(loadModel(model).w.slice(meta.dUnary).every((x) => x >= 0)).toBe(true); // Potts weights clipped at 0
+      const g = await capture(main, ['gap', model, `horse:${out}`, '--json']);
+      expect(g.json!.gap as number).toBeCloseTo(t.json!.gap as number, 10);
+      const e = await capture(main, ['eval', model, `horse:${out}`, '--json']);
+      expect(e.json!.testError as number).toBeCloseTo(t.json!.testError as number, 12);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

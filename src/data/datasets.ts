@@ -1,6 +1,8 @@
 import { check, InputError } from '../core/errors.js';
 import { ChainModel, type DecodeBackend } from '../models/chain.js';
 import { MulticlassModel, csrRows } from '../models/multiclass.js';
+import { SegmentationModel, withAreas } from '../models/segmentation.js';
+import { HorseDataset } from './horse.js';
 import type { StructuredModel } from '../core/problem.js';
 import { loadLibsvm } from './libsvm.js';
 import { loadConllTask, type SparseChainSpec } from './conll.js';
@@ -12,6 +14,8 @@ import { syntheticChain } from './synthetic.js';
 export type ModelSpec =
   | { kind: 'chain'; numFeatures: number; numLabels: number; labelNames: string[] }
   | { kind: 'multiclass'; numFeatures: number; numLabels: number; labelNames: string[] }
+  /** Superpixel segmentation (HorseSeg-style): numFeatures = unary dimension, dPairwise = edge-feature dimension. */
+  | { kind: 'segmentation'; numFeatures: number; numLabels: 2; labelNames: string[]; dPairwise: number }
   | SparseChainSpec;
 
 /** Inputs and labels of one data set, in the form the models take. */
@@ -30,7 +34,7 @@ export interface TaskData {
 }
 
 /** Data set kinds understood by `KIND:PATH`. */
-export const DATA_KINDS = ['ocr', 'libsvm', 'synthetic', 'conll', 'alignment'] as const;
+export const DATA_KINDS = ['ocr', 'libsvm', 'synthetic', 'conll', 'alignment', 'horse'] as const;
 export type DataKind = (typeof DATA_KINDS)[number];
 
 /** Splits `KIND:PATH` (the path may itself contain colons). */
@@ -102,6 +106,22 @@ export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData 
       });
       return { spec: t.spec, train: t.train, test: t.test, description: t.description };
     }
+    case 'horse': {
+      // A folder written by `gapbcfw prepare-horse` (format in src/data/horse.ts): the fixed train/test split.
+      const ds = new HorseDataset(path);
+      const spec: ModelSpec = { kind: 'segmentation', numFeatures: ds.meta.dUnary, numLabels: 2, labelNames: ['background', 'foreground'], dPairwise: ds.meta.dPairwise };
+      checkSameShape(spec, options.model);
+      const train = ds.load('train', options.limit ?? Infinity);
+      const test = ds.load('test');
+      // The loss is area-weighted: the ground truths carry their superpixel areas (StructuredModel.loss has no input).
+      for (const part of [train, test]) part.ys.forEach((y, i) => withAreas(y, part.xs[i]!.areas));
+      return {
+        spec,
+        train: { xs: train.xs, ys: train.ys },
+        test: test.xs.length > 0 ? { xs: test.xs, ys: test.ys } : undefined,
+        description: `horse: ${train.xs.length} train / ${test.xs.length} test images, ${spec.numFeatures} unary + ${spec.dPairwise} pairwise features`,
+      };
+    }
     case 'alignment':
       throw new InputError("alignment data trains with 'gapbcfw align train alignment:DIR --fold K' (the model carries its Dice corpus)");
     case 'libsvm': {
@@ -139,6 +159,8 @@ export function buildModel(spec: ModelSpec, backend: DecodeBackend = 'native'): 
       return new ChainModel({ numFeatures: spec.numFeatures, numLabels: spec.numLabels, backend }) as StructuredModel<unknown, unknown>;
     case 'multiclass':
       return new MulticlassModel(spec.numFeatures, spec.numLabels) as unknown as StructuredModel<unknown, unknown>;
+    case 'segmentation':
+      return new SegmentationModel({ dUnary: spec.numFeatures, dPairwise: spec.dPairwise }) as unknown as StructuredModel<unknown, unknown>;
     case 'sparse-chain':
       return new SparseChainModel({ numFeatures: spec.numFeatures, numLabels: spec.numLabels, backend }) as unknown as StructuredModel<unknown, unknown>;
   }

@@ -43,8 +43,10 @@ export function loadModel(path: string): TrainedModel {
   if (meta.format !== FORMAT) throw new FormatError(`not a gapbcfw model (format '${String(meta.format)}'; a checkpoint?)`, path);
   const spec = meta.spec as ModelSpec | undefined;
   if (spec?.kind === 'sparse-chain') parseSparseChainSpec(spec, path);
-  else if (!spec || (spec.kind !== 'chain' && spec.kind !== 'multiclass') || !(spec.numFeatures >= 1) || !(spec.numLabels >= 1)) {
+  else if (!spec || !['chain', 'multiclass', 'segmentation'].includes(spec.kind) || !(spec.numFeatures >= 1) || !(spec.numLabels >= 1)) {
     throw new FormatError('model header has no valid spec', path);
+  } else if (spec.kind === 'segmentation' && !(Number.isInteger(spec.dPairwise) && spec.dPairwise >= 1)) {
+    throw new FormatError('segmentation model header has no valid dPairwise', path);
   }
   const w = arrays.w;
   if (!(w instanceof Float64Array)) throw new FormatError("model file has no f64 array 'w'", path);
@@ -53,7 +55,9 @@ export function loadModel(path: string): TrainedModel {
       ? spec.numLabels * spec.numFeatures + 2 * spec.numLabels + spec.numLabels ** 2
       : spec.kind === 'sparse-chain'
         ? sparseChainDim(spec.numFeatures, spec.numLabels)
-        : spec.numFeatures * spec.numLabels;
+        : spec.kind === 'segmentation'
+          ? spec.numFeatures + spec.dPairwise
+          : spec.numFeatures * spec.numLabels;
   if (w.length !== expected) throw new FormatError(`w has length ${w.length}, the ${spec.kind} model needs ${expected}`, path);
   return {
     spec,
@@ -65,26 +69,29 @@ export function loadModel(path: string): TrainedModel {
   };
 }
 
-/** A checksum of a data set (inputs and labels), to recognise the training set of a model. */
+/**
+ * A checksum of a data set (inputs and labels), to recognise the training set of a model. Inputs are typed
+ * arrays or plain objects of typed arrays and numbers (sparse rows, sparse sequences, superpixel graphs),
+ * fed field by field in key order.
+ */
 export function fingerprint(set: LabelledSet): string {
   let crc = 0;
   const feed = (a: ArrayBufferView) => {
     crc = crc32(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), crc);
   };
-  for (let i = 0; i < set.xs.length; i++) {
-    const x = set.xs[i] as ArrayBufferView | { indices: Int32Array; values: Float64Array } | { offsets: Int32Array; ids: Int32Array; values?: Float64Array };
-    if (ArrayBuffer.isView(x)) feed(x);
-    else if ('offsets' in x) {
-      // A sparse sequence (conll).
-      feed(x.offsets);
-      feed(x.ids);
-      if (x.values) feed(x.values);
-    } else {
-      feed(x.indices);
-      feed(x.values);
+  const feedValue = (v: unknown) => {
+    if (ArrayBuffer.isView(v)) feed(v);
+    else if (typeof v === 'number') feed(Float64Array.of(v));
+    else if (v !== null && typeof v === 'object') {
+      for (const key of Object.keys(v).sort()) {
+        const field = (v as Record<string, unknown>)[key];
+        if (ArrayBuffer.isView(field) || typeof field === 'number') feedValue(field);
+      }
     }
-    const y = set.ys[i];
-    feed(ArrayBuffer.isView(y) ? y : Float64Array.of(Number(y)));
+  };
+  for (let i = 0; i < set.xs.length; i++) {
+    feedValue(set.xs[i]);
+    feedValue(set.ys[i]);
   }
   return `${set.xs.length}:${(crc >>> 0).toString(16).padStart(8, '0')}`;
 }
