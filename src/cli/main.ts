@@ -55,6 +55,7 @@ Data:
   ocr:letter.data(.gz)     Taskar's OCR words; --split small (default: fold 0 trains) | large | all | fold:K
   libsvm:FILE              multiclass LIBSVM/SVMlight file (Crammer-Singer SSVM); --test libsvm:FILE.t
   synthetic:               300 + 100 generated chain sequences (the demo data)
+  horse:DIR                a folder written by prepare-horse (superpixel graphs; positivity on the Potts weights)
   alignment:DIR            Hansards gold alignments (word_alignment_hansards/), for gapbcfw align train
   conll:FILE|DIR           CoNLL-2000 chunking (WORD POS CHUNK); DIR = train.txt + test.txt, or --test conll:FILE;
                            --min-frequency N (default 3) attribute cutoff, --limit N first N training sentences
