@@ -177,3 +177,25 @@ describe('gapbcfw gap and gap-merge', () => {
     expect(typeof test.json!.testError).toBe('number');
   });
 });
+
+describe('gapbcfw plot --x lambda (path against grid search)', () => {
+  it('draws the rows of gapbcfw path --trace', async () => {
+    const pathRows = join(dir, 'path-rows.jsonl');
+    const gridRows = join(dir, 'grid-rows.jsonl');
+    expect((await run('path', 'synthetic:', '--epsilon', '0.3', '--min-lambda', '0.05', '--trace', pathRows, '--quiet')).code).toBe(0);
+    expect((await run('path', 'synthetic:', '--grid', '--epsilon', '0.5', '--time-budget', '10', '--trace', gridRows, '--quiet')).code).toBe(0);
+    const rows = readFileSync(pathRows, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { method: string; lambda: number; testError: number });
+    expect(rows.length).toBeGreaterThan(1);
+    expect(rows.every((r) => r.method === 'exact path' && r.lambda > 0 && typeof r.testError === 'number')).toBe(true);
+    for (const y of ['testError', 'effectivePasses', 'seconds']) {
+      const fig = join(dir, `lambda-${y}.svg`);
+      const r = await run('plot', pathRows, gridRows, '--x', 'lambda', '--y', y, '--out', fig, '--json');
+      expect(r.code).toBe(0);
+      expect(r.json!.methods).toEqual(['exact path', 'grid, keep-primal']);
+      expect(readFileSync(fig, 'utf8')).toMatch(/lambda \(decreasing\)/);
+    }
+    expect((await run('plot', pathRows, '--x', 'lambda', '--y', 'primal')).code).toBe(2);
+    writeFileSync(join(dir, 'bad-rows.jsonl'), '{"method":"x"}\n');
+    expect((await run('plot', join(dir, 'bad-rows.jsonl'), '--x', 'lambda')).stderr).toMatch(/bad-rows.jsonl:1/);
+  });
+});

@@ -2,7 +2,8 @@
  * Regularization path against grid search (the 2016 paper's Sec. 5.2, Fig. 4 and App. K): the exact
  * epsilon-path, the heuristic path, and grid search over 2^15..2^-15 with keep-primal, keep-dual and no
  * warm start. Writes JSON (breakpoints, cumulative seconds and effective passes per lambda, test error,
- * the true gap at every heuristic breakpoint) and three figures (PNG and SVG) into --out:
+ * the true gap at every heuristic breakpoint), rows.jsonl (for gapbcfw plot --x lambda) and three figures
+ * (PNG and SVG) into --out:
  * cumulative time and effective passes against lambda, and test error against lambda.
  *
  *   npx tsx scripts/experiments/path.ts --data ocr:../shared/data/ocr/letter.data.gz --split small --out runs/path-ocr-small
@@ -10,12 +11,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { TopLevelSpec } from 'vega-lite';
 import { loadTask, buildModel } from '../../src/data/datasets.js';
 import { meanLoss, modelProblem } from '../../src/core/problem.js';
 import { regularizationPath } from '../../src/path/regpath.js';
 import { gridSearch, PAPER_GRID } from '../../src/path/grid.js';
 import { renderPng, renderSvg } from '../../src/plot/figures.js';
+import { lambdaFigure } from '../../src/plot/path-figure.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,21 +60,10 @@ for (const warmStart of ['keep-primal', 'keep-dual', 'none'] as const) {
 }
 writeFileSync(join(values.out, 'path.json'), JSON.stringify({ data: values.data, split: values.split, epsilon, summary, rows }, null, 1));
 
-const figure = (y: keyof Row, title: string, logY: boolean): TopLevelSpec => ({
-  $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-  width: 520, height: 300, background: 'white',
-  title: `${values.data.replace(/^(\w+):.*\//, '$1:')}${values.split ? ` (${values.split})` : ''}, epsilon = ${epsilon}`,
-  data: { values: rows.filter((r) => r[y] !== null && r[y] !== undefined) },
-  mark: { type: 'line', point: { size: 10 } },
-  encoding: {
-    x: { field: 'lambda', type: 'quantitative', scale: { type: 'log', reverse: true }, title: 'lambda (decreasing)' },
-    y: { field: y, type: 'quantitative', scale: { type: logY ? 'log' : 'linear' }, title },
-    color: { field: 'method', type: 'nominal' },
-  },
-  config: { font: 'DejaVu Sans' },
-});
-for (const [name, y, title, logY] of [['time', 'seconds', 'cumulative seconds', true], ['passes', 'effectivePasses', 'cumulative effective passes', true], ['test-error', 'testError', 'test error', false]] as const) {
-  const svg = await renderSvg(figure(y, title, logY));
+writeFileSync(join(values.out, 'rows.jsonl'), `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+const title = `${values.data.replace(/^(\w+):.*\//, '$1:')}${values.split ? ` (${values.split})` : ''}, epsilon = ${epsilon}`;
+for (const [name, y] of [['time', 'seconds'], ['passes', 'effectivePasses'], ['test-error', 'testError']] as const) {
+  const svg = await renderSvg(lambdaFigure(rows.map((r) => ({ ...r, testError: r.testError ?? undefined })), y, title));
   writeFileSync(join(values.out, `${name}.svg`), svg);
   writeFileSync(join(values.out, `${name}.png`), renderPng(svg));
 }

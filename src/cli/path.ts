@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { meanLoss, modelProblem } from '../core/problem.js';
 import { buildModel, loadTask } from '../data/datasets.js';
 import { savePath } from '../io/path-file.js';
@@ -19,6 +20,8 @@ export const PATH_USAGE = `gapbcfw path DATA [options]: the epsilon-approximate 
   --solver, --sampling, --cache, ...  the block-coordinate solver (default bcpfw, gap sampling, cache)
   --split S, --test KIND:PATH   test error at every breakpoint / grid point
   --time-budget SECONDS, --out PATH.gbp (the path: pieces and certificates), --json, --quiet
+  --trace FILE.jsonl       one row per breakpoint / grid point (method, lambda, cumulative seconds and
+                           effective passes, gap, true gap, test error) for gapbcfw plot FILE... --x lambda
 
 Query a stored path with: gapbcfw eval PATH.gbp DATA --lambda X`;
 
@@ -40,7 +43,7 @@ export async function runPath(args: string[], io: Io): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError('path takes one data set KIND:PATH, e.g. gapbcfw path ocr:letter.data.gz --split small');
-  for (const flag of ['lambda', 'gap-threshold', 'resume', 'checkpoint', 'trace'] as const) {
+  for (const flag of ['lambda', 'gap-threshold', 'resume', 'checkpoint'] as const) {
     if (v[flag] !== undefined) throw new UsageError(`--${flag} does not apply to path (the path chooses lambdas and thresholds itself)`);
   }
   const task = loadTask(positionals[0]!, { split: v.split, test: v.test });
@@ -67,6 +70,7 @@ export async function runPath(args: string[], io: Io): Promise<number> {
       onPoint: (p) => say(`lambda ${p.lambda.toExponential(3)}  gap ${p.gap.toExponential(2)}  ${p.stopReason}  eff ${p.effectivePasses.toFixed(1)}  ${p.seconds.toFixed(1)}s`),
     });
     const points = g.points.map(({ w, ...rest }) => ({ ...rest, testError: testError(w) }));
+    writeRows(v.trace, `grid, ${mode === 'none' ? 'no warm start' : mode}`, points);
     report({ command: 'path', mode: 'grid', warmStart: mode, epsilon, points, effectivePasses: g.effectivePasses, seconds: g.seconds }, v.json ?? false, io, `grid search (${mode}) over ${points.length} lambdas`);
     return 0;
   }
@@ -78,6 +82,7 @@ export async function runPath(args: string[], io: Io): Promise<number> {
     onBreakpoint: (b) => say(`lambda ${b.lambda.toExponential(3)}  gap ${b.gap.toExponential(2)}${b.trueGap === undefined ? '' : ` (true ${b.trueGap.toExponential(2)})`}  eff ${b.effectivePasses.toFixed(1)}  ${b.seconds.toFixed(1)}s`),
   });
   const breakpoints = path.breakpoints.map((b) => ({ ...b, testError: testError(b.w) }));
+  writeRows(v.trace, path.heuristic ? 'heuristic path' : 'exact path', breakpoints);
   if (v.out !== undefined) savePath(v.out, { ...path, spec: task.spec, breakpoints });
   report(
     {
@@ -89,4 +94,11 @@ export async function runPath(args: string[], io: Io): Promise<number> {
     v.json ?? false, io, `${path.heuristic ? 'heuristic' : 'exact'} path: ${breakpoints.length} breakpoints (${path.stopReason})`,
   );
   return 0;
+}
+
+/** The --trace rows of a path or grid search (src/plot/path-figure.ts reads them). */
+function writeRows(file: string | undefined, method: string, points: { lambda: number; seconds: number; effectivePasses: number; gap: number; trueGap?: number; testError?: number }[]): void {
+  if (file === undefined) return;
+  const lines = points.map(({ lambda, seconds, effectivePasses, gap, trueGap, testError }) => JSON.stringify({ method, lambda, seconds, effectivePasses, gap, trueGap, testError }));
+  writeFileSync(file, lines.length > 0 ? `${lines.join('\n')}\n` : '');
 }

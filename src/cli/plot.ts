@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
+import type { TopLevelSpec } from 'vega-lite';
 import { X_AXES, Y_METRICS, buildFigure, hasSystemFonts, renderPng, renderSvg, type XAxis, type YMetric } from '../plot/figures.js';
+import { LAMBDA_METRICS, lambdaFigure, readLambdaRows, type LambdaMetric } from '../plot/path-figure.js';
 import { groupSeries, readTraces } from '../plot/traces.js';
 import { UsageError, integer, number, parse, report, type Io } from './common.js';
 
@@ -14,6 +16,8 @@ without 'method'/'seed' fields is the method named after its file, seed 1.
 
 Options:
   --x passes|effective|time    x axis (default effective: oracle calls / n)
+  --x lambda                   rows of gapbcfw path --trace (path vs grid search): --y testError (default) |
+                               seconds | effectivePasses | gap | trueGap against lambda, decreasing
   --y gap|primal|dual|testError|trainError|gapEstimate|residual|relativeResidual
                                y axis (default gap: exact duality gaps only, log scale;
                                gapEstimate and the residuals of multiclass-fw traces also log scale,
@@ -46,38 +50,36 @@ export async function runPlot(args: string[], io: Io): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('plot takes one or more TRACE files or directories, e.g. gapbcfw plot runs/ --out gap.png');
-  const x = v.x === undefined ? 'effective' : Object.hasOwn(X_ALIASES, v.x) ? X_ALIASES[v.x] : undefined;
-  if (x === undefined) throw new UsageError(`--x must be one of ${X_AXES.join(', ')}, got '${v.x}'`);
-  const y = (v.y ?? 'gap') as YMetric;
-  if (!Y_METRICS.includes(y)) throw new UsageError(`--y must be one of ${Y_METRICS.join(', ')}, got '${v.y}'`);
   const out = v.out ?? 'plot.svg';
   const format = extname(out).toLowerCase().slice(1);
   if (format !== 'svg' && format !== 'png' && format !== 'json') throw new UsageError(`--out must end in .svg, .png or .json, got '${out}'`);
   const size = (name: 'width' | 'height') => number(v[name], name, (t) => integer(50)(t) && t <= 10000, 'an integer number of pixels in 50..10000');
   const width = size('width');
   const height = size('height');
-
-  const traces = readTraces(positionals);
   const warn = (message: string) => {
     if (!v.quiet) io.stderr.write(`plot: ${message}\n`);
   };
+  if (v.x === 'lambda') {
+    // Path and grid-search rows (gapbcfw path --trace): a metric against lambda, the paper's Fig. 4.
+    const y = (v.y ?? 'testError') as LambdaMetric;
+    if (!LAMBDA_METRICS.includes(y)) throw new UsageError(`with --x lambda, --y must be one of ${LAMBDA_METRICS.join(', ')}, got '${v.y}'`);
+    const rows = readLambdaRows(positionals);
+    await writeFigure(lambdaFigure(rows, y, v.title, { width, height }), out, format, warn);
+    report({ command: 'plot', out, format, x: 'lambda', y, rows: rows.length, methods: [...new Set(rows.map((r) => r.method))] }, v.json ?? false, io, `wrote ${out}`);
+    return 0;
+  }
+  const x = v.x === undefined ? 'effective' : Object.hasOwn(X_ALIASES, v.x) ? X_ALIASES[v.x] : undefined;
+  if (x === undefined) throw new UsageError(`--x must be one of ${X_AXES.join(', ')} or lambda, got '${v.x}'`);
+  const y = (v.y ?? 'gap') as YMetric;
+  if (!Y_METRICS.includes(y)) throw new UsageError(`--y must be one of ${Y_METRICS.join(', ')}, got '${v.y}'`);
+
+  const traces = readTraces(positionals);
   for (const file of traces.emptyFiles) warn(`${file} has no events`);
   if (traces.runs.length === 0) throw new InputError(`no events in ${traces.files.length === 1 ? traces.files[0] : `${traces.files.length} trace files`}`);
   const figure = buildFigure(groupSeries(traces.runs), { x, y, ...(v.title !== undefined ? { title: v.title } : {}), ...(width ? { width } : {}), ...(height ? { height } : {}) });
   for (const method of figure.skipped) warn(`method '${method}' has no ${y === 'gap' ? 'exact gaps' : `'${y}' values`}; left out`);
 
-  let bytes: string | Buffer;
-  if (format === 'json') bytes = `${JSON.stringify(figure.spec, null, 2)}\n`;
-  else {
-    const svg = await renderSvg(figure.spec);
-    if (format === 'svg') bytes = svg;
-    else {
-      if (!hasSystemFonts()) warn('no system fonts found: the PNG will have no text (write .svg instead, or install fonts)');
-      bytes = renderPng(svg);
-    }
-  }
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, bytes);
+  await writeFigure(figure.spec, out, format, warn);
 
   const series = figure.series.map((s) => ({ method: s.method, seeds: s.seeds, points: s.points }));
   const summary = {
@@ -101,4 +103,20 @@ export async function runPlot(args: string[], io: Io): Promise<number> {
     }
   }
   return 0;
+}
+
+/** Renders a Vega-Lite spec to `out` as .svg, .png or the spec itself (.json). */
+async function writeFigure(spec: TopLevelSpec, out: string, format: string, warn: (message: string) => void): Promise<void> {
+  let bytes: string | Buffer;
+  if (format === 'json') bytes = `${JSON.stringify(spec, null, 2)}\n`;
+  else {
+    const svg = await renderSvg(spec);
+    if (format === 'svg') bytes = svg;
+    else {
+      if (!hasSystemFonts()) warn('no system fonts found: the PNG will have no text (write .svg instead, or install fonts)');
+      bytes = renderPng(svg);
+    }
+  }
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, bytes);
 }
