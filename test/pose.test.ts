@@ -178,6 +178,9 @@ describe('PCP / PCK', () => {
   });
 });
 
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { runPose } from '../src/cli/pose.js';
 import { dataPath, hasData } from '../src/data/paths.js';
 
@@ -185,7 +188,8 @@ describe.skipIf(!hasData('lsp', 'joints.mat'))('gapbcfw pose (real LSP, 1 pass)'
   it('trains on LSP-small and reports PCP/PCK and oracle times as JSON', async () => {
     let out = '';
     const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: () => true } } as unknown as Parameters<typeof runPose>[1];
-    const code = await runPose(['train', `lsp:${dataPath('lsp')}`, '--max-passes', '1', '--test-limit', '10', '--json'], io);
+    const model = join(mkdtempSync(join(tmpdir(), 'pose-')), 'pose.json');
+    const code = await runPose(['train', `lsp:${dataPath('lsp')}`, '--max-passes', '1', '--test-limit', '10', '--out', model, '--json'], io);
     expect(code).toBe(0);
     const r = JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>;
     expect(r.trainImages).toBe(100);
@@ -194,6 +198,14 @@ describe.skipIf(!hasData('lsp', 'joints.mat'))('gapbcfw pose (real LSP, 1 pass)'
     expect(r.pcp).toBeLessThanOrEqual(1);
     expect(r.oracleMsPerImage).toBeGreaterThan(0);
     expect(r.gapIsExact).toBe(true);
+    // The saved model draws skeleton overlays of the test images (PNG of the image's size).
+    const outDir = join(dirname(model), 'overlays');
+    expect(await runPose(['predict', model, `lsp:${dataPath('lsp')}`, '--test-limit', '2', '--out-dir', outDir], io)).toBe(0);
+    const { default: sharp } = await import('sharp');
+    const meta = await sharp(join(outDir, 'im1001.png')).metadata();
+    const original = await sharp(join(dataPath('lsp'), 'images', 'im1001.jpg')).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', original.width, original.height]);
+    await expect(runPose(['predict', model, `lsp:${dataPath('lsp')}`], io)).rejects.toThrow(/--out-dir/);
   }, 60_000);
   it('rejects bad usage', async () => {
     const io = { stdout: { write: () => true }, stderr: { write: () => true } } as unknown as Parameters<typeof runPose>[1];

@@ -8,11 +8,12 @@
  * BCFW on the SSVM; then test PCP / PCK / loss of the model and of the mean-pose baseline, and the
  * oracle time per image (filter scoring and GDT messages separately).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FormatError } from '../core/errors.js';
 import { modelProblem } from '../core/problem.js';
-import { labelToPixels, loadLspJoints, lspExamples, lspSplit, meanOffsets, type LspExample } from '../data/lsp.js';
-import { LSP_TREE_PARENTS, MeanPose, pcpPck, type PoseMetrics } from '../models/pose-eval.js';
+import { labelToPixels, loadImage, loadLspJoints, lspExamples, lspImagePath, lspSplit, meanOffsets, type LspExample, type RgbImage } from '../data/lsp.js';
+import { LSP_STICKS, LSP_TREE_PARENTS, MeanPose, pcpPck, type PoseMetrics, type PosePoints } from '../models/pose-eval.js';
 import { PoseModel, type PoseModelOptions } from '../models/pose.js';
 import { train } from '../solvers/index.js';
 import { UsageError, integer, nonNegative, number, parse, positive, report, type Io } from './common.js';
@@ -22,6 +23,9 @@ export const POSE_USAGE = `gapbcfw pose: LSP pose estimation (tree of 14 joints,
 Usage:
   gapbcfw pose train lsp:DIR [options]     train on the split's training images, report test PCP/PCK
   gapbcfw pose eval MODEL lsp:DIR          PCP, PCK and loss of a saved model on the test images
+  gapbcfw pose predict MODEL lsp:DIR --out-dir DIR
+                                           the predicted skeleton (green; ground truth thin white) over
+                                           each test image as DIR/imNNNN.png
 
 Options:
   --split small|full   training images: the first 100 (LSP-small, default) or the first 1000; test = last 1000
@@ -47,6 +51,7 @@ const OPTIONS = {
   'def-scale': { type: 'string' },
   seed: { type: 'string' },
   out: { type: 'string' },
+  'out-dir': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -172,27 +177,77 @@ export async function runPose(args: string[], io: Io): Promise<number> {
     );
     return 0;
   }
-  if (sub === 'eval') {
-    if (positionals.length !== 2) throw new UsageError('pose eval takes MODEL lsp:DIR');
+  if (sub === 'eval' || sub === 'predict') {
+    if (positionals.length !== 2) throw new UsageError(`pose ${sub} takes MODEL lsp:DIR`);
     const file = positionals[0]!;
     const dir = lspDir(positionals[1]);
-    let saved: SavedPoseModel;
-    try {
-      saved = JSON.parse(readFileSync(file, 'utf8')) as SavedPoseModel;
-    } catch (e) {
-      throw new FormatError(`not a pose model file (${(e as Error).message})`, file);
-    }
-    if (saved?.format !== 'gapbcfw-pose' || saved.version !== 1 || !Array.isArray(saved.w)) throw new FormatError('not a gapbcfw pose model (format/version)', file);
-    const model = new PoseModel(saved.options);
-    const w = Float64Array.from(saved.w);
-    if (w.length !== model.dim) throw new FormatError(`w has ${w.length} entries, the model needs ${model.dim}`, file);
+    const outDir = values['out-dir'];
+    if (sub === 'predict' && outDir === undefined) throw new UsageError('pose predict needs --out-dir DIR');
+    const { saved, model, w } = loadPoseModel(file);
     const ann = loadLspJoints(dir);
     const { train: trIdx, test: teIdx } = lspSplit(ann.length, 'full');
+    const testIdx = teIdx.slice(0, testLimit);
+    const testSet = await lspExamples(dir, ann, testIdx, { sbin: saved.sbin, scale: saved.scale });
+    if (sub === 'predict') {
+      mkdirSync(outDir!, { recursive: true });
+      for (let k = 0; k < testSet.length; k++) {
+        const ex = testSet[k]!;
+        const pred = labelToPixels(model.decode(w, ex.input), saved.sbin, saved.scale);
+        const img = await loadImage(lspImagePath(dir, testIdx[k]!));
+        await writeSkeletonPng(join(outDir!, `im${String(testIdx[k]! + 1).padStart(4, '0')}.png`), img, pred, ex.annotation);
+      }
+      report({ command: 'pose predict', images: testSet.length, outDir }, json, io, `wrote ${testSet.length} overlays to ${outDir}`);
+      return 0;
+    }
     const trainSet = await lspExamples(dir, ann, trIdx, { sbin: saved.sbin, scale: saved.scale });
-    const testSet = await lspExamples(dir, ann, teIdx.slice(0, testLimit), { sbin: saved.sbin, scale: saved.scale });
     const ev = evaluatePose(model, w, trainSet, testSet);
     report({ command: 'pose eval', testImages: testSet.length, testLoss: ev.model.loss, pcp: ev.model.pcp, pck: ev.model.pck, meanPosePcp: ev.meanPose.pcp, meanPosePck: ev.meanPose.pck, decodeMsPerImage: ev.decodeMsPerImage }, json, io, 'LSP pose model evaluated');
     return 0;
   }
-  throw new UsageError(`unknown pose command '${sub}' (train | eval)`);
+  throw new UsageError(`unknown pose command '${sub}' (train | eval | predict)`);
+}
+
+/** Reads a model written by `pose train --out` and checks it. */
+function loadPoseModel(file: string): { saved: SavedPoseModel; model: PoseModel; w: Float64Array } {
+  let saved: SavedPoseModel;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8')) as SavedPoseModel;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code) throw e;
+    throw new FormatError(`not a pose model file (${(e as Error).message})`, file);
+  }
+  if (saved?.format !== 'gapbcfw-pose' || saved.version !== 1 || !Array.isArray(saved.w)) throw new FormatError('not a gapbcfw pose model (format/version)', file);
+  const model = new PoseModel(saved.options);
+  const w = Float64Array.from(saved.w);
+  if (w.length !== model.dim) throw new FormatError(`w has ${w.length} entries, the model needs ${model.dim}`, file);
+  return { saved, model, w };
+}
+
+/** Draws the skeleton sticks (1-based pixel coordinates) of a prediction, over the ground truth, and writes a PNG. */
+async function writeSkeletonPng(path: string, img: RgbImage, pred: PosePoints, truth: PosePoints): Promise<void> {
+  const { width: W, height: H, channels: C } = img;
+  const rgb = Buffer.alloc(W * H * 3);
+  for (let p = 0; p < W * H; p++) for (let c = 0; c < 3; c++) rgb[3 * p + c] = img.data[C * p + Math.min(c, C - 1)]!;
+  const put = (x: number, y: number, colour: readonly number[]) => {
+    if (x < 0 || y < 0 || x >= W || y >= H) return;
+    rgb.set(colour, 3 * (y * W + x));
+  };
+  const line = (a: readonly [number, number], b: readonly [number, number], colour: readonly number[], thick: boolean) => {
+    const steps = Math.max(1, Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1])));
+    for (let s = 0; s <= steps; s++) {
+      const x = Math.round(a[0] + ((b[0] - a[0]) * s) / steps) - 1; // 1-based to 0-based
+      const y = Math.round(a[1] + ((b[1] - a[1]) * s) / steps) - 1;
+      put(x, y, colour);
+      if (thick) {
+        put(x + 1, y, colour);
+        put(x, y + 1, colour);
+      }
+    }
+  };
+  const at = (p: PosePoints, j: number): [number, number] =>
+    j === -1 ? [(p.x[2]! + p.x[3]!) / 2, (p.y[2]! + p.y[3]!) / 2] : j === -2 ? [(p.x[8]! + p.x[9]!) / 2, (p.y[8]! + p.y[9]!) / 2] : [p.x[j]!, p.y[j]!];
+  for (const [a, b] of LSP_STICKS) line(at(truth, a), at(truth, b), [255, 255, 255], false);
+  for (const [a, b] of LSP_STICKS) line(at(pred, a), at(pred, b), [40, 220, 40], true);
+  const { default: sharp } = await import('sharp');
+  await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toFile(path);
 }
