@@ -8,9 +8,10 @@
  * BCFW on the SSVM; then test PCP / PCK / loss of the model and of the mean-pose baseline, and the
  * oracle time per image (filter scoring and GDT messages separately).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FormatError } from '../core/errors.js';
+import { readModelFile, writeModelFile } from '../io/model-file.js';
 import { modelProblem } from '../core/problem.js';
 import { labelToPixels, loadImage, loadLspJoints, lspExamples, lspImagePath, lspSplit, meanOffsets, type LspExample, type RgbImage } from '../data/lsp.js';
 import { LSP_STICKS, LSP_TREE_PARENTS, MeanPose, pcpPck, type PoseMetrics, type PosePoints } from '../models/pose-eval.js';
@@ -37,7 +38,7 @@ Options:
   --filter-size K      part filter side in cells, odd (default 5)
   --def-scale S        displacement normaliser in cells (default 4)
   --seed N             solver seed (default 1)
-  --out FILE           save the model (JSON: settings + w)
+  --out FILE           save the model (a gapbcfw model file: settings header + w)
   --json               last stdout line is one JSON object`;
 
 const OPTIONS = {
@@ -56,13 +57,13 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** The header of a pose model file (the weights are its array 'w'). */
 interface SavedPoseModel {
   format: 'gapbcfw-pose';
   version: 1;
   sbin: number;
   scale: number;
   options: PoseModelOptions;
-  w: number[];
 }
 
 function lspDir(spec: string | undefined): string {
@@ -138,8 +139,8 @@ export async function runPose(args: string[], io: Io): Promise<number> {
     const quad = model.quadraticIndices().map((j) => result.w[j]!);
     const ev = evaluatePose(model, result.w, trainSet, testSet);
     if (values.out !== undefined) {
-      const saved: SavedPoseModel = { format: 'gapbcfw-pose', version: 1, sbin, scale: 1, options, w: [...result.w] };
-      writeFileSync(values.out, JSON.stringify(saved));
+      // The package's model-file container: versioned JSON header, little-endian weights, CRC-32.
+      writeModelFile(values.out, { meta: { format: 'gapbcfw-pose', version: 1, sbin, scale: 1, options: { ...options } }, arrays: { w: result.w } });
     }
     report(
       {
@@ -207,19 +208,14 @@ export async function runPose(args: string[], io: Io): Promise<number> {
   throw new UsageError(`unknown pose command '${sub}' (train | eval | predict)`);
 }
 
-/** Reads a model written by `pose train --out` and checks it. */
+/** Reads a model written by `pose train --out` (a model file with a pose header) and checks it. */
 function loadPoseModel(file: string): { saved: SavedPoseModel; model: PoseModel; w: Float64Array } {
-  let saved: SavedPoseModel;
-  try {
-    saved = JSON.parse(readFileSync(file, 'utf8')) as SavedPoseModel;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code) throw e;
-    throw new FormatError(`not a pose model file (${(e as Error).message})`, file);
-  }
-  if (saved?.format !== 'gapbcfw-pose' || saved.version !== 1 || !Array.isArray(saved.w)) throw new FormatError('not a gapbcfw pose model (format/version)', file);
+  const { meta, arrays } = readModelFile(file);
+  const saved = meta as unknown as SavedPoseModel;
+  if (saved.format !== 'gapbcfw-pose' || saved.version !== 1) throw new FormatError('not a gapbcfw pose model (format/version)', file);
   const model = new PoseModel(saved.options);
-  const w = Float64Array.from(saved.w);
-  if (w.length !== model.dim) throw new FormatError(`w has ${w.length} entries, the model needs ${model.dim}`, file);
+  const w = arrays.w;
+  if (!(w instanceof Float64Array) || w.length !== model.dim) throw new FormatError(`w must be ${model.dim} doubles`, file);
   return { saved, model, w };
 }
 
