@@ -635,21 +635,10 @@ export class BcfwSolver extends PassSolver {
   runPass(): boolean {
     if (this.finished) return false;
     if (this.passes < this.config.maxPasses && !this.mustStop()) {
-      const { n } = this.problem;
       if (this.sampling === 'perm') this.rng.permutation(this.order);
-      let interrupted = false;
-      let converged = false;
-      for (let s = 0; s < n; s++) {
-        if (this.heuristicallyConverged()) {
-          converged = true;
-          break;
-        }
-        this.blockStep(this.nextBlock(s));
-        if (s + 1 < n && this.mustStop()) {
-          interrupted = true;
-          break;
-        }
-      }
+      const ended = this.sweep((s) => this.blockStep(this.nextBlock(s)), () => this.heuristicallyConverged());
+      const interrupted = ended === 'interrupted';
+      const converged = ended === 'converged';
       this.passes++;
       this.passesSinceCheck++;
       const it = this.returned;

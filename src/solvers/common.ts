@@ -258,6 +258,20 @@ export abstract class PassSolver {
     return true;
   }
 
+  /**
+   * One pass of n steps: `step(s)` for s = 0..n-1, checking the stop conditions (abort, time budget) between
+   * steps and, before each, the optional `converged` test. Returns why it ended early, if it did.
+   */
+  protected sweep(step: (s: number) => void, converged?: () => boolean): 'complete' | 'interrupted' | 'converged' {
+    const n = this.problem.n;
+    for (let s = 0; s < n; s++) {
+      if (converged?.()) return 'converged';
+      step(s);
+      if (s + 1 < n && this.mustStop()) return 'interrupted';
+    }
+    return 'complete';
+  }
+
   /** The resolved settings in JSON-safe form (an unlimited time budget becomes null). */
   protected baseOptions(): SolverCheckpoint['meta']['options'] {
     return { ...this.config, timeBudget: Number.isFinite(this.config.timeBudget) ? this.config.timeBudget : null };

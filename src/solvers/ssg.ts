@@ -111,14 +111,7 @@ export class SsgSolver extends PassSolver {
     if (this.passes < this.config.maxPasses && !this.mustStop()) {
       const { n } = this.problem;
       if (this.sampling === 'perm') this.rng.permutation(this.order);
-      let interrupted = false;
-      for (let s = 0; s < n; s++) {
-        this.step(this.sampling === 'perm' ? this.order[s]! : this.rng.int(n));
-        if (s + 1 < n && this.mustStop()) {
-          interrupted = true;
-          break;
-        }
-      }
+      const interrupted = this.sweep((s) => this.step(this.sampling === 'perm' ? this.order[s]! : this.rng.int(n))) === 'interrupted';
       this.passes++;
       if (this.passes % this.config.gapCheck === 0) this.primalCheck();
       else this.emit({ seconds: this.clock.seconds, gapIsExact: false });
