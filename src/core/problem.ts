@@ -31,6 +31,7 @@ export interface StructuredModel<X, Y> {
   labelScores(w: Float64Array, x: X, yTrue: Y, labels: readonly Y[], out: Float64Array): void;
   /** JSON form of a label (for checkpoints), and back. */
   labelToJSON(y: Y): unknown;
+  /** Inverse of `labelToJSON`; throws InputError on a value that is not a valid label of this model. */
   labelFromJSON(value: unknown): Y;
   /**
    * Optional box constraints on w (2016 paper, App. H): lower[j] <= w_j <= upper[j] (use -Infinity/Infinity
@@ -69,6 +70,7 @@ export interface Problem<Y = unknown> {
   predict(i: number, w: Float64Array): Y;
   /** Ground-truth label of block i. */
   groundTruth(i: number): Y;
+  /** A string that identifies a label (for caches and tests). */
   labelKey(y: Y): string;
   /** Box constraints on w (see StructuredModel.bounds). */
   readonly bounds?: Bounds;
@@ -76,7 +78,9 @@ export interface Problem<Y = unknown> {
   hingeAll?(w: Float64Array, hinge: Float64Array): void;
   /** out[k] = L_i(y_k) - <w, psi_i(y_k)> for the given labels of block i. */
   labelScores(i: number, w: Float64Array, labels: readonly Y[], out: Float64Array): void;
+  /** JSON form of a label (for checkpoints). */
   labelToJSON(y: Y): unknown;
+  /** Inverse of `labelToJSON`; throws InputError on a value that is not a valid label. */
   labelFromJSON(value: unknown): Y;
 }
 

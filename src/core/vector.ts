@@ -68,6 +68,7 @@ export class SparseAccumulator {
     this.indices = new Int32Array(Math.max(1, initialCapacity));
   }
 
+  /** Adds `value` to coordinate `index` (0 <= index < dim); the first touch records the index. */
   add(index: number, value: number): void {
     if (!this.touched[index]) {
       this.touched[index] = 1;

@@ -16,6 +16,7 @@ import { FormatError, InputError } from '../core/errors.js';
 import type { MulticlassDataset } from '../core/data.js';
 import { readDataFile } from './paths.js';
 
+/** Element types of the IDX format (type byte 0x08 to 0x0E of the header). */
 export type IdxType = 'uint8' | 'int8' | 'int16' | 'int32' | 'float32' | 'float64';
 export type IdxData = Uint8Array | Int8Array | Int16Array | Int32Array | Float32Array | Float64Array;
 

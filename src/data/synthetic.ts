@@ -2,6 +2,7 @@ import { check } from '../core/errors.js';
 import type { SequenceDataset, SequenceExample } from '../core/data.js';
 import { Rng } from '../core/rng.js';
 
+/** Size and difficulty of the generated chain data set of {@link syntheticChain} (the CLI demo). */
 export interface SyntheticChainOptions {
   /** Number of sequences. Default 300. */
   sequences?: number;

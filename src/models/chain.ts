@@ -9,6 +9,7 @@ import { ChainStructure, type DecodeBackend } from './chain-base.js';
 export type { DecodeBackend } from './chain-base.js';
 
 
+/** Shape and decoder settings of a {@link ChainModel}. */
 export interface ChainModelOptions {
   /** Features per position (D). */
   numFeatures: number;

@@ -175,6 +175,7 @@ export class FeatureDictionary {
     return new FeatureDictionary(v.attributes, v.minFrequency!, v.templates);
   }
 
+  /** Serialisable form (templates, minimum frequency, attribute names in id order), stored in model files. */
   toJSON(): FeatureDictionaryJSON {
     return { templates: this.templates, minFrequency: this.minFrequency, attributes: [...this.names] };
   }

@@ -480,7 +480,7 @@ export class AlignmentFeaturizer {
     return out;
   }
 
-  /** Features of every word pair of (e, f), as a {@link MatchingInput} (Float32 storage). */
+  /** Features of every word pair of (e, f), as a `MatchingInput` (Float32 storage). */
   featurize(e: readonly string[], f: readonly string[]): MatchingInput {
     const E = e.length;
     const F = f.length;

@@ -25,6 +25,7 @@ export function sparseChainDim(numFeatures: number, numLabels: number): number {
   return numFeatures * numLabels + 2 * numLabels + numLabels * numLabels;
 }
 
+/** Shape and decoder settings of a {@link SparseChainModel}. */
 export interface SparseChainModelOptions {
   /** F: number of feature ids (the attribute dictionary size). */
   numFeatures: number;

@@ -51,6 +51,7 @@ export interface BinInfo {
   points: number[];
 }
 
+/** Per-class hash bins of approximate Frank-Wolfe (see the module comment): random-projection hashing, equal-width bins, refinement of crowded bins. */
 export class HashBins {
   /** Points sorted by (class, hash value). */
   readonly order: Int32Array;

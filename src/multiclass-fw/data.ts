@@ -10,6 +10,7 @@ import type { Rng } from '../core/rng.js';
 import { loadIdxDataset } from '../data/idx.js';
 import { loadLibsvm } from '../data/libsvm.js';
 
+/** Data-set kinds the `multiclass-fw` command reads (`libsvm:FILE`, `idx:DIR`). */
 export const MULTICLASS_DATA_KINDS = ['libsvm', 'idx'] as const;
 
 /** How to load a test set consistently with a training set. */

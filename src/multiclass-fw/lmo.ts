@@ -41,6 +41,7 @@ export interface SingularPair {
 /** Largest Gram matrix side for which a non-converged power iteration falls back to a dense Jacobi eigen-decomposition. */
 export const DENSE_FALLBACK_MAX = 256;
 
+/** Settings of the power iteration that finds the top singular pair (the nuclear-norm LMO). */
 export interface PowerOptions {
   /** Relative eigen-residual at which to stop. Default 1e-9. */
   tol?: number;

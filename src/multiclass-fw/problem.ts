@@ -103,7 +103,7 @@ export class MulticlassLogistic {
    * The hot loop: adds `scale * c_r * grad f_{i_r}(W)` to `G` for the rows of `subset` (all rows when
    * null, each with c = 1) and returns `scale * sum_r c_r f_{i_r}(W)`. `G` is not cleared. When `scores`
    * is given, row r's scores W x_{i_r} are left in `scores[r*K .. r*K + K)` (for the line search).
-   * Allocates nothing. Runs the class-count-specialised kernel (see {@link unrolledKernel}) when there is
+   * Allocates nothing. Runs the class-count-specialised kernel (see `unrolledKernel`) when there is
    * one, else {@link accumulateGeneric}.
    */
   accumulate(W: Float64Array, subset: WeightedSubset | null, scale: number, G: Float64Array | null, scores: Float64Array | null = null): number {

@@ -30,7 +30,9 @@ import { gaussianVector, hashRows, HashBins } from './bins.js';
 import { NuclearLmo, nuclearNorm, type LmoAnswer } from './lmo.js';
 import { totalWeight, type MulticlassLogistic, type WeightedSubset } from './problem.js';
 
+/** Solvers of {@link trainMulticlassFw}: approximate FW (Liu & Tsang 2017), batch FW, stochastic FW, SVRF. */
 export const MCFW_SOLVERS = ['afw', 'fw', 'sfw', 'svrf'] as const;
+/** One of {@link MCFW_SOLVERS}. */
 export type McfwSolverName = (typeof MCFW_SOLVERS)[number];
 
 /** One trace record: a ProgressEvent (same field names as the SSVM solvers) plus these fields. */
@@ -50,6 +52,7 @@ export interface McfwEvent extends ProgressEvent {
   cpuSeconds: number;
 }
 
+/** Settings of {@link trainMulticlassFw}. */
 export interface McfwOptions {
   solver: McfwSolverName;
   /** Radius of the nuclear-norm ball. */
@@ -94,6 +97,7 @@ export interface McfwOptions {
   gapThreshold?: number;
   /** Extra metrics at every evaluation (e.g. test accuracy); not timed. */
   evaluate?: (W: Float64Array) => Record<string, number>;
+  /** Receives one McfwEvent per evaluation (the trace records). */
   onProgress?: (event: McfwEvent) => void;
   /** Called after every update with the new iterate (not timed; for tests and diagnostics). */
   onIterate?: (iteration: number, W: Float64Array) => void;
@@ -103,8 +107,10 @@ export interface McfwOptions {
   init?: Float64Array;
 }
 
+/** Why a multiclass FW run stopped. */
 export type McfwStopReason = 'maxIterations' | 'maxPasses' | 'timeBudget' | 'gap' | 'target' | 'aborted';
 
+/** Result of {@link trainMulticlassFw}: the K x D iterate W, counters, the last residual and the trace. */
 export interface McfwResult {
   W: Float64Array;
   solver: McfwSolverName;

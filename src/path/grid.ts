@@ -4,6 +4,7 @@ import { BcfwSolver, type BcfwOptions } from '../solvers/bcfw.js';
 import type { SolverCheckpoint } from '../solvers/common.js';
 import type { PathSolverOptions } from './regpath.js';
 
+/** Settings of {@link gridSearch}. */
 export interface GridOptions {
   /** Values of lambda, solved in decreasing order. Default 2^15, 2^14, ..., 2^-15 (the paper's grid). */
   lambdas?: number[];
@@ -17,9 +18,11 @@ export interface GridOptions {
   maxPasses?: number;
   /** Wall-clock budget for the whole grid, seconds. Default Infinity. */
   timeBudget?: number;
+  /** Called after every lambda of the grid is solved. */
   onPoint?: (p: GridPoint) => void;
 }
 
+/** The solution at one lambda of a grid search, with its certificate and cost. */
 export interface GridPoint {
   lambda: number;
   w: Float64Array;

@@ -7,6 +7,7 @@ import { certificate, fullOraclePass } from '../solvers/common.js';
 /** Solver settings used at every lambda (lambda, gapThreshold, warm start and start are set by the driver). */
 export type PathSolverOptions = Omit<BcfwOptions, 'lambda' | 'gapThreshold' | 'warmStart' | 'start' | 'certify' | 'timeBudget' | 'onProgress'>;
 
+/** Settings of {@link regularizationPath} (2016 paper, Alg. 6-7 and App. K). */
 export interface PathOptions {
   /** Every returned w is epsilon-approximate on its piece. Default 0.1. */
   epsilon?: number;
@@ -46,6 +47,7 @@ export interface Breakpoint {
   seconds: number;
 }
 
+/** An epsilon-approximate regularization path: lambda_inf and w_inf, then the breakpoints in decreasing lambda, each w valid on its piece. */
 export interface RegularizationPath {
   epsilon: number;
   kappa: number;

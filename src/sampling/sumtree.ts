@@ -23,6 +23,7 @@ export class SumTree {
     return this.tree[1]!;
   }
 
+  /** Current weight of item i. */
   get(i: number): number {
     return this.tree[this.size + i]!;
   }

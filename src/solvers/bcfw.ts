@@ -93,12 +93,14 @@ export interface BcfwOptions extends CommonSolverOptions {
   onStep?: (step: BlockStepInfo) => void;
 }
 
+/** Start a run at a new lambda from a checkpoint taken at another (2016 paper, Prop. 1 / App. I): keep the primal w (rescaling the dual) or keep the dual variables. */
 export interface WarmStart {
   from: SolverCheckpoint;
   /** Default 'keep-primal'. */
   mode?: 'keep-primal' | 'keep-dual';
 }
 
+/** One block step of BCFW, reported to `BcfwOptions.onBlockStep` (for tests and diagnostics). */
 export interface BlockStepInfo {
   /** Steps done before this one. */
   k: number;

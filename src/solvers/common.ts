@@ -29,6 +29,7 @@ export interface ProgressEvent {
 /** The fields of a ProgressEvent that a solver supplies (the counters are added by PassSolver). */
 export type EventBody = { seconds: number; gapIsExact: boolean } & Record<string, number | string | boolean | undefined>;
 
+/** Why a run stopped: exact gap below `gapThreshold`, `maxPasses` reached, `timeBudget` spent, or an AbortSignal. */
 export type StopReason = 'gap' | 'maxPasses' | 'timeBudget' | 'aborted';
 
 /** Options shared by every solver. Defaults follow the authors' code ([B] defaultOptions). */
@@ -55,6 +56,7 @@ export interface CommonSolverOptions {
   signal?: AbortSignal;
 }
 
+/** What every solver returns: the weights, the last certificate (primal, dual, gap) and the run counters. */
 export interface SolverResult {
   /** The returned weights (the averaged iterate when averaging is on). */
   w: Float64Array;
@@ -237,7 +239,9 @@ export abstract class PassSolver {
 
   /** Runs one pass; returns true while another pass will follow, false once stopped (see `stopReason`). */
   abstract runPass(): boolean;
+  /** The current result: weights (averaged when averaging is on), counters, the last certificate and the trace. */
   abstract result(): SolverResult;
+  /** The full solver state (iterates, caches, counters, PRNG state, trace); pass it as `resume` to continue exactly. */
   abstract checkpoint(): SolverCheckpoint;
 
   get effectivePasses(): number {

@@ -6,7 +6,9 @@ import { FwSolver, type FwOptions } from './fw.js';
 import { SsgSolver, type SsgOptions } from './ssg.js';
 import type { PassSolver, SolverCheckpoint, SolverResult } from './common.js';
 
+/** Solvers selectable with `TrainOptions.solver`: block-coordinate FW (with every 2016 switch), batch FW, stochastic subgradient. */
 export type SolverName = 'bcfw' | 'fw' | 'ssg';
+/** The values of {@link SolverName}, in order (for CLI validation and help). */
 export const SOLVERS: readonly SolverName[] = ['bcfw', 'fw', 'ssg'];
 
 /** Options of `train`: the solver's name plus that solver's options. */
@@ -33,6 +35,7 @@ export function train(problem: Problem, options: TrainOptions = {}): SolverResul
   return solver.result();
 }
 
+/** Extra settings of {@link trainAsync}: resuming and periodic checkpoints. */
 export interface AsyncTrainOptions {
   /** Continue a run from this checkpoint (same solver and settings). */
   resume?: SolverCheckpoint;
