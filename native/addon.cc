@@ -31,6 +31,7 @@
 #include "maxflow/dimacs.h"
 #include "maxflow/flow_graph.h"
 #include "scoring/chain.h"
+#include "scoring/rows.h"
 #include "slic/slic.h"
 #include "hog/hog.h"
 #include "solver/block_update.h"
@@ -394,6 +395,31 @@ void Register(Napi::Env env, Napi::Object exports) {
 // =====================================================================================================
 namespace chainsec {
 
+// offsets (Int32Array, n+1 entries) of n sequences packed end to end: 0 first, never decreasing. Returns n.
+std::size_t RequireOffsets(const Napi::TypedArrayOf<int32_t>& offsets, const std::string& name) {
+  if (offsets.ElementLength() < 1) throw Napi::RangeError::New(offsets.Env(), name + " needs n+1 entries");
+  const std::size_t n = offsets.ElementLength() - 1;
+  if (offsets[0] != 0) throw Napi::RangeError::New(offsets.Env(), name + "[0] must be 0");
+  for (std::size_t q = 0; q < n; ++q) {
+    if (offsets[q + 1] < offsets[q]) throw Napi::RangeError::New(offsets.Env(), name + " must not decrease");
+  }
+  return n;
+}
+
+// info[idx]: an Int32Array of `count` labels, each in 0..K-1.
+Napi::TypedArrayOf<int32_t> RequireLabels(const Napi::CallbackInfo& info, std::size_t idx, std::size_t count, std::size_t K,
+                                          const std::string& name) {
+  const auto y = RequireTypedArray<int32_t>(info, idx, name);
+  RequireLength(y, count, name);
+  for (std::size_t t = 0; t < count; ++t) {
+    if (y[t] < 0 || static_cast<std::size_t>(y[t]) >= K) {
+      throw Napi::RangeError::New(info.Env(), name + "[" + std::to_string(t) + "] = " + std::to_string(y[t]) + " is outside 0.." +
+                                                  std::to_string(K - 1));
+    }
+  }
+  return y;
+}
+
 // chainDecode(w: Float64Array, D, K, x: Float64Array (T*D), T, yTrue: Int32Array | null, out: Int32Array (T))
 // -> score. With yTrue, decodes loss-augmented (normalised Hamming). Synchronous: one call is microseconds.
 Napi::Value ChainDecode(const Napi::CallbackInfo& info) {
@@ -504,21 +530,10 @@ Napi::Value ChainHingeBatch(const Napi::CallbackInfo& info) {
   RequireLength(w, K * D + 2 * K + K * K, "chainHingeBatch: w");
   const auto x = RequireTypedArray<double>(info, 3, "chainHingeBatch: xAll");
   const auto offsets = RequireTypedArray<int32_t>(info, 4, "chainHingeBatch: offsets");
-  if (offsets.ElementLength() < 1) throw Napi::RangeError::New(info.Env(), "chainHingeBatch: offsets needs n+1 entries");
-  const std::size_t n = offsets.ElementLength() - 1;
-  if (offsets[0] != 0) throw Napi::RangeError::New(info.Env(), "chainHingeBatch: offsets[0] must be 0");
-  for (std::size_t q = 0; q < n; ++q) {
-    if (offsets[q + 1] < offsets[q]) throw Napi::RangeError::New(info.Env(), "chainHingeBatch: offsets must not decrease");
-  }
+  const std::size_t n = RequireOffsets(offsets, "chainHingeBatch: offsets");
   const std::size_t tokens = static_cast<std::size_t>(offsets[n]);
   RequireLength(x, tokens * D, "chainHingeBatch: xAll");
-  const auto y = RequireTypedArray<int32_t>(info, 5, "chainHingeBatch: yAll");
-  RequireLength(y, tokens, "chainHingeBatch: yAll");
-  for (std::size_t t = 0; t < tokens; ++t) {
-    if (y[t] < 0 || static_cast<std::size_t>(y[t]) >= K) {
-      throw Napi::RangeError::New(info.Env(), "chainHingeBatch: yAll[" + std::to_string(t) + "] is outside 0.." + std::to_string(K - 1));
-    }
-  }
+  const auto y = RequireLabels(info, 5, tokens, K, "chainHingeBatch: yAll");
   auto outY = RequireTypedArray<int32_t>(info, 6, "chainHingeBatch: outY");
   RequireLength(outY, tokens, "chainHingeBatch: outY");
   auto hinge = RequireTypedArray<double>(info, 7, "chainHingeBatch: hinge");
@@ -530,10 +545,90 @@ Napi::Value ChainHingeBatch(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// chainViterbiBatch(theta: Float64Array (tokens*K), offsets: Int32Array (n+1), trans: Float64Array (K*K), K,
+// outY: Int32Array (tokens), threads): Viterbi of n sequences over precomputed node scores on native threads.
+Napi::Value ChainViterbiBatch(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 6, "chainViterbiBatch");
+  const auto theta = RequireTypedArray<double>(info, 0, "chainViterbiBatch: theta");
+  const auto offsets = RequireTypedArray<int32_t>(info, 1, "chainViterbiBatch: offsets");
+  const std::size_t n = RequireOffsets(offsets, "chainViterbiBatch: offsets");
+  const std::size_t tokens = static_cast<std::size_t>(offsets[n]);
+  const auto trans = RequireTypedArray<double>(info, 2, "chainViterbiBatch: trans");
+  const std::size_t K = RequireSize(info, 3, "chainViterbiBatch: K", 1u << 15);
+  if (K == 0) throw Napi::RangeError::New(info.Env(), "chainViterbiBatch: K must be >= 1");
+  RequireLength(trans, K * K, "chainViterbiBatch: trans");
+  RequireLength(theta, tokens * K, "chainViterbiBatch: theta");
+  RequireNoNaN(info.Env(), theta.Data(), tokens * K, "chainViterbiBatch: theta", false, false);
+  auto outY = RequireTypedArray<int32_t>(info, 4, "chainViterbiBatch: outY");
+  RequireLength(outY, tokens, "chainViterbiBatch: outY");
+  const std::size_t threads = RequireSize(info, 5, "chainViterbiBatch: threads", 256);
+  gapbcfw::chain_viterbi_batch(trans.Data(), static_cast<int32_t>(K), theta.Data(), offsets.Data(), static_cast<int32_t>(n),
+                               outY.Data(), static_cast<int32_t>(std::max<std::size_t>(threads, 1)));
+  return info.Env().Undefined();
+}
+
+// chainHingeOfLabels(w, D, K, xAll, offsets, yAll, yHat, hinge: Float64Array (n), threads): hinge[s] =
+// L(y_s, yHat_s) + <w, phi(yHat_s)> - <w, phi(y_s)> in float64 (certifies labels proposed by float32 scores).
+Napi::Value ChainHingeOfLabels(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 9, "chainHingeOfLabels");
+  const auto w = RequireTypedArray<double>(info, 0, "chainHingeOfLabels: w");
+  const std::size_t D = RequireSize(info, 1, "chainHingeOfLabels: D", 1u << 30);
+  const std::size_t K = RequireSize(info, 2, "chainHingeOfLabels: K", 1u << 15);
+  if (D == 0 || K == 0) throw Napi::RangeError::New(info.Env(), "chainHingeOfLabels: D and K must be >= 1");
+  RequireLength(w, K * D + 2 * K + K * K, "chainHingeOfLabels: w");
+  const auto x = RequireTypedArray<double>(info, 3, "chainHingeOfLabels: xAll");
+  const auto offsets = RequireTypedArray<int32_t>(info, 4, "chainHingeOfLabels: offsets");
+  const std::size_t n = RequireOffsets(offsets, "chainHingeOfLabels: offsets");
+  const std::size_t tokens = static_cast<std::size_t>(offsets[n]);
+  RequireLength(x, tokens * D, "chainHingeOfLabels: xAll");
+  const auto y = RequireLabels(info, 5, tokens, K, "chainHingeOfLabels: yAll");
+  const auto yHat = RequireLabels(info, 6, tokens, K, "chainHingeOfLabels: yHat");
+  auto hinge = RequireTypedArray<double>(info, 7, "chainHingeOfLabels: hinge");
+  RequireLength(hinge, n, "chainHingeOfLabels: hinge");
+  const std::size_t threads = RequireSize(info, 8, "chainHingeOfLabels: threads", 256);
+  const gapbcfw::ChainShape shape{static_cast<int32_t>(D), static_cast<int32_t>(K)};
+  gapbcfw::chain_hinge_of_labels(w.Data(), shape, x.Data(), offsets.Data(), static_cast<int32_t>(n), y.Data(), yHat.Data(),
+                                 hinge.Data(), static_cast<int32_t>(std::max<std::size_t>(threads, 1)));
+  return info.Env().Undefined();
+}
+
+// scoreRows(X: Float64Array (N*D), N, D, W: Float64Array (K*D), K, augLabels: Int32Array (N) | null,
+// augWeight: Float64Array (N) | null, out: Float64Array (N*K), threads): out[n*K+k] = <W_k, X_n>, plus
+// augWeight[n] on every k != augLabels[n]. The native scoring backend of kernels/ (SIMD rows on threads).
+Napi::Value ScoreRows(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 9, "scoreRows");
+  const auto X = RequireTypedArray<double>(info, 0, "scoreRows: X");
+  const std::size_t N = RequireSize(info, 1, "scoreRows: N", std::size_t{1} << 40);
+  const std::size_t D = RequireSize(info, 2, "scoreRows: D", 1u << 30);
+  const auto W = RequireTypedArray<double>(info, 3, "scoreRows: W");
+  const std::size_t K = RequireSize(info, 4, "scoreRows: K", 1u << 20);
+  if (D == 0 || K == 0) throw Napi::RangeError::New(info.Env(), "scoreRows: D and K must be >= 1");
+  RequireLength(X, N * D, "scoreRows: X");
+  RequireLength(W, K * D, "scoreRows: W");
+  const bool augmented = !info[5].IsNull() && !info[5].IsUndefined();
+  const int32_t* labels = nullptr;
+  const double* weight = nullptr;
+  if (augmented) {
+    labels = RequireLabels(info, 5, N, K, "scoreRows: augLabels").Data();
+    const auto a = RequireTypedArray<double>(info, 6, "scoreRows: augWeight");
+    RequireLength(a, N, "scoreRows: augWeight");
+    weight = a.Data();
+  }
+  auto out = RequireTypedArray<double>(info, 7, "scoreRows: out");
+  RequireLength(out, N * K, "scoreRows: out");
+  const std::size_t threads = RequireSize(info, 8, "scoreRows: threads", 256);
+  gapbcfw::score_rows(X.Data(), static_cast<int64_t>(N), static_cast<int32_t>(D), W.Data(), static_cast<int32_t>(K), labels, weight,
+                      out.Data(), static_cast<int32_t>(std::max<std::size_t>(threads, 1)));
+  return info.Env().Undefined();
+}
+
 void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("chainDecode", Napi::Function::New(env, ChainDecode, "chainDecode"));
   exports.Set("chainHingeBatch", Napi::Function::New(env, ChainHingeBatch, "chainHingeBatch"));
   exports.Set("chainViterbi", Napi::Function::New(env, ChainViterbi, "chainViterbi"));
+  exports.Set("chainViterbiBatch", Napi::Function::New(env, ChainViterbiBatch, "chainViterbiBatch"));
+  exports.Set("chainHingeOfLabels", Napi::Function::New(env, ChainHingeOfLabels, "chainHingeOfLabels"));
+  exports.Set("scoreRows", Napi::Function::New(env, ScoreRows, "scoreRows"));
   exports.Set("chainNodeScores", Napi::Function::New(env, ChainNodeScores, "chainNodeScores"));
   exports.Set("chainPsi", Napi::Function::New(env, ChainPsi, "chainPsi"));
 }

@@ -3,7 +3,7 @@
 import { chmodSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 let head;
 try {
   head = readFileSync(cli, 'utf8').slice(0, 64);

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const need = [
-  ['dist/index.js', 'npm run build'],
-  ['dist/cli/main.js', 'npm run build'],
+  ['dist/src/index.js', 'npm run build'],
+  ['dist/src/cli/main.js', 'npm run build'],
   [`prebuilds/${process.platform}-${process.arch}/gapbcfw.node`, 'npm run prebuilds'],
 ];
 const missing = need.filter(([f]) => !existsSync(root + f));

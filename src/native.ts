@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from './package-root.js';
 import type { HogBinding } from './hog.js';
 import type { MaxflowBinding } from './maxflow.js';
 import type { SlicBinding } from './slic.js';
@@ -56,6 +56,12 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
    * floating-point ties (node scores are summed in another order, over nonzero features only).
    */
   chainHingeBatch(w: Float64Array, D: number, K: number, xAll: Float64Array, offsets: Int32Array, yAll: Int32Array, outY: Int32Array, hinge: Float64Array, threads: number): void;
+  /** Viterbi of n sequences over precomputed node scores theta (tokens x K; offsets n+1) on native threads. */
+  chainViterbiBatch(theta: Float64Array, offsets: Int32Array, trans: Float64Array, K: number, outY: Int32Array, threads: number): void;
+  /** hinge[s] = L(y_s, yHat_s) + <w, phi(yHat_s)> - <w, phi(y_s)> in float64, for given labellings yHat. */
+  chainHingeOfLabels(w: Float64Array, D: number, K: number, xAll: Float64Array, offsets: Int32Array, yAll: Int32Array, yHat: Int32Array, hinge: Float64Array, threads: number): void;
+  /** out[n*K+k] = <W_k, X_n> (+ augWeight[n] on k != augLabels[n]) for N rows of D features; native threads. */
+  scoreRows(X: Float64Array, N: number, D: number, W: Float64Array, K: number, augLabels: Int32Array | null, augWeight: Float64Array | null, out: Float64Array, threads: number): void;
   /** Node scores out[t*K + k] = <w_k, x_t> plus the first/last-label biases at t = 0 and T-1 (no loss term). */
   chainNodeScores(w: Float64Array, D: number, K: number, x: Float64Array, T: number, out: Float64Array): void;
   /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */
@@ -72,8 +78,10 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
 }
 
 const require = createRequire(import.meta.url);
-// src/ (vitest, tsx) and dist/ (tsc output) are both one level below the package root.
-const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The loaded addon: build/Release first (fresh dev build), then prebuilds/<platform>-<arch>. */
-export const native: NativeBinding = require('node-gyp-build')(root);
+/**
+ * The loaded addon: build/Release first (fresh dev build), then prebuilds/<platform>-<arch>. When the
+ * environment variable `GAPBCFW_ADDON` is set (non-empty), that `.node` file is loaded instead: for test
+ * builds such as the ASan/UBSan addon of scripts/sanitize.sh.
+ */
+export const native: NativeBinding = process.env.GAPBCFW_ADDON ? require(process.env.GAPBCFW_ADDON) : require('node-gyp-build')(packageRoot);

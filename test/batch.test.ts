@@ -32,10 +32,17 @@ describe('batched exact pass (chain)', () => {
     }
   });
 
-  it('the JS backend has no batch and falls back to the per-object path', () => {
+  it('a model with the JS decoder batches with the TypeScript scoring backend and agrees with its per-object path', () => {
     const t = tinyChain(3, { backend: 'js' });
-    expect(t.problem.hingeAll).toBeUndefined();
-    expect(fullOraclePass(t.problem, randomW(t.model.dim, 1)).hinge.length).toBe(t.problem.n);
+    const w = randomW(t.model.dim, 1);
+    const labels: Int32Array[] = [];
+    const hinge = new Float64Array(t.problem.n);
+    t.problem.hingeAll!(w, hinge, labels);
+    for (let i = 0; i < t.problem.n; i++) {
+      const y = t.problem.oracle(i, w);
+      expect(Array.from(labels[i]!)).toEqual(Array.from(y));
+      expect(hinge[i]).toBeCloseTo(Math.max(0, t.problem.loss(i, y) - dotSparse(w, t.problem.psi(i, y))), 12);
+    }
   });
 
   it('rejects inconsistent batches with clear errors', () => {

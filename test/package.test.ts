@@ -107,8 +107,8 @@ describe('npm pack tarball installs and runs without a compiler', () => {
   beforeAll(() => {
     for (const [file, hint] of [
       [prebuild, 'npm run prebuilds'],
-      [path.join(root, 'dist', 'index.js'), 'npm run build'],
-      [path.join(root, 'dist', 'cli', 'main.js'), 'npm run build'],
+      [path.join(root, 'dist', 'src', 'index.js'), 'npm run build'],
+      [path.join(root, 'dist', 'src', 'cli', 'main.js'), 'npm run build'],
     ] as const) {
       if (!existsSync(file)) throw new Error(`${path.relative(root, file)} is missing: run \`${hint}\` before the tests (.ci/run does)`);
     }
@@ -150,7 +150,7 @@ describe('npm pack tarball installs and runs without a compiler', () => {
 
   it('ships dist, the prebuild and the native sources, and no tests, data or build output', () => {
     const files = packed!.files.map((f) => f.path);
-    for (const f of ['package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', `prebuilds/${platformDir}/${pkg.name}.node`, 'CMakeLists.txt', 'binding.gyp', 'native/addon.cc', ...gypSources()]) {
+    for (const f of ['package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', `prebuilds/${platformDir}/${pkg.name}.node`, 'CMakeLists.txt', 'binding.gyp', 'native/addon.cc', ...gypSources()]) {
       expect(files, f).toContain(f);
     }
     if (existsSync(path.join(root, 'README.md'))) expect(files).toContain('README.md');

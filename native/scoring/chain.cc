@@ -1,10 +1,9 @@
 #include "scoring/chain.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <exception>
-#include <thread>
+
+#include "scoring/parallel.h"
 
 namespace gapbcfw {
 
@@ -155,67 +154,87 @@ void chain_hinge_batch(const double* w, ChainShape s, const double* x_all, const
   std::vector<double> wt(static_cast<size_t>(D) * K);
   for (int32_t k = 0; k < K; ++k)
     for (int32_t j = 0; j < D; ++j) wt[static_cast<size_t>(j) * K + k] = w[static_cast<size_t>(k) * D + j];
-  std::atomic<int32_t> next{0};
-  auto work = [&]() {
-    std::vector<double> theta, scratch;
-    for (int32_t q; (q = next.fetch_add(1)) < n;) {
-      const int32_t t0 = offsets[q], T = offsets[q + 1] - offsets[q];
-      if (T <= 0) {
-        hinge[q] = 0.0;
-        continue;
-      }
-      const int32_t* y = y_all + t0;
-      theta.assign(static_cast<size_t>(T) * K, 0.0);
-      for (int32_t t = 0; t < T; ++t) {
-        const double* xt = x_all + static_cast<size_t>(t0 + t) * D;
-        double* th = theta.data() + static_cast<size_t>(t) * K;
-        for (int32_t j = 0; j < D; ++j) {
-          const double v = xt[j];
-          if (v == 0.0) continue;
-          const double* row = wt.data() + static_cast<size_t>(j) * K;
-#pragma omp simd
-          for (int32_t k = 0; k < K; ++k) th[k] += v * row[k];
-        }
-      }
-      for (int32_t k = 0; k < K; ++k) {
-        theta[k] += first[k];
-        theta[static_cast<size_t>(T - 1) * K + k] += last[k];
-      }
-      // H = max_y [L + score(y)] - score(y_true): the ground truth's score first, then +1/T on wrong states.
-      double truth = 0.0;
-      for (int32_t t = 0; t < T; ++t) {
-        truth += theta[static_cast<size_t>(t) * K + y[t]];
-        if (t > 0) truth += trans[y[t - 1] + static_cast<size_t>(K) * y[t]];
-      }
-      const double unit = 1.0 / T;
-      for (int32_t t = 0; t < T; ++t) {
-        double* th = theta.data() + static_cast<size_t>(t) * K;
-        for (int32_t k = 0; k < K; ++k) th[k] += unit;
-        th[y[t]] -= unit;
-      }
-      hinge[q] = chain_viterbi(trans, K, theta.data(), T, out_y + t0, scratch) - truth;
+  parallel_for(n, threads, [&](int64_t q) {
+    thread_local std::vector<double> theta, scratch;
+    const int32_t t0 = offsets[q], T = offsets[q + 1] - offsets[q];
+    if (T <= 0) {
+      hinge[q] = 0.0;
+      return;
     }
-  };
-  const int32_t nt = std::max<int32_t>(1, std::min<int32_t>(threads, n));
-  if (nt == 1) {
-    work();
-    return;
-  }
-  std::vector<std::thread> pool;
-  std::exception_ptr error;
-  std::atomic<bool> failed{false};
-  for (int32_t t = 0; t < nt; ++t) {
-    pool.emplace_back([&]() {
-      try {
-        work();
-      } catch (...) {
-        if (!failed.exchange(true)) error = std::current_exception();
-        next.store(n);
+    const int32_t* y = y_all + t0;
+    theta.assign(static_cast<size_t>(T) * K, 0.0);
+    for (int32_t t = 0; t < T; ++t) {
+      const double* xt = x_all + static_cast<size_t>(t0 + t) * D;
+      double* th = theta.data() + static_cast<size_t>(t) * K;
+      for (int32_t j = 0; j < D; ++j) {
+        const double v = xt[j];
+        if (v == 0.0) continue;
+        const double* row = wt.data() + static_cast<size_t>(j) * K;
+#pragma omp simd
+        for (int32_t k = 0; k < K; ++k) th[k] += v * row[k];
       }
-    });
-  }
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
+    }
+    for (int32_t k = 0; k < K; ++k) {
+      theta[k] += first[k];
+      theta[static_cast<size_t>(T - 1) * K + k] += last[k];
+    }
+    // H = max_y [L + score(y)] - score(y_true): the ground truth's score first, then +1/T on wrong states.
+    double truth = 0.0;
+    for (int32_t t = 0; t < T; ++t) {
+      truth += theta[static_cast<size_t>(t) * K + y[t]];
+      if (t > 0) truth += trans[y[t - 1] + static_cast<size_t>(K) * y[t]];
+    }
+    const double unit = 1.0 / T;
+    for (int32_t t = 0; t < T; ++t) {
+      double* th = theta.data() + static_cast<size_t>(t) * K;
+      for (int32_t k = 0; k < K; ++k)
+        if (k != y[t]) th[k] += unit;
+    }
+    hinge[q] = chain_viterbi(trans, K, theta.data(), T, out_y + t0, scratch) - truth;
+  });
+}
+
+void chain_viterbi_batch(const double* trans, int32_t K, const double* theta_all, const int32_t* offsets, int32_t n,
+                         int32_t* out_y, int32_t threads) {
+  parallel_for(n, threads, [&](int64_t q) {
+    thread_local std::vector<double> scratch;
+    const int32_t t0 = offsets[q], T = offsets[q + 1] - offsets[q];
+    if (T > 0) chain_viterbi(trans, K, theta_all + static_cast<size_t>(t0) * K, T, out_y + t0, scratch);
+  });
+}
+
+void chain_hinge_of_labels(const double* w, ChainShape s, const double* x_all, const int32_t* offsets, int32_t n,
+                           const int32_t* y_all, const int32_t* yhat_all, double* hinge, int32_t threads) {
+  const int32_t K = s.K, D = s.D;
+  const double* first = w + static_cast<size_t>(K) * D;
+  const double* last = first + K;
+  const double* trans = last + K;
+  parallel_for(n, threads, [&](int64_t q) {
+    const int32_t t0 = offsets[q], T = offsets[q + 1] - offsets[q];
+    if (T <= 0) {
+      hinge[q] = 0.0;
+      return;
+    }
+    const int32_t* y = y_all + t0;
+    const int32_t* z = yhat_all + t0;
+    // L(y, z) + <w, phi(z)> - <w, phi(y)>: only positions and pairs where the labellings differ contribute.
+    int32_t mismatches = 0;
+    double diff = (first[z[0]] - first[y[0]]) + (last[z[T - 1]] - last[y[T - 1]]);
+    for (int32_t t = 0; t < T; ++t) {
+      if (z[t] != y[t]) {
+        ++mismatches;
+        const double* xt = x_all + static_cast<size_t>(t0 + t) * D;
+        const double* wz = w + static_cast<size_t>(z[t]) * D;
+        const double* wy = w + static_cast<size_t>(y[t]) * D;
+        double d = 0.0;
+#pragma omp simd reduction(+ : d)
+        for (int32_t j = 0; j < D; ++j) d += (wz[j] - wy[j]) * xt[j];
+        diff += d;
+      }
+      if (t > 0) diff += trans[z[t - 1] + static_cast<size_t>(K) * z[t]] - trans[y[t - 1] + static_cast<size_t>(K) * y[t]];
+    }
+    hinge[q] = static_cast<double>(mismatches) / T + diff;
+  });
 }
 
 }  // namespace gapbcfw

@@ -1,5 +1,6 @@
 import type { SparseVector } from './vector.js';
 import { check } from './errors.js';
+import type { ScoringBackend } from '../../kernels/backend.js';
 
 /**
  * A structured prediction model: a joint feature map phi(x, y) in R^dim, a task loss and its
@@ -41,11 +42,19 @@ export interface StructuredModel<X, Y> {
    */
   readonly bounds?: Bounds;
   /**
-   * Optional batched exact pass (DESIGN seam 4): prepares a data set once and returns a function that
-   * writes H_i(w) = max_y L(y_i, y) - <w, psi(x_i, y_i, y)> for every example at once (native threads).
+   * Optional batched exact pass (DESIGN seam 4): prepares a data set once and returns a {@link BatchPass}.
+   * `scoring` computes the loss-augmented potentials of all examples at once (kernels/: native SIMD threads,
+   * gpu.js or plain TypeScript; the model's own native path when omitted); decoding runs on native threads
+   * and every hinge is recomputed in float64 from the decoded labels, so a float32 backend only proposes labels.
    */
-  prepareBatch?(xs: readonly X[], ys: readonly Y[]): (w: Float64Array, hinge: Float64Array) => void;
+  prepareBatch?(xs: readonly X[], ys: readonly Y[], scoring?: ScoringBackend): BatchPass<Y>;
 }
+
+/**
+ * A prepared batched pass at a given w: writes hinge[i] = H_i(w) = max_y L(y_i, y) - <w, psi_i(y)> for every
+ * example (in float64, from the decoded labels) and, when `labels` is given, the decoded argmax labels.
+ */
+export type BatchPass<Y> = (w: Float64Array, hinge: Float64Array, labels?: Y[]) => void;
 
 /** Per-coordinate box constraints on w; arrays of length dim (either may be omitted). */
 export interface Bounds {
@@ -74,8 +83,8 @@ export interface Problem<Y = unknown> {
   labelKey(y: Y): string;
   /** Box constraints on w (see StructuredModel.bounds). */
   readonly bounds?: Bounds;
-  /** Optional: H_i(w) of every block at once (the exact pass without building psi). */
-  hingeAll?(w: Float64Array, hinge: Float64Array): void;
+  /** Optional: H_i(w) of every block at once (the exact pass without building psi), and the argmax labels. */
+  hingeAll?(w: Float64Array, hinge: Float64Array, labels?: Y[]): void;
   /** out[k] = L_i(y_k) - <w, psi_i(y_k)> for the given labels of block i. */
   labelScores(i: number, w: Float64Array, labels: readonly Y[], out: Float64Array): void;
   /** JSON form of a label (for checkpoints). */
@@ -84,12 +93,26 @@ export interface Problem<Y = unknown> {
   labelFromJSON(value: unknown): Y;
 }
 
+/**
+ * A data set read out of core (src/data/horse-stream.ts) gives its `xs` this property: a function that builds
+ * the Problem itself (records read per call), which {@link modelProblem} then returns.
+ */
+export const PROBLEM_FACTORY: unique symbol = Symbol.for('gapbcfw.problemFactory');
+
+/** Options of {@link modelProblem}. */
+export interface ProblemOptions {
+  /** Scoring backend of the batched exact pass (see StructuredModel.prepareBatch); the model's native path by default. */
+  scoring?: ScoringBackend;
+}
+
 /** The Problem of a model on a labelled data set. Validates every example once. */
-export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[], ys: readonly Y[]): Problem<Y> {
+export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[], ys: readonly Y[], options: ProblemOptions = {}): Problem<Y> {
+  const streamed = (xs as { [PROBLEM_FACTORY]?: (model: StructuredModel<X, Y>, ys: readonly Y[]) => Problem<Y> })[PROBLEM_FACTORY];
+  if (streamed) return streamed(model, ys);
   check(xs.length === ys.length, `got ${xs.length} inputs but ${ys.length} labels`);
   check(xs.length > 0, 'the training set is empty');
   for (let i = 0; i < xs.length; i++) model.validate(xs[i]!, ys[i]!, `example ${i}`);
-  let batch: ((w: Float64Array, hinge: Float64Array) => void) | undefined;
+  let batch: BatchPass<Y> | undefined;
   return {
     n: xs.length,
     dim: model.dim,
@@ -104,7 +127,7 @@ export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[
     labelFromJSON: (v) => model.labelFromJSON(v),
     ...(model.bounds ? { bounds: model.bounds } : {}),
     ...(model.prepareBatch
-      ? { hingeAll: (w: Float64Array, hinge: Float64Array) => (batch ??= model.prepareBatch!(xs, ys))(w, hinge) }
+      ? { hingeAll: (w: Float64Array, hinge: Float64Array, labels?: Y[]) => (batch ??= model.prepareBatch!(xs, ys, options.scoring))(w, hinge, labels) }
       : {}),
   };
 }

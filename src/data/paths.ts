@@ -7,19 +7,17 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { FormatError, InputError } from '../core/errors.js';
+import { packageRoot } from '../package-root.js';
 
 /**
  * Root folder of the data sets: `$GAPBCFW_DATA` when set (and non-empty), otherwise `../shared/data`
- * relative to the package root (the folder above `src/` or `dist/`).
+ * relative to the package root.
  */
 export function dataRoot(): string {
   const env = process.env.GAPBCFW_DATA;
   if (env !== undefined && env !== '') return resolve(env);
-  // This file is <root>/src/data/paths.ts (or <root>/dist/data/paths.js): two levels up is <root>.
-  const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
   return resolve(packageRoot, '..', 'shared', 'data');
 }
 

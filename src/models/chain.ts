@@ -1,5 +1,7 @@
 import { check, InputError } from '../core/errors.js';
-import type { StructuredModel } from '../core/problem.js';
+import type { BatchPass, StructuredModel } from '../core/problem.js';
+import type { ScoringBackend } from '../../kernels/backend.js';
+import { JsBackend } from '../../kernels/js.js';
 import type { SequenceExample } from '../core/data.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import { availableParallelism } from 'node:os';
@@ -98,27 +100,65 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
   }
 
   /**
-   * The batched exact pass (native backend): the sequences are concatenated once; each call decodes all of
-   * them on `threads` native threads and writes every H_i(w). The JS backend has none (per-object path).
+   * The batched exact pass (DESIGN seam 4). The sequences are packed end to end once. Per call, node scores
+   * of all tokens come from the scoring backend (when none is given: the fused native kernel, or the
+   * TypeScript backend for a model with the 'js' decoder), Viterbi runs over all sequences on native threads, and every H_i(w) is recomputed in float64
+   * from the decoded labels by one function (native chainHingeOfLabels), so all backends give bit-identical
+   * hinges whenever they decode the same labels.
    */
-  get prepareBatch(): ((xs: readonly Float64Array[], ys: readonly Int32Array[]) => (w: Float64Array, hinge: Float64Array) => void) | undefined {
-    if (this.backend !== 'native') return undefined;
-    return (xs, ys) => {
-      const { numFeatures: D, numLabels: K, threads } = this;
-      const offsets = new Int32Array(ys.length + 1);
-      ys.forEach((y, s) => (offsets[s + 1] = offsets[s]! + y.length));
-      const tokens = offsets[ys.length]!;
-      const xAll = new Float64Array(tokens * D);
-      const yAll = new Int32Array(tokens);
-      ys.forEach((y, s) => {
-        xAll.set(xs[s]!, offsets[s]! * D);
-        yAll.set(y, offsets[s]!);
-      });
-      const outY = new Int32Array(tokens);
-      return (w, hinge) => {
+  prepareBatch(xs: readonly Float64Array[], ys: readonly Int32Array[], scoring?: ScoringBackend): BatchPass<Int32Array> {
+    const { numFeatures: D, numLabels: K, threads, offsets: at } = this;
+    const n = ys.length;
+    const offsets = new Int32Array(n + 1);
+    ys.forEach((y, s) => (offsets[s + 1] = offsets[s]! + y.length));
+    const tokens = offsets[n]!;
+    const xAll = new Float64Array(tokens * D);
+    const yAll = new Int32Array(tokens);
+    ys.forEach((y, s) => {
+      xAll.set(xs[s]!, offsets[s]! * D);
+      yAll.set(y, offsets[s]!);
+    });
+    const outY = new Int32Array(tokens);
+    // A proposal that scores below the ground truth (a float32 near-tie, or float64 rounding) is replaced
+    // by the ground truth, whose H is exactly 0; then the labels are handed out if asked for.
+    const finish = (hinge: Float64Array, labels: Int32Array[] | undefined): void => {
+      for (let s = 0; s < n; s++) {
+        if (hinge[s]! < 0) {
+          hinge[s] = 0;
+          outY.set(yAll.subarray(offsets[s]!, offsets[s + 1]!), offsets[s]!);
+        }
+        if (labels) labels[s] = outY.slice(offsets[s]!, offsets[s + 1]!);
+      }
+    };
+    scoring ??= this.backend === 'js' ? new JsBackend() : undefined;
+    if (!scoring || scoring.name === 'native') {
+      const unused = new Float64Array(n);
+      return (w, hinge, labels) => {
         this.checkW(w);
-        native.chainHingeBatch(w, D, K, xAll, offsets, yAll, outY, hinge, threads);
+        native.chainHingeBatch(w, D, K, xAll, offsets, yAll, outY, unused, threads);
+        native.chainHingeOfLabels(w, D, K, xAll, offsets, yAll, outY, hinge, threads);
+        finish(hinge, labels);
       };
+    }
+    const rows = scoring.prepare(xAll, tokens, D);
+    const unit = new Float64Array(tokens);
+    for (let s = 0; s < n; s++) unit.fill(1 / (offsets[s + 1]! - offsets[s]!), offsets[s]!, offsets[s + 1]!);
+    const theta = new Float64Array(tokens * K);
+    return (w, hinge, labels) => {
+      this.checkW(w);
+      // theta = <w_k, x_t> + 1/T [k != y_t] (loss-augmented, 2013 paper eq. 4), then the first/last biases.
+      scoring.score(rows, w.subarray(0, K * D), K, theta, { labels: yAll, weight: unit });
+      for (let s = 0; s < n; s++) {
+        const a = offsets[s]! * K;
+        const b = (offsets[s + 1]! - 1) * K;
+        for (let k = 0; k < K; k++) {
+          theta[a + k]! += w[at.first + k]!;
+          theta[b + k]! += w[at.last + k]!;
+        }
+      }
+      native.chainViterbiBatch(theta, offsets, w.subarray(at.transitions, at.transitions + K * K), K, outY, threads);
+      native.chainHingeOfLabels(w, D, K, xAll, offsets, yAll, outY, hinge, threads);
+      finish(hinge, labels);
     };
   }
 

@@ -1,6 +1,6 @@
 import { check, InputError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
-import { dot, dotSparse } from '../core/vector.js';
+import { dot, dotSparse, type SparseVector } from '../core/vector.js';
 
 /** One record of a training trace (a JSONL line of `--trace`). Certificates refer to the returned iterate. */
 export interface ProgressEvent {
@@ -120,10 +120,15 @@ export interface FullPass {
 export function fullOraclePass(problem: Problem, w: Float64Array, psiSum?: { dense: Float64Array; loss: number }): FullPass {
   const hinge = new Float64Array(problem.n);
   let hingeSum = 0;
-  if (!psiSum && problem.hingeAll) {
-    // Batched: all n loss-augmented decodings at once, no psi built.
-    problem.hingeAll(w, hinge);
-    for (let i = 0; i < problem.n; i++) hingeSum += hinge[i] = checkedHinge(hinge[i]!, i);
+  if (problem.hingeAll) {
+    // Batched: all n loss-augmented decodings at once; psi is built only where batch FW needs it.
+    const labels: unknown[] | undefined = psiSum ? new Array<unknown>(problem.n) : undefined;
+    problem.hingeAll(w, hinge, labels);
+    for (let i = 0; i < problem.n; i++) {
+      const h = (hinge[i] = checkedHinge(hinge[i]!, i));
+      hingeSum += h;
+      if (psiSum && h > 0) addPsi(psiSum, problem.psi(i, labels![i]), problem.loss(i, labels![i]));
+    }
     return { hingeSum, hinge };
   }
   for (let i = 0; i < problem.n; i++) {
@@ -133,12 +138,15 @@ export function fullOraclePass(problem: Problem, w: Float64Array, psiSum?: { den
     const h = checkedHinge(L - dotSparse(w, psi), i);
     hinge[i] = h;
     hingeSum += h;
-    if (psiSum && h > 0) {
-      for (let k = 0; k < psi.nnz; k++) psiSum.dense[psi.indices[k]!]! += psi.values[k]!;
-      psiSum.loss += L;
-    }
+    if (psiSum && h > 0) addPsi(psiSum, psi, L);
   }
   return { hingeSum, hinge };
+}
+
+/** psiSum += psi_i(y) and its loss += L_i(y). */
+function addPsi(psiSum: { dense: Float64Array; loss: number }, psi: SparseVector, L: number): void {
+  for (let k = 0; k < psi.nnz; k++) psiSum.dense[psi.indices[k]!]! += psi.values[k]!;
+  psiSum.loss += L;
 }
 
 /**

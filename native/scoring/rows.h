@@ -1,0 +1,15 @@
+// Batched linear scores of many feature rows against K weight vectors: the shared kernel of full
+// duality-gap passes (chain emissions, multiclass scores, segmentation unaries and edge weights).
+#pragma once
+#include <cstdint>
+
+namespace gapbcfw {
+
+// out[n*K + k] = <W_k, X_n> for rows n in [0, N), with W row-major K x D and X row-major N x D; when
+// aug_labels is not null, aug_weight[n] is added to every k != aug_labels[n] (a Hamming-type loss
+// augmentation). Rows are split over `threads` threads; each row is summed feature-major over its
+// nonzero features in a fixed order, so the result does not depend on the thread count.
+void score_rows(const double* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
+                const double* aug_weight, double* out, int32_t threads);
+
+}  // namespace gapbcfw
