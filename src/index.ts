@@ -137,3 +137,8 @@ export { savePath, loadPath } from './io/path-file.js';
 export { SumTree } from './sampling/sumtree.js';
 export * from './multiclass-fw/index.js';
 export { parseIdx, loadIdx, loadIdxDataset, idxToDataset, type IdxArray, type IdxType, type IdxDatasetOptions } from './data/idx.js';
+
+// HorseSeg-style segmentation (graph cuts) and its on-disk data (docs/horse-format.md), streamed or in memory.
+export { SegmentationModel, segmentationLoss, withAreas, type SegmentationGraph, type SegmentationLabel, type SegmentationModelOptions } from './models/segmentation.js';
+export { HorseDataset, writeHorseDataset, mergeHorseParts, prepareHorse, encodeRecord, decodeRecord, type HorseRecord, type HorseMeta } from './data/horse.js';
+export { StreamedHorseSet, HorseRecordReader, shouldStream } from './data/horse-stream.js';

@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { modelProblem } from '../../src/core/problem.js';
 import { HorseDataset } from '../../src/data/horse.js';
-import { SegmentationModel, segmentationLoss } from '../../src/models/segmentation.js';
+import { StreamedHorseSet } from '../../src/data/horse-stream.js';
+import { SegmentationModel, segmentationLoss, type SegmentationGraph } from '../../src/models/segmentation.js';
 import { train, type TrainOptions } from '../../src/solvers/index.js';
 import type { StepType } from '../../src/solvers/bcfw.js';
 
@@ -28,37 +29,63 @@ const { values } = parseArgs({
     sampling: { type: 'string', default: 'uniform' },
     step: { type: 'string', default: 'fw' },
     cache: { type: 'boolean', default: false },
+    'cache-size': { type: 'string', default: '50' },
     'train-limit': { type: 'string' },
     seed: { type: 'string', default: '1' },
+    /** Read the records from disk per oracle call (src/data/horse-stream.ts) instead of loading them. */
+    stream: { type: 'boolean', default: false },
+    /** Skip the oracle-timing passes at the end. */
+    'no-timing': { type: 'boolean', default: false },
   },
 });
 
 const ds = new HorseDataset(values.data!);
 const limit = values['train-limit'] ? Number(values['train-limit']) : Infinity;
-const train_ = ds.load('train', limit);
-const test = ds.load('test');
 const model = new SegmentationModel({ dUnary: ds.meta.dUnary, dPairwise: ds.meta.dPairwise });
-test.xs.forEach((x, i) => model.validate(x, test.ys[i]!, `test ${i}`)); // attaches the areas to the truths
-const problem = modelProblem(model, train_.xs, train_.ys);
-process.stderr.write(`horse: ${train_.xs.length} train, ${test.xs.length} test images, d = ${model.dim}\n`);
 
-function evaluate(w: Float64Array, xs: typeof test.xs, ys: typeof test.ys): { error: number; accuracy: number } {
+/** A labelled part: count, graph of example i (a view when streamed), ground truths (areas attached). */
+interface Part {
+  n: number;
+  graph: (i: number) => SegmentationGraph;
+  ys: Uint8Array[];
+}
+function part(split: 'train' | 'test', max: number): { part: Part; problem?: () => ReturnType<typeof modelProblem<SegmentationGraph, Uint8Array>> } {
+  const idx = ds.indices(split).slice(0, max);
+  if (values.stream) {
+    const set = new StreamedHorseSet(ds, idx);
+    return { part: { n: set.n, graph: (i) => set.graph(i, model), ys: set.ys }, problem: () => set.problem(model) };
+  }
+  const mem = ds.load(split, max);
+  mem.xs.forEach((x, i) => model.validate(x, mem.ys[i]!, `${split} ${i}`)); // attaches the areas to the truths
+  return { part: { n: mem.xs.length, graph: (i) => mem.xs[i]!, ys: mem.ys }, problem: () => modelProblem(model, mem.xs, mem.ys) };
+}
+const tr = part('train', limit);
+const test = part('test', Infinity).part;
+const train_ = tr.part;
+const problem = tr.problem!();
+process.stderr.write(`horse: ${train_.n} train, ${test.n} test images, d = ${model.dim}${values.stream ? ' (streamed)' : ''}\n`);
+
+function evaluate(w: Float64Array, p: Part): { error: number; accuracy: number } {
   let err = 0;
   let acc = 0;
-  for (let i = 0; i < xs.length; i++) {
-    const y = model.decode(w, xs[i]!);
-    err += segmentationLoss(ys[i]!, y, xs[i]!.areas);
-    acc += 1 - segmentationLoss(ys[i]!, y, xs[i]!.areas, 'hamming');
+  for (let i = 0; i < p.n; i++) {
+    const x = p.graph(i);
+    const y = model.decode(w, x);
+    err += segmentationLoss(p.ys[i]!, y, x.areas);
+    acc += 1 - segmentationLoss(p.ys[i]!, y, x.areas, 'hamming');
   }
-  return { error: err / xs.length, accuracy: acc / xs.length };
+  return { error: err / p.n, accuracy: acc / p.n };
 }
 
-// oracle timing: one full pass of loss-augmented oracles at a fixed w (fresh solves vs tree reuse)
+// oracle timing: passes of loss-augmented oracles at a fixed w (fresh solves vs tree reuse; reuse only in memory)
 function oracleTiming(w: Float64Array, reuseGraphs: boolean) {
   const m = new SegmentationModel({ dUnary: ds.meta.dUnary, dPairwise: ds.meta.dPairwise, reuseGraphs });
-  for (let rep = 0; rep < 3; rep++) for (let i = 0; i < train_.xs.length; i++) m.lossAugmentedDecode(w, train_.xs[i]!, train_.ys[i]!);
+  const reps = train_.n > 1000 ? 1 : 3;
+  const t0 = performance.now();
+  for (let rep = 0; rep < reps; rep++) for (let i = 0; i < train_.n; i++) m.lossAugmentedDecode(w, train_.graph(i), train_.ys[i]!);
+  const total = performance.now() - t0;
   const s = m.stats;
-  return { reuseGraphs, calls: s.calls, scoringMs: s.scoringMs / s.calls, maxflowMs: s.maxflowMs / s.calls, totalMs: (s.scoringMs + s.maxflowMs) / s.calls };
+  return { reuseGraphs, calls: s.calls, scoringMs: s.scoringMs / s.calls, maxflowMs: s.maxflowMs / s.calls, totalMs: (s.scoringMs + s.maxflowMs) / s.calls, wallMsPerCall: total / s.calls };
 }
 
 const runs = [];
@@ -73,15 +100,15 @@ for (const lambda of values.lambdas!.split(',').map(Number)) {
     ...(values['time-budget'] ? { timeBudget: Number(values['time-budget']) } : {}),
     sampling: values.sampling as 'uniform',
     step: values.step as StepType,
-    cache: values.cache,
+    cache: values.cache ? { maxSize: Number(values['cache-size']) } : false,
     seed: Number(values.seed),
   } as TrainOptions;
   const t0 = performance.now();
   const r = train(problem, opts);
   const trainMs = performance.now() - t0;
   const s = { ...model.stats };
-  const te = evaluate(r.w, test.xs, test.ys);
-  const tr = evaluate(r.w, train_.xs, train_.ys);
+  const te = evaluate(r.w, test);
+  const trE = evaluate(r.w, train_);
   let minPairwise = Infinity;
   let positivePairwise = 0;
   for (let j = model.dUnary; j < model.dim; j++) {
@@ -91,7 +118,7 @@ for (const lambda of values.lambdas!.split(',').map(Number)) {
   const run = {
     lambda, passes: r.passes, effectivePasses: r.effectivePasses, oracleCalls: r.oracleCalls, seconds: trainMs / 1000,
     primal: r.primal, dual: r.dual, gap: r.gap, gapIsExact: r.gapIsExact, stopReason: r.stopReason,
-    trainError: tr.error, testError: te.error, testAccuracy: te.accuracy, minPairwiseWeight: minPairwise, positivePairwiseWeights: positivePairwise,
+    trainError: trE.error, testError: te.error, testAccuracy: te.accuracy, minPairwiseWeight: minPairwise, positivePairwiseWeights: positivePairwise,
     oracleMs: { calls: s.calls, scoring: s.scoringMs / s.calls, maxflow: s.maxflowMs / s.calls }, clippedEdges: s.clippedEdges,
   };
   process.stderr.write(`${JSON.stringify(run)}\n`);
@@ -99,6 +126,7 @@ for (const lambda of values.lambdas!.split(',').map(Number)) {
   if (runs.every((x) => x.testError >= run.testError)) bestW = r.w;
 }
 const best = runs.reduce((a, b) => (b.testError < a.testError ? b : a));
-const timing = bestW ? [oracleTiming(bestW, false), oracleTiming(bestW, true)] : [];
-const allBackground = test.ys.reduce((s, y, i) => s + segmentationLoss(y, new Uint8Array(y.length), test.xs[i]!.areas), 0) / test.ys.length;
-process.stdout.write(`${JSON.stringify({ train: train_.xs.length, test: test.xs.length, dim: model.dim, allBackgroundTestError: allBackground, bestLambda: best.lambda, bestTestError: best.testError, runs, oracleTiming: timing })}\n`);
+const timing = bestW && !values['no-timing'] ? (values.stream ? [oracleTiming(bestW, false)] : [oracleTiming(bestW, false), oracleTiming(bestW, true)]) : [];
+const allBackground = test.ys.reduce((s, y) => s + segmentationLoss(y, new Uint8Array(y.length), undefined), 0) / test.ys.length;
+const peakRssMB = process.resourceUsage().maxRSS / 1024;
+process.stdout.write(`${JSON.stringify({ train: train_.n, test: test.n, dim: model.dim, streamed: values.stream, allBackgroundTestError: allBackground, bestLambda: best.lambda, bestTestError: best.testError, runs, oracleTiming: timing, peakRssMB })}\n`);

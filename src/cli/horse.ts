@@ -1,13 +1,14 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FormatError, InputError } from '../core/errors.js';
-import { modelProblem } from '../core/problem.js';
-import { HorseDataset, loadWeizmannImage, prepareHorse, type HorseRecord } from '../data/horse.js';
+import { HorseDataset, loadWeizmannImage, mergeHorseParts, prepareHorse, type HorseRecord } from '../data/horse.js';
 import { dataPath } from '../data/paths.js';
 import { readModelFile, writeModelFile } from '../io/model-file.js';
+import { loadModel } from '../io/model.js';
+import { streamTotals } from '../data/horse-stream.js';
+import { TRAIN_OPTIONS } from './train-options.js';
+import { main } from './main.js';
 import { SegmentationModel, segmentationLoss } from '../models/segmentation.js';
-import { train, type TrainOptions } from '../solvers/index.js';
-import type { ProgressEvent } from '../solvers/common.js';
 import { UsageError, integer, number, parse, positive, report, type Io } from './common.js';
 
 /**
@@ -34,13 +35,34 @@ Options:
   --augment N            N augmented copies (flip, crop, colour jitter) of each training image
                          (41: HorseSeg-medium's scale, 172: -large's); features of
                          augmented images cannot be shown by predict (no source image)
-  --json, --quiet, --help`;
+  --copies A-B           write only augmented copies A..B (default 1-N); with --part, parts of one
+                         large set run in parallel (each copy is seeded by seed, copy, image)
+  --no-originals         leave out the 328 original images (for the second and later parts)
+  --part P               write OUTDIR/horse-P.bin + horse-P.json instead of horse.bin + horse.json
+  --merge                join the parts OUTDIR/horse-*.json (name order) into OUTDIR/horse.json;
+                         records stay in the part files (nothing is copied)
+  --json, --quiet, --help
 
-export const TRAIN_HORSE_USAGE = `Usage: gapbcfw train-horse horse:DIR --out MODEL [options]
+Parallel example (HorseSeg-large's scale on two cores):
+  gapbcfw prepare-horse --out big --augment 172 --copies 1-86 --part a &
+  gapbcfw prepare-horse --out big --augment 172 --copies 87-172 --no-originals --part b; wait
+  gapbcfw prepare-horse --merge --out big`;
 
-Trains the segmentation SSVM with BCFW on the training part of a prepared folder (pairwise
-weights kept >= 0). Options: --lambda X (default 100), --max-passes N (default 50),
---gap-threshold X (default 0.01), --seed N, --limit N (first N training images), --json, --quiet.`;
+export const TRAIN_HORSE_USAGE = `Usage: gapbcfw train-horse horse:DIR [options]
+
+The generic \`gapbcfw train horse:DIR\` (same options, same model file, same JSON summary) with the
+segmentation defaults --lambda 100, --max-passes 50, --gap-threshold 0.01 and --train-error, and with
+the oracle time per call in the summary: scoringMsPerCall (potentials and loss augmentation),
+maxflowMsPerCall (graph cut) and, when streamed, readMsPerRecord, recordsRead and readMB (positional
+reads of the records; cache hits and evaluations read records too); peakRssMB (the process's).
+Pairwise (Potts) weights are kept >= 0 by the box-constrained solvers.
+
+Out-of-core: a set whose records (train + test) exceed 1 GiB is read from disk per oracle call
+(memory: the solver's per-block state, labels and areas; not the features). --stream forces it,
+--in-memory forbids it (same as GAPBCFW_HORSE_STREAM=always|never for every command).
+
+Options: all of gapbcfw train (--solver, --sampling, --cache, --cache-size, --limit N, --out MODEL,
+--trace, --checkpoint, --seed, --json, --quiet, ...), plus --stream | --in-memory.`;
 
 export const PREDICT_USAGE = `Usage: gapbcfw predict MODEL horse:DIR --out-dir DIR [options]
 
@@ -52,6 +74,10 @@ where the original masks can be read, against the pixel masks (pixelTestError) a
 Options: --part test|train|all (default test), --limit N, --no-images, --json, --quiet, --help`;
 
 const MODEL_FORMAT = 'gapbcfw-segmentation-model';
+
+const TRAIN_HORSE_OPTIONS = { ...TRAIN_OPTIONS, stream: { type: 'boolean' }, 'in-memory': { type: 'boolean' } } as const;
+/** Flags of TRAIN_HORSE_OPTIONS that take a value (to tell the data argument from a flag's value). */
+const TAKES_VALUE = new Set(Object.entries(TRAIN_HORSE_OPTIONS).flatMap(([k, o]) => (o.type === 'string' ? [`--${k}`] : [])));
 
 function handle(e: unknown, io: Io): number {
   const code = (e as NodeJS.ErrnoException).code;
@@ -72,13 +98,26 @@ export async function runPrepareHorse(args: string[], io: Io): Promise<number> {
     const { values: v, positionals } = parse(args, {
       out: { type: 'string' }, limit: { type: 'string' }, 'train-size': { type: 'string' }, superpixels: { type: 'string' },
       compactness: { type: 'string' }, 'colour-words': { type: 'string' }, 'gradient-words': { type: 'string' }, seed: { type: 'string' },
-      augment: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      augment: { type: 'string' }, copies: { type: 'string' }, 'no-originals': { type: 'boolean' }, part: { type: 'string' }, merge: { type: 'boolean' },
+      json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     });
     if (v.help) {
       io.stdout.write(`${PREPARE_HORSE_USAGE}\n`);
       return 0;
     }
     if (!v.out) throw new UsageError('prepare-horse needs --out DIR');
+    if (v.merge) {
+      if (positionals.length > 0 || v.part !== undefined) throw new UsageError('--merge takes only --out DIR');
+      const meta = mergeHorseParts(v.out);
+      report({ command: 'prepare-horse', out: v.out, images: meta.images.length, train: meta.images.filter((i) => i.split === 'train').length, test: meta.images.filter((i) => i.split === 'test').length }, !!v.json, io, `merged ${new Set(meta.images.map((i) => i.file)).size} parts into ${v.out}/horse.json`);
+      return 0;
+    }
+    let copies: [number, number] | undefined;
+    if (v.copies !== undefined) {
+      const m = /^(\d+)-(\d+)$/.exec(v.copies);
+      if (!m) throw new UsageError(`--copies must be A-B (e.g. 1-86), got '${v.copies}'`);
+      copies = [Number(m[1]), Number(m[2])];
+    }
     if (positionals.length > 1) throw new UsageError(`prepare-horse takes one folder, got ${positionals.length}`);
     const root = positionals[0] ?? dataPath('weizmann_horse');
     const opt = <T>(x: T | undefined) => (x === undefined ? {} : x);
@@ -93,6 +132,9 @@ export async function runPrepareHorse(args: string[], io: Io): Promise<number> {
       ...opt(v['gradient-words'] === undefined ? undefined : { gradientWords: number(v['gradient-words'], 'gradient-words', integer(0), 'an integer >= 0')! }),
       ...opt(v.seed === undefined ? undefined : { seed: number(v.seed, 'seed', integer(0), 'an integer >= 0')! }),
       ...opt(v.augment === undefined ? undefined : { augment: number(v.augment, 'augment', integer(0), 'an integer >= 0')! }),
+      ...opt(copies === undefined ? undefined : { copies }),
+      ...opt(v['no-originals'] ? { originals: false } : undefined),
+      ...opt(v.part === undefined ? undefined : { part: v.part }),
       onProgress: (stage, done, total) => {
         if (v.quiet) return;
         const line = `${stage} ${done}/${total}`;
@@ -119,6 +161,12 @@ export function saveSegmentationModel(path: string, m: { dUnary: number; dPairwi
 
 export function loadSegmentationModel(path: string): { dUnary: number; dPairwise: number; w: Float64Array; lambda: number } {
   const { meta, arrays } = readModelFile(path);
+  if (meta.format === 'gapbcfw-model') {
+    // A model from gapbcfw train / train-horse (src/io/model.ts).
+    const m = loadModel(path);
+    if (m.spec.kind !== 'segmentation') throw new InputError(`${path} is a ${m.spec.kind} model, not a segmentation model`);
+    return { dUnary: m.spec.numFeatures, dPairwise: m.spec.dPairwise, w: m.w, lambda: m.lambda };
+  }
   if (meta.format !== MODEL_FORMAT) throw new FormatError(`not a segmentation model (format '${String(meta.format)}')`, path);
   const dUnary = meta.dUnary as number;
   const dPairwise = meta.dPairwise as number;
@@ -128,42 +176,67 @@ export function loadSegmentationModel(path: string): { dUnary: number; dPairwise
 }
 
 export async function runTrainHorse(args: string[], io: Io): Promise<number> {
+  let dir: string;
+  let v: ReturnType<typeof parse<typeof TRAIN_HORSE_OPTIONS>>['values'];
   try {
-    const { values: v, positionals } = parse(args, {
-      out: { type: 'string' }, lambda: { type: 'string' }, 'max-passes': { type: 'string' }, 'gap-threshold': { type: 'string' },
-      seed: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    });
+    const parsed = parse(args, TRAIN_HORSE_OPTIONS);
+    v = parsed.values;
     if (v.help) {
       io.stdout.write(`${TRAIN_HORSE_USAGE}\n`);
       return 0;
     }
-    const ds = new HorseDataset(horseDir(positionals[0], 'the data'));
-    const lambda = number(v.lambda, 'lambda', positive, 'a positive number') ?? 100;
-    const limit = number(v.limit, 'limit', integer(1), 'a positive integer') ?? Infinity;
-    const { xs, ys } = ds.load('train', limit);
-    if (xs.length === 0) throw new InputError(`${ds.dir}: no training images`);
-    const model = new SegmentationModel({ dUnary: ds.meta.dUnary, dPairwise: ds.meta.dPairwise });
-    const options: TrainOptions = {
-      lambda,
-      maxPasses: number(v['max-passes'], 'max-passes', integer(1), 'a positive integer') ?? 50,
-      gapThreshold: number(v['gap-threshold'], 'gap-threshold', (x) => x >= 0, 'a number >= 0') ?? 0.01,
-      seed: number(v.seed, 'seed', integer(0), 'an integer >= 0') ?? 1,
-      ...(v.quiet ? {} : { onProgress: (ev: ProgressEvent) => { if (ev.gap !== undefined) io.stderr.write(`train-horse: pass ${ev.pass} gap ${ev.gap}${ev.gapIsExact ? ' (exact)' : ''}\n`); } }),
-    };
-    const r = train(modelProblem(model, xs, ys), options);
-    if (v.out) saveSegmentationModel(v.out, { dUnary: model.dUnary, dPairwise: model.dPairwise, w: r.w, lambda, training: { solver: 'bcfw', maxPasses: options.maxPasses ?? null, gapThreshold: options.gapThreshold ?? null, images: xs.length } });
-    let err = 0;
-    for (let i = 0; i < xs.length; i++) err += segmentationLoss(ys[i]!, model.decode(r.w, xs[i]!), xs[i]!.areas);
-    const s = model.stats;
-    report({
-      command: 'train-horse', passes: r.passes, effectivePasses: r.effectivePasses, oracleCalls: r.oracleCalls, seconds: r.seconds,
-      primal: r.primal, dual: r.dual, gap: r.gap, gapIsExact: r.gapIsExact, trainError: err / xs.length,
-      scoringMsPerCall: s.scoringMs / s.calls, maxflowMsPerCall: s.maxflowMs / s.calls, out: v.out,
-    }, !!v.json, io, `trained on ${xs.length} images`);
-    return 0;
+    if (parsed.positionals.length !== 1) throw new UsageError('train-horse takes one prepared folder, horse:DIR');
+    dir = horseDir(parsed.positionals[0], 'the data');
+    if (v.stream && v['in-memory']) throw new UsageError('--stream and --in-memory contradict each other');
+    if (v.test !== undefined || v.split !== undefined) throw new UsageError('train-horse uses the folder\'s own train/test split (--test and --split do not apply)');
   } catch (e) {
     return handle(e, io);
   }
+  // One implementation: the generic `gapbcfw train horse:DIR` with this command's defaults.
+  const own = new Set(['--stream', '--in-memory']);
+  const positional = args.find((a, k) => !a.startsWith('-') && (k === 0 || !TAKES_VALUE.has(args[k - 1]!)));
+  const argv = ['train', `horse:${dir}`, ...args.filter((a) => !own.has(a) && a !== positional)];
+  if (v.lambda === undefined) argv.push('--lambda', '100');
+  if (v['max-passes'] === undefined) argv.push('--max-passes', '50');
+  if (v['gap-threshold'] === undefined) argv.push('--gap-threshold', '0.01');
+  if (!v['train-error']) argv.push('--train-error');
+  const before = { ...SegmentationModel.totals };
+  const readBefore = { ...streamTotals };
+  const env = process.env.GAPBCFW_HORSE_STREAM;
+  if (v.stream) process.env.GAPBCFW_HORSE_STREAM = 'always';
+  if (v['in-memory']) process.env.GAPBCFW_HORSE_STREAM = 'never';
+  let out = '';
+  const captured = { write: (chunk: string | Uint8Array) => ((out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString()), true) } as unknown as NodeJS.WriteStream;
+  let code: number;
+  try {
+    // A static import of main.js (a cycle: main.ts imports this module; fine, `main` is only called here).
+    // A dynamic import would wait for main.ts's top-level await, which is waiting for us.
+    code = await main(argv, { stdout: captured, stderr: io.stderr });
+  } finally {
+    if (env === undefined) delete process.env.GAPBCFW_HORSE_STREAM;
+    else process.env.GAPBCFW_HORSE_STREAM = env;
+  }
+  const t = SegmentationModel.totals;
+  const calls = t.calls - before.calls;
+  const reads = streamTotals.reads - readBefore.reads;
+  const timing: Record<string, number | undefined> = {
+    decodeCalls: calls,
+    scoringMsPerCall: calls > 0 ? (t.scoringMs - before.scoringMs) / calls : undefined,
+    maxflowMsPerCall: calls > 0 ? (t.maxflowMs - before.maxflowMs) / calls : undefined,
+    readMsPerRecord: reads > 0 ? (streamTotals.ms - readBefore.ms) / reads : undefined,
+    recordsRead: reads > 0 ? reads : undefined,
+    readMB: reads > 0 ? (streamTotals.bytes - readBefore.bytes) / 2 ** 20 : undefined,
+    peakRssMB: process.resourceUsage().maxRSS / 1024,
+  };
+  const lines = out.replace(/\n$/, '').split('\n');
+  if (code === 0 && v.json) {
+    const summary = JSON.parse(lines.pop()!) as Record<string, unknown>;
+    lines.push(JSON.stringify({ ...summary, command: 'train-horse', ...Object.fromEntries(Object.entries(timing).filter(([, x]) => x !== undefined)) }));
+  } else if (code === 0) {
+    for (const [k, x] of Object.entries(timing)) if (x !== undefined) lines.push(`  ${k}: ${+x.toPrecision(6)}`);
+  }
+  if (out !== '') io.stdout.write(`${lines.join('\n')}\n`);
+  return code;
 }
 
 /** PNG overlay: the predicted foreground tinted red, superpixel boundaries of the prediction in yellow. */

@@ -3,6 +3,7 @@ import { ChainModel, type DecodeBackend } from '../models/chain.js';
 import { MulticlassModel, csrRows } from '../models/multiclass.js';
 import { SegmentationModel, withAreas } from '../models/segmentation.js';
 import { HorseDataset } from './horse.js';
+import { shouldStream, StreamedHorseSet } from './horse-stream.js';
 import type { StructuredModel } from '../core/problem.js';
 import { loadLibsvm } from './libsvm.js';
 import { loadConllTask, type SparseChainSpec } from './conll.js';
@@ -58,8 +59,13 @@ export interface LoadOptions {
   model?: ModelSpec;
   /** conll: minimum training frequency of an attribute (default 3, the papers' d of about 1.6M). */
   minFrequency?: number;
-  /** conll: use only the first N training sentences. */
+  /** conll: use only the first N training sentences (horse: images). */
   limit?: number;
+  /**
+   * horse: read the records from disk per oracle call instead of loading them (default: when the images
+   * used exceed 1 GiB, or as the environment variable GAPBCFW_HORSE_STREAM=always|never says).
+   */
+  stream?: boolean;
 }
 
 /** Loads a `KIND:PATH` data set (and an optional test set) for training or evaluation. */
@@ -111,6 +117,18 @@ export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData 
       const ds = new HorseDataset(path);
       const spec: ModelSpec = { kind: 'segmentation', numFeatures: ds.meta.dUnary, numLabels: 2, labelNames: ['background', 'foreground'], dPairwise: ds.meta.dPairwise };
       checkSameShape(spec, options.model);
+      const trainIdx = ds.indices('train').slice(0, options.limit ?? Infinity);
+      const testIdx = ds.indices('test');
+      if (shouldStream(ds, [...trainIdx, ...testIdx], options.stream)) {
+        // Out of core (src/data/horse-stream.ts): records are read per oracle call; modelProblem streams.
+        const [tr, te] = [new StreamedHorseSet(ds, trainIdx), new StreamedHorseSet(ds, testIdx)];
+        return {
+          spec,
+          train: { xs: tr.lazyInputs(), ys: tr.ys },
+          test: te.n > 0 ? { xs: te.lazyInputs(), ys: te.ys } : undefined,
+          description: `horse: ${tr.n} train / ${te.n} test images (streamed from disk), ${spec.numFeatures} unary + ${spec.dPairwise} pairwise features`,
+        };
+      }
       const train = ds.load('train', options.limit ?? Infinity);
       const test = ds.load('test');
       // The loss is area-weighted: the ground truths carry their superpixel areas (StructuredModel.loss has no input).

@@ -22,13 +22,16 @@
  *
  * On-disk format (version 1): a directory with
  *   horse.json  {format: "gapbcfw-horse", version: 1, dUnary, dPairwise, options, codebooks,
- *               images: [{name, split, offset, bytes, height, width, numNodes, numEdges}], ...}
+ *               images: [{name, split, file?, offset, bytes, height, width, numNodes, numEdges}], ...}
  *   horse.bin   the concatenated records, one per image, little-endian, each:
  *               char[4] "HSR1"; u32 numNodes N, numEdges E, dUnary, dPairwise, height H, width W
  *               i32 edgeFrom[E], i32 edgeTo[E], f64 areas[N], u8 labels[N] (0/1, padded to 4 bytes),
  *               f32 unary[N*dUnary], f32 pairwise[E*dPairwise], u16 superpixels[H*W] (padded to 4 bytes)
- * A user with other features (e.g. the real HorseSeg ones) writes the same records with
- * {@link writeHorseDataset} and trains on them unchanged.
+ * Index entries may name their record file (`file`, default horse.bin): parts prepared in parallel
+ * (`prepare-horse --part P` -> horse-P.bin / horse-P.json) are joined by {@link mergeHorseParts} without
+ * copying records. A user with other features (e.g. the real HorseSeg ones) writes the same records with
+ * {@link writeHorseDataset} and trains on them unchanged (docs/horse-format.md). Large sets are read
+ * out of core, one record per oracle call (src/data/horse-stream.ts).
  * @module
  */
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync, readdirSync, existsSync } from 'node:fs';
@@ -511,6 +514,8 @@ export function decodeRecord(buf: Buffer, name: string, where: string): HorseRec
 export interface HorseImageEntry {
   name: string;
   split: 'train' | 'test';
+  /** The record file inside the folder (default 'horse.bin'; parts written in parallel have their own). */
+  file?: string;
   offset: number;
   bytes: number;
   height: number;
@@ -530,10 +535,15 @@ export interface HorseMeta {
   source?: string;
 }
 
-/** Writes records (in order) and the index to `dir`. */
-export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & { split: 'train' | 'test' }>, options: HorseFeatureOptions, codebooks: HorseCodebooks, source?: string): HorseMeta {
+/**
+ * Writes records (in order) and the index to `dir`: `horse.bin` + `horse.json`, or, with `part` P,
+ * `horse-P.bin` + `horse-P.json` (a part written in parallel with others; {@link mergeHorseParts} joins them).
+ */
+export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & { split: 'train' | 'test' }>, options: HorseFeatureOptions, codebooks: HorseCodebooks, source?: string, part?: string): HorseMeta {
   mkdirSync(dir, { recursive: true });
-  const fd = openSync(join(dir, 'horse.bin'), 'w');
+  check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
+  const binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
+  const fd = openSync(join(dir, binName), 'w');
   const images: HorseImageEntry[] = [];
   let offset = 0;
   let dims: [number, number] | undefined;
@@ -546,7 +556,7 @@ export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & {
       const d: [number, number] = [r.graph.unary.length / N, E > 0 ? r.graph.pairwise.length / E : (dims?.[1] ?? 0)];
       if (dims && (dims[0] !== d[0] || (E > 0 && dims[1] !== d[1]))) throw new InputError(`${r.name}: feature dimensions ${d} differ from ${dims}`);
       dims ??= d;
-      images.push({ name: r.name, split: r.split, offset, bytes: buf.length, height: r.height, width: r.width, numNodes: N, numEdges: E });
+      images.push({ name: r.name, split: r.split, ...(part === undefined ? {} : { file: binName }), offset, bytes: buf.length, height: r.height, width: r.width, numNodes: N, numEdges: E });
       offset += buf.length;
     }
   } finally {
@@ -562,8 +572,44 @@ export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & {
     images,
     ...(source ? { source } : {}),
   };
-  writeFileSync(join(dir, 'horse.json'), `${JSON.stringify(meta)}\n`);
+  writeFileSync(join(dir, part === undefined ? 'horse.json' : `horse-${part}.json`), `${JSON.stringify(meta)}\n`);
   return meta;
+}
+
+/**
+ * Joins the parts `horse-P.json` of a folder (written by prepare-horse --part, in parallel) into one
+ * index `horse.json` whose entries point into the part files; no record is copied. Parts are taken in
+ * the given order (default: their names sorted); their options and codebooks must agree.
+ */
+export function mergeHorseParts(dir: string, parts?: readonly string[]): HorseMeta {
+  const names = parts ?? readdirSync(dir).flatMap((f) => { const m = /^horse-(.+)\.json$/.exec(f); return m ? [m[1]!] : []; }).sort();
+  check(names.length > 0, `${dir}: no horse-PART.json parts to merge`);
+  let merged: HorseMeta | undefined;
+  for (const p of names) {
+    const file = join(dir, `horse-${p}.json`);
+    let m: HorseMeta;
+    try {
+      m = JSON.parse(readFileSync(file, 'utf8')) as HorseMeta;
+    } catch (e) {
+      throw new FormatError(`bad JSON: ${(e as Error).message}`, file);
+    }
+    if (m.format !== HORSE_FORMAT || m.version !== HORSE_VERSION) throw new FormatError(`not a ${HORSE_FORMAT} version ${HORSE_VERSION} part`, file);
+    const images = m.images.map((im) => ({ ...im, file: im.file ?? 'horse.bin' }));
+    if (!merged) {
+      merged = { ...m, images };
+      continue;
+    }
+    if (JSON.stringify(m.options) !== JSON.stringify(merged.options) || m.dUnary !== merged.dUnary || m.dPairwise !== merged.dPairwise) throw new InputError(`${file}: options or dimensions differ from the first part`);
+    if (JSON.stringify(m.codebooks) !== JSON.stringify(merged.codebooks)) throw new InputError(`${file}: codebooks differ from the first part (same data, training split and seed are needed)`);
+    merged.images.push(...images);
+  }
+  const seen = new Set<string>();
+  for (const im of merged!.images) {
+    check(!seen.has(im.name), `${dir}: image ${im.name} appears in two parts`);
+    seen.add(im.name);
+  }
+  writeFileSync(join(dir, 'horse.json'), `${JSON.stringify(merged)}\n`);
+  return merged!;
 }
 
 /** A prepared data set on disk; records are read one at a time. */
@@ -596,13 +642,14 @@ export class HorseDataset {
   read(k: number): HorseRecord {
     const im = this.meta.images[k];
     check(im !== undefined, `image index ${k} is outside 0..${this.meta.images.length - 1}`);
-    const fd = openSync(join(this.dir, 'horse.bin'), 'r');
+    const bin = join(this.dir, im.file ?? 'horse.bin');
+    const fd = openSync(bin, 'r');
     try {
       const buf = Buffer.alloc(im.bytes);
       const got = readSync(fd, buf, 0, im.bytes, im.offset);
-      if (got !== im.bytes) throw new FormatError(`truncated at record ${k} (${im.name})`, join(this.dir, 'horse.bin'));
-      const r = decodeRecord(buf, im.name, `${join(this.dir, 'horse.bin')} record ${k} (${im.name})`);
-      if (r.graph.numNodes !== im.numNodes || r.graph.edgeFrom.length !== im.numEdges) throw new FormatError(`record ${k} (${im.name}) does not match the index`, join(this.dir, 'horse.bin'));
+      if (got !== im.bytes) throw new FormatError(`truncated at record ${k} (${im.name})`, bin);
+      const r = decodeRecord(buf, im.name, `${bin} record ${k} (${im.name})`);
+      if (r.graph.numNodes !== im.numNodes || r.graph.edgeFrom.length !== im.numEdges) throw new FormatError(`record ${k} (${im.name}) does not match the index`, bin);
       return r;
     } finally {
       closeSync(fd);
@@ -657,6 +704,16 @@ export interface PrepareHorseOptions extends HorseFeatureOptions {
    * 147 give 6,174 training images (HorseSeg-medium's scale: 6,121), 172 give 25,431 (-large: 25,438).
    */
   augment?: number;
+  /**
+   * Write only augmented copies from..to (1-based, inclusive; default 1..augment), so that parts of a large
+   * augmented set can be prepared in parallel (each copy is seeded by (seed, copy, image), so the parts
+   * equal one sequential run's records).
+   */
+  copies?: [number, number];
+  /** Include the original (unaugmented) images; default true. */
+  originals?: boolean;
+  /** Write horse-PART.bin / horse-PART.json instead of horse.bin / horse.json ({@link mergeHorseParts}). */
+  part?: string;
   /** Progress callback. */
   onProgress?: (stage: string, done: number, total: number) => void;
 }
@@ -686,11 +743,24 @@ export function augmentImage(im: HorseImage, rng: Rng, name: string): HorseImage
   return { name, height: H, width: W, rgb, mask };
 }
 
+/** The generator of augmented copy c of training image k: seeded by (seed, c, k) alone. */
+export function augmentRng(seed: number, copy: number, image: number): Rng {
+  let h = Math.imul((seed + 7919) >>> 0, 0x9e3779b1) >>> 0;
+  h = Math.imul(h ^ copy, 0x85ebca6b) >>> 0;
+  h = Math.imul(h ^ image, 0xc2b2ae35) >>> 0;
+  return new Rng((h ^ (h >>> 15)) >>> 0);
+}
+
 /** Decodes, featurises and writes the whole database: `gapbcfw prepare-horse`. */
 export async function prepareHorse(root: string, outDir: string, options: PrepareHorseOptions = {}): Promise<HorseMeta> {
   const { db, names: all } = weizmannNames(root);
   const names = all.slice(0, options.limit ?? all.length);
   const trainSize = Math.min(options.trainSize ?? HORSE_TRAIN_SIZE, names.length);
+  const augment = options.augment ?? 0;
+  check(Number.isInteger(augment) && augment >= 0, `augment must be an integer >= 0, got ${augment}`);
+  const [from, to] = options.copies ?? [1, augment];
+  check(Number.isInteger(from) && Number.isInteger(to) && from >= 1 && to <= augment && from <= to + 1, `copies ${from}..${to} must lie within 1..${augment}`);
+  const originals = options.originals ?? true;
   const images: HorseImage[] = [];
   for (let k = 0; k < names.length; k++) {
     images.push(await loadWeizmannImage(db, names[k]!));
@@ -699,24 +769,24 @@ export async function prepareHorse(root: string, outDir: string, options: Prepar
   options.onProgress?.('codebooks', 0, 1);
   const codebooks = learnCodebooks(images.slice(0, trainSize), options);
   options.onProgress?.('codebooks', 1, 1);
-  const augment = options.augment ?? 0;
-  check(Number.isInteger(augment) && augment >= 0, `augment must be an integer >= 0, got ${augment}`);
-  const total = images.length + augment * trainSize;
-  const rng = new Rng((options.seed ?? 1) + 7919);
+  const total = (originals ? images.length : 0) + Math.max(0, to - from + 1) * trainSize;
+  const seed = options.seed ?? 1;
   const records = function* () {
-    for (let k = 0; k < images.length; k++) {
-      const r = featuriseImage(images[k]!, codebooks, options);
-      options.onProgress?.('features', k + 1, total);
-      yield { ...r, split: (k < trainSize ? 'train' : 'test') as 'train' | 'test' };
+    let done = 0;
+    if (originals) {
+      for (let k = 0; k < images.length; k++) {
+        const r = featuriseImage(images[k]!, codebooks, options);
+        options.onProgress?.('features', ++done, total);
+        yield { ...r, split: (k < trainSize ? 'train' : 'test') as 'train' | 'test' };
+      }
     }
-    let done = images.length;
-    for (let c = 1; c <= augment; c++) {
+    for (let c = from; c <= to; c++) {
       for (let k = 0; k < trainSize; k++) {
-        const im = augmentImage(images[k]!, rng, `${images[k]!.name}_aug${c}`);
+        const im = augmentImage(images[k]!, augmentRng(seed, c, k), `${images[k]!.name}_aug${c}`);
         yield { ...featuriseImage(im, codebooks, options), split: 'train' as const };
         options.onProgress?.('features', ++done, total);
       }
     }
   };
-  return writeHorseDataset(outDir, records(), options, codebooks, db);
+  return writeHorseDataset(outDir, records(), options, codebooks, db, options.part);
 }

@@ -95,6 +95,8 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
   readonly reuseGraphs: boolean;
   readonly bounds?: Bounds;
   readonly stats: SegmentationStats = { calls: 0, scoringMs: 0, maxflowMs: 0, clippedEdges: 0 };
+  /** The same counters summed over every SegmentationModel of the process (for CLI reports). */
+  static readonly totals: SegmentationStats = { calls: 0, scoringMs: 0, maxflowMs: 0, clippedEdges: 0 };
   private readonly acc: SparseAccumulator;
   private readonly graphs = new WeakMap<SegmentationGraph, MaxflowGraph>();
 
@@ -239,6 +241,7 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
       }
     }
     this.stats.clippedEdges += clipped;
+    SegmentationModel.totals.clippedEdges += clipped;
     return { cost0, cost1, potts };
   }
 
@@ -270,9 +273,11 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
       labels = maxflow({ numNodes: N, edgeFrom: x.edgeFrom, edgeTo: x.edgeTo, capFwd: potts, capRev: potts, sourceCap: src, sinkCap: sink, capType: 'float64' }).segments;
     }
     const t2 = performance.now();
-    this.stats.calls++;
-    this.stats.scoringMs += t1 - t0;
-    this.stats.maxflowMs += t2 - t1;
+    for (const st of [this.stats, SegmentationModel.totals]) {
+      st.calls++;
+      st.scoringMs += t1 - t0;
+      st.maxflowMs += t2 - t1;
+    }
     return labels; // SOURCE_SIDE = 0 = background, SINK_SIDE = 1 = foreground
   }
 

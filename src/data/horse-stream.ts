@@ -1,0 +1,337 @@
+/**
+ * Out-of-core training on a prepared horse folder (issue 6): the records stay in horse.bin (or the part
+ * files of a parallel prepare) and every oracle call reads the one it needs with a positional read
+ * (fs.readSync on an fd kept open) into a reusable buffer. The typed arrays of the graph handed to the
+ * model are views into that buffer (the record is read at byte offset 4 of the buffer, which makes every
+ * section of the layout naturally aligned: see src/data/horse.ts), so an oracle call allocates no
+ * feature-sized array. What stays in memory per image is its index entry, its ground-truth labels and
+ * superpixel areas (about 1.4 KB for 150 superpixels), beside the solver's own per-block state.
+ *
+ * The streamed problem computes exactly what the in-memory one (modelProblem over HorseDataset.load)
+ * computes: the model sees the same numbers in the same order, so a run with the same seed gives the same
+ * trace and weights bit for bit (test/horse-stream.test.ts).
+ * @module
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { endianness } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { check, FormatError, InputError } from '../core/errors.js';
+import { PROBLEM_FACTORY, type Problem, type StructuredModel } from '../core/problem.js';
+import { withAreas, type SegmentationGraph, type SegmentationLabel } from '../models/segmentation.js';
+import type { HorseDataset, HorseImageEntry } from './horse.js';
+
+const MAGIC = 0x31525348; // 'HSR1' read as a little-endian u32
+const HEADER = 28;
+const pad4 = (n: number) => (n + 3) & ~3;
+/** Byte offset of the record inside a slot buffer: 28 + 4 = 32 puts edges at 4k, areas at 8k, features at 4k. */
+const SHIFT = 4;
+
+/** Read statistics of a {@link HorseRecordReader} (cumulative). */
+export interface RecordReadStats {
+  /** Records read from disk. */
+  reads: number;
+  /** Requests served by a slot that already held the record. */
+  hits: number;
+  bytes: number;
+  /** Milliseconds in readSync (plus building the views). */
+  ms: number;
+}
+
+/** The read statistics summed over every reader of the process (for CLI reports). */
+export const streamTotals: RecordReadStats = { reads: 0, hits: 0, bytes: 0, ms: 0 };
+
+interface Slot {
+  record: number;
+  buf: Buffer;
+  graph: SegmentationGraph | undefined;
+  labels: Uint8Array | undefined;
+  superpixels: Uint16Array | undefined;
+  used: number;
+}
+
+/**
+ * Positional reader of the records of a prepared folder into a few reusable buffers (an LRU of `slots`
+ * decoded records, default 2). Graphs it returns are views: valid until `slots` other records were read.
+ */
+export class HorseRecordReader {
+  readonly stats: RecordReadStats = { reads: 0, hits: 0, bytes: 0, ms: 0 };
+  private readonly fds = new Map<string, number>();
+  private readonly slots: Slot[];
+  private clock = 0;
+  private readonly maxBytes: number;
+
+  constructor(
+    readonly ds: HorseDataset,
+    slots = 2,
+  ) {
+    check(Number.isInteger(slots) && slots >= 1, `slots must be a positive integer, got ${slots}`);
+    if (endianness() !== 'LE') throw new InputError('streamed horse records need a little-endian machine (the format is little-endian)');
+    let max = HEADER;
+    for (const im of ds.meta.images) max = Math.max(max, im.bytes);
+    this.maxBytes = max;
+    // allocUnsafeSlow: a buffer of its own ArrayBuffer at byte offset 0, so views at SHIFT + k are aligned.
+    this.slots = Array.from({ length: slots }, () => ({ record: -1, buf: Buffer.allocUnsafeSlow(max + SHIFT), graph: undefined, labels: undefined, superpixels: undefined, used: 0 }));
+  }
+
+  private fd(file: string): number {
+    let fd = this.fds.get(file);
+    if (fd === undefined) {
+      fd = openSync(join(this.ds.dir, file), 'r');
+      this.fds.set(file, fd);
+    }
+    return fd;
+  }
+
+  private entry(k: number): HorseImageEntry {
+    const im = this.ds.meta.images[k];
+    check(im !== undefined, `image index ${k} is outside 0..${this.ds.meta.images.length - 1}`);
+    check(Number.isSafeInteger(im.offset) && im.offset >= 0 && Number.isInteger(im.bytes) && im.bytes >= HEADER && im.bytes <= this.maxBytes, `${this.ds.dir}: index entry ${k} (${im.name}) has a bad offset or size`);
+    return im;
+  }
+
+  /** Reads `bytes` bytes of record k (from its start) into buf at SHIFT; checks the header against the index. */
+  private readInto(k: number, buf: Buffer, bytes: number): { N: number; E: number; dU: number; dP: number; H: number; W: number } {
+    const im = this.entry(k);
+    const file = im.file ?? 'horse.bin';
+    const where = `${join(this.ds.dir, file)} record ${k} (${im.name})`;
+    const got = readSync(this.fd(file), buf, SHIFT, bytes, im.offset);
+    if (got !== bytes) throw new FormatError(`${where}: truncated (read ${got} of ${bytes} bytes)`);
+    if (buf.readUInt32LE(SHIFT) !== MAGIC) throw new FormatError(`${where}: not a horse record (bad magic)`);
+    const h = (q: number) => buf.readUInt32LE(SHIFT + 4 + 4 * q);
+    const [N, E, dU, dP, H, W] = [h(0), h(1), h(2), h(3), h(4), h(5)];
+    const total = HEADER + 8 * E + 8 * N + pad4(N) + 4 * N * dU + 4 * E * dP + pad4(2 * H * W);
+    if (total !== im.bytes) throw new FormatError(`${where}: the index says ${im.bytes} bytes, the header implies ${total}`);
+    if (N !== im.numNodes || E !== im.numEdges) throw new FormatError(`${where}: does not match the index (${N} nodes, ${E} edges)`);
+    if (dU !== this.ds.meta.dUnary || (E > 0 && dP !== this.ds.meta.dPairwise)) throw new FormatError(`${where}: feature dimensions ${dU}+${dP} differ from the index's ${this.ds.meta.dUnary}+${this.ds.meta.dPairwise}`);
+    return { N, E, dU, dP, H, W };
+  }
+
+  private slotOf(k: number): Slot {
+    let victim = this.slots[0]!;
+    for (const s of this.slots) {
+      if (s.record === k) {
+        s.used = ++this.clock;
+        this.stats.hits++;
+        return s;
+      }
+      if (s.used < victim.used) victim = s;
+    }
+    const t0 = performance.now();
+    const im = this.entry(k);
+    victim.record = -1;
+    const { N, E, dU, dP, H, W } = this.readInto(k, victim.buf, im.bytes);
+    const ab = victim.buf.buffer;
+    let off = victim.buf.byteOffset + SHIFT + HEADER;
+    const view = <T>(C: { new (b: ArrayBufferLike, o: number, n: number): T }, n: number, bytes: number): T => {
+      const v = new C(ab, off, n);
+      off += bytes;
+      return v;
+    };
+    const edgeFrom = view(Int32Array, E, 4 * E);
+    const edgeTo = view(Int32Array, E, 4 * E);
+    const areas = view(Float64Array, N, 8 * N);
+    victim.labels = view(Uint8Array, N, pad4(N));
+    const unary = view(Float32Array, N * dU, 4 * N * dU);
+    const pairwise = view(Float32Array, E * dP, 4 * E * dP);
+    victim.superpixels = view(Uint16Array, H * W, pad4(2 * H * W));
+    victim.graph = { numNodes: N, unary, edgeFrom, edgeTo, pairwise, areas };
+    victim.record = k;
+    victim.used = ++this.clock;
+    const ms = performance.now() - t0;
+    for (const st of [this.stats, streamTotals]) {
+      st.reads++;
+      st.bytes += im.bytes;
+      st.ms += ms;
+    }
+    return victim;
+  }
+
+  /** The graph of record k: views into a slot buffer, valid until `slots` other records were read. */
+  graph(k: number): SegmentationGraph {
+    return this.slotOf(k).graph!;
+  }
+
+  /** Ground truth, superpixel map and graph of record k (views, as for {@link graph}). */
+  record(k: number): { graph: SegmentationGraph; labels: Uint8Array; superpixels: Uint16Array } {
+    const s = this.slotOf(k);
+    return { graph: s.graph!, labels: s.labels!, superpixels: s.superpixels! };
+  }
+
+  /**
+   * Labels and areas of record k as fresh arrays (a short read of the record's head: header, edges,
+   * areas, labels; the features are not read).
+   */
+  groundTruth(k: number, scratch: Buffer): { labels: Uint8Array; areas: Float64Array } {
+    const im = this.entry(k);
+    const N = im.numNodes;
+    const E = im.numEdges;
+    const head = HEADER + 8 * E + 8 * N + N;
+    const buf = scratch.length >= head + SHIFT ? scratch : Buffer.allocUnsafeSlow(head + SHIFT);
+    this.readInto(k, buf, head);
+    const at = buf.byteOffset + SHIFT + HEADER + 8 * E;
+    const areas = new Float64Array(N);
+    areas.set(new Float64Array(buf.buffer, at, N));
+    const labels = new Uint8Array(N);
+    labels.set(new Uint8Array(buf.buffer, at + 8 * N, N));
+    return { labels, areas };
+  }
+
+  /** Closes the files. */
+  close(): void {
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+  }
+}
+
+export interface StreamedHorseOptions {
+  /** Decoded records kept (LRU); default 2. One suffices for the solvers, which finish a block before the next. */
+  slots?: number;
+}
+
+/** The model methods the streamed problem calls (SegmentationModel, or any model of SegmentationGraphs). */
+type GraphModel = StructuredModel<SegmentationGraph, SegmentationLabel> & { validateGraph?(x: SegmentationGraph, where: string): void };
+
+/**
+ * The labelled images `indices` of a prepared folder, streamed: ground truths (with their areas) are read
+ * once into memory, graphs per call. Everything is validated: labels and areas when the set is opened,
+ * features (finite, shapes, node ids) the first time each record is read.
+ */
+export class StreamedHorseSet {
+  readonly reader: HorseRecordReader;
+  /** Ground truths, areas attached (the loss is area-weighted). */
+  readonly ys: SegmentationLabel[];
+  private readonly checked: Uint8Array;
+
+  constructor(
+    readonly ds: HorseDataset,
+    readonly indices: readonly number[],
+    options: StreamedHorseOptions = {},
+  ) {
+    this.reader = new HorseRecordReader(ds, options.slots ?? 2);
+    this.checked = new Uint8Array(indices.length);
+    const scratch = Buffer.allocUnsafeSlow(1 << 16);
+    this.ys = indices.map((k) => {
+      const { labels, areas } = this.reader.groundTruth(k, scratch);
+      const name = ds.meta.images[k]!.name;
+      for (let i = 0; i < labels.length; i++) check(labels[i]! <= 1, () => `${ds.dir} ${name}: label of superpixel ${i} is ${labels[i]} (must be 0 or 1)`);
+      for (let i = 0; i < areas.length; i++) check(areas[i]! > 0 && Number.isFinite(areas[i]), () => `${ds.dir} ${name}: area of superpixel ${i} is ${areas[i]} (must be > 0)`);
+      return withAreas(labels, areas);
+    });
+  }
+
+  get n(): number {
+    return this.indices.length;
+  }
+
+  /** Graph of example i (a view; see {@link HorseRecordReader.graph}), validated by `model` on its first read. */
+  graph(i: number, model?: GraphModel): SegmentationGraph {
+    const k = this.indices[i];
+    check(k !== undefined, `example ${i} is outside 0..${this.indices.length - 1}`);
+    const g = this.reader.graph(k);
+    if (!this.checked[i] && model?.validateGraph) {
+      model.validateGraph(g, `${this.ds.dir} ${this.ds.meta.images[k]!.name}`);
+      this.checked[i] = 1;
+    }
+    return g;
+  }
+
+  /** The training problem of `model` on this set (the Problem of modelProblem, streamed). */
+  problem(model: GraphModel): Problem<SegmentationLabel> {
+    check(this.n > 0, 'the training set is empty');
+    const ys = this.ys;
+    const g = (i: number) => this.graph(i, model);
+    return {
+      n: this.n,
+      dim: model.dim,
+      oracle: (i, w) => model.lossAugmentedDecode(w, g(i), ys[i]!),
+      psi: (i, y) => model.psi(g(i), ys[i]!, y),
+      loss: (i, y) => model.loss(ys[i]!, y),
+      predict: (i, w) => model.decode(w, g(i)),
+      groundTruth: (i) => ys[i]!,
+      labelKey: (y) => model.labelKey(y),
+      labelScores: (i, w, labels, out) => model.labelScores(w, g(i), ys[i]!, labels, out),
+      labelToJSON: (y) => model.labelToJSON(y),
+      labelFromJSON: (v) => model.labelFromJSON(v),
+      ...(model.bounds ? { bounds: model.bounds } : {}),
+    };
+  }
+
+  /** A set of the examples [start, end) of this one (sharing the reader). */
+  slice(start = 0, end = this.n): StreamedHorseSet {
+    const sub = Object.create(StreamedHorseSet.prototype) as StreamedHorseSet;
+    const s = Math.max(0, start < 0 ? this.n + start : start);
+    const e = Math.min(this.n, end < 0 ? this.n + end : end);
+    Object.assign(sub, { ds: this.ds, indices: this.indices.slice(s, e), reader: this.reader, ys: this.ys.slice(s, e), checked: this.checked.slice(s, e) });
+    return sub;
+  }
+
+  close(): void {
+    this.reader.close();
+  }
+
+  /**
+   * The inputs as an array-like for generic code (`xs[i]`, `xs.length`, `xs.slice`, iteration): element
+   * access decodes a fresh copy of the graph (for evaluation loops: one record at a time, nothing kept);
+   * `modelProblem(model, xs, ys)` sees {@link PROBLEM_FACTORY} on it and builds the streamed problem.
+   */
+  lazyInputs(): SegmentationGraph[] {
+    const set = this;
+    const target: SegmentationGraph[] = [];
+    target.length = this.n;
+    const fresh = (i: number): SegmentationGraph => {
+      const v = set.graph(i);
+      return { numNodes: v.numNodes, unary: v.unary.slice(), edgeFrom: v.edgeFrom.slice(), edgeTo: v.edgeTo.slice(), pairwise: v.pairwise.slice(), areas: v.areas.slice() };
+    };
+    let memo: { i: number; g: SegmentationGraph } | undefined;
+    return new Proxy(target, {
+      get(t, prop, receiver) {
+        if (typeof prop === 'string' && /^(0|[1-9]\d*)$/.test(prop)) {
+          const i = Number(prop);
+          if (i >= set.n) return undefined;
+          // The same index twice in a row gives the same object (identity-keyed caches stay valid).
+          if (memo?.i !== i) memo = { i, g: fresh(i) };
+          return memo.g;
+        }
+        if (prop === PROBLEM_FACTORY) return (model: GraphModel, ys: readonly SegmentationLabel[]) => {
+          check(ys.length === set.n, `got ${set.n} inputs but ${ys.length} labels`);
+          // The ys given must be this set's (or equal label by label): the streamed problem uses its own.
+          for (let i = 0; i < set.n; i++) if (ys[i] !== set.ys[i]) check(set.ys[i]!.length === ys[i]!.length && set.ys[i]!.every((v, q) => v === ys[i]![q]), `label ${i} does not belong to this streamed set`);
+          return set.problem(model);
+        };
+        if (prop === STREAMED_SET) return set;
+        if (prop === 'slice') return (start?: number, end?: number) => set.slice(start, end).lazyInputs();
+        if (prop === Symbol.iterator) return function* () {
+          for (let i = 0; i < set.n; i++) yield fresh(i);
+        };
+        return Reflect.get(t, prop, receiver);
+      },
+    });
+  }
+}
+
+/** The StreamedHorseSet behind a lazy input array, if it is one. */
+export const STREAMED_SET: unique symbol = Symbol('gapbcfw.streamedHorseSet');
+
+export function streamedSetOf(xs: unknown): StreamedHorseSet | undefined {
+  return (xs as { [STREAMED_SET]?: StreamedHorseSet } | null)?.[STREAMED_SET];
+}
+
+/** Streaming kicks in above this many bytes of records (train + test) unless told otherwise. */
+export const STREAM_THRESHOLD_BYTES = 2 ** 30;
+
+/**
+ * Whether `horse:DIR` is read out of core: `force` if given, else GAPBCFW_HORSE_STREAM=always|never (or
+ * 1|0), else automatically when the records of the images used exceed {@link STREAM_THRESHOLD_BYTES}
+ * (about 700 images of 150 superpixels: HorseSeg-small's 147 stay in memory, the augmented sets stream).
+ */
+export function shouldStream(ds: HorseDataset, indices: readonly number[], force?: boolean): boolean {
+  if (force !== undefined) return force;
+  const env = process.env.GAPBCFW_HORSE_STREAM?.toLowerCase();
+  if (env === 'always' || env === '1' || env === 'true') return true;
+  if (env === 'never' || env === '0' || env === 'false') return false;
+  check(env === undefined || env === '' || env === 'auto', `GAPBCFW_HORSE_STREAM must be always, never or auto, got '${env}'`);
+  let bytes = 0;
+  for (const k of indices) bytes += ds.meta.images[k]!.bytes;
+  return bytes > STREAM_THRESHOLD_BYTES;
+}

@@ -1,0 +1,273 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Rng } from '../src/core/rng.js';
+import { modelProblem, meanLoss } from '../src/core/problem.js';
+import { FormatError, InputError } from '../src/core/errors.js';
+import { HorseDataset, mergeHorseParts, writeHorseDataset, type HorseRecord } from '../src/data/horse.js';
+import { HorseRecordReader, shouldStream, StreamedHorseSet } from '../src/data/horse-stream.js';
+import { loadTask } from '../src/data/datasets.js';
+import { SegmentationModel, segmentationLoss } from '../src/models/segmentation.js';
+import { train, type TrainOptions } from '../src/solvers/index.js';
+import { main } from '../src/cli/main.js';
+import { runTrainHorse } from '../src/cli/horse.js';
+import { loadModel } from '../src/io/model.js';
+import { capture } from './helpers/capture.js';
+
+const DU = 12;
+const DP = 4;
+
+/** A random superpixel image: a grid of superpixels (4-neighbour edges), features in [0, 1), labels by a hidden rule. */
+function randomRecord(rng: Rng, name: string): HorseRecord {
+  const rows = 2 + rng.int(3);
+  const cols = 2 + rng.int(3);
+  const N = rows * cols;
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      if (c + 1 < cols) from.push(r * cols + c), to.push(r * cols + c + 1);
+      if (r + 1 < rows) from.push(r * cols + c), to.push((r + 1) * cols + c);
+    }
+  }
+  const E = from.length;
+  const unary = new Float32Array(N * DU);
+  const labels = new Uint8Array(N);
+  for (let i = 0; i < N; i++) {
+    unary[i * DU] = 1;
+    for (let j = 1; j < DU; j++) unary[i * DU + j] = rng.next() < 0.3 ? 0 : rng.next();
+    labels[i] = unary[i * DU + 1]! + 0.3 * rng.next() > 0.6 ? 1 : 0;
+  }
+  const pairwise = new Float32Array(E * DP);
+  for (let q = 0; q < pairwise.length; q++) pairwise[q] = rng.next();
+  const areas = new Float64Array(N);
+  for (let i = 0; i < N; i++) areas[i] = 1 + rng.int(40);
+  const H = 3 + rng.int(4);
+  const W = 3 + rng.int(5); // odd sizes: the superpixel map needs padding
+  const superpixels = new Uint16Array(H * W);
+  for (let p = 0; p < H * W; p++) superpixels[p] = rng.int(N);
+  return { name, height: H, width: W, graph: { numNodes: N, unary, edgeFrom: Int32Array.from(from), edgeTo: Int32Array.from(to), pairwise, areas }, labels, superpixels };
+}
+
+const CODEBOOKS = { colour: new Float32Array(3), gradient: new Float32Array(0) };
+
+function writeSet(dir: string, n: number, nTest: number, seed: number, part?: string, prefix = 'img'): HorseRecord[] {
+  const rng = new Rng(seed);
+  const recs = Array.from({ length: n + nTest }, (_, k) => ({ ...randomRecord(rng, `${prefix}${k}`), split: (k < n ? 'train' : 'test') as 'train' | 'test' }));
+  writeHorseDataset(dir, recs, { colourWords: 1, gradientWords: 0 }, CODEBOOKS, undefined, part);
+  return recs;
+}
+
+const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+let root: string;
+let dir: string;
+let records: HorseRecord[];
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'horse-stream-'));
+  dir = join(root, 'set');
+  records = writeSet(dir, 24, 6, 7);
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('HorseRecordReader', () => {
+  it('reads every record bit for bit as decodeRecord does, in any order, through reused buffers', () => {
+    const ds = new HorseDataset(dir);
+    for (const slots of [1, 3]) {
+      const reader = new HorseRecordReader(ds, slots);
+      const rng = new Rng(3 + slots);
+      const order = Array.from({ length: records.length * 3 }, (_, q) => (q % 2 === 0 ? rng.int(records.length) : q % records.length));
+      const buffers = new Set<ArrayBufferLike>();
+      for (const k of order) {
+        const r = reader.record(k);
+        const ref = records[k]!;
+        for (const key of ['unary', 'edgeFrom', 'edgeTo', 'pairwise', 'areas'] as const) expect(bytesOf(r.graph[key]).equals(bytesOf(ref.graph[key]))).toBe(true);
+        expect(r.graph.numNodes).toBe(ref.graph.numNodes);
+        expect([...r.labels]).toEqual([...ref.labels]);
+        expect([...r.superpixels]).toEqual([...ref.superpixels]);
+        buffers.add(r.graph.unary.buffer);
+      }
+      // no per-call allocation of feature arrays: all views live in the `slots` slot buffers
+      expect(buffers.size).toBe(slots);
+      expect(reader.stats.reads + reader.stats.hits).toBe(order.length);
+      // the ground truth comes from a short read of the head, as fresh arrays
+      const gt = reader.groundTruth(5, Buffer.alloc(16));
+      expect([...gt.labels]).toEqual([...records[5]!.labels]);
+      expect([...gt.areas]).toEqual([...records[5]!.graph.areas]);
+      reader.close();
+    }
+  });
+
+  it('reads records spread over parts joined by mergeHorseParts', () => {
+    const pdir = join(root, 'parts');
+    const a = writeSet(pdir, 5, 2, 11, 'a', 'a');
+    const b = writeSet(pdir, 4, 0, 12, 'b', 'b');
+    const meta = mergeHorseParts(pdir);
+    expect(meta.images.map((i) => i.file)).toEqual([...a.map(() => 'horse-a.bin'), ...b.map(() => 'horse-b.bin')]);
+    const ds = new HorseDataset(pdir);
+    const reader = new HorseRecordReader(ds, 1);
+    [...a, ...b].forEach((ref, k) => {
+      expect(bytesOf(reader.graph(k).unary).equals(bytesOf(ref.graph.unary))).toBe(true);
+      expect(bytesOf(ds.read(k).graph.pairwise).equals(bytesOf(ref.graph.pairwise))).toBe(true);
+    });
+    reader.close();
+  });
+});
+
+describe('streamed problem = in-memory problem', () => {
+  const variants: [string, TrainOptions][] = [
+    ['bcfw with averaging', { lambda: 0.05, maxPasses: 12, gapCheck: 4, gapThreshold: 0, seed: 3 }],
+    ['bcpfw, gap sampling, cache 5', { lambda: 0.05, maxPasses: 12, gapCheck: 3, gapThreshold: 0, seed: 5, step: 'pairwise', sampling: 'gap', cache: { maxSize: 5 } } as TrainOptions],
+    ['bcfw, perm, cache 50, sparse blocks', { lambda: 0.2, maxPasses: 8, gapCheck: 2, gapThreshold: 0, seed: 9, sampling: 'perm', cache: { maxSize: 50 }, blockStorage: 'sparse' } as TrainOptions],
+    ['batch FW', { solver: 'fw', lambda: 0.05, maxPasses: 10, gapCheck: 2, gapThreshold: 0 } as TrainOptions],
+  ];
+  for (const [name, options] of variants) {
+    it(`${name}: same seed, same trace and weights bit for bit`, () => {
+      const ds = new HorseDataset(dir);
+      const mem = ds.load('train');
+      const m1 = new SegmentationModel({ dUnary: DU, dPairwise: DP });
+      const r1 = train(modelProblem(m1, mem.xs, mem.ys), options);
+      const set = new StreamedHorseSet(ds, ds.indices('train'), { slots: 1 });
+      const m2 = new SegmentationModel({ dUnary: DU, dPairwise: DP });
+      const r2 = train(set.problem(m2), options);
+      const strip = (t: typeof r1.trace) => t.map(({ seconds: _s, ...rest }) => rest);
+      expect(strip(r2.trace)).toEqual(strip(r1.trace));
+      expect(bytesOf(r2.w).equals(bytesOf(r1.w))).toBe(true);
+      expect(r2.oracleCalls).toBe(r1.oracleCalls);
+      expect(r1.trace.filter((e) => e.gapIsExact).length).toBeGreaterThan(1);
+      // the run does move: the Potts weights are clipped at 0, the gap shrinks
+      expect(r1.w.slice(DU).every((x) => x >= 0)).toBe(true);
+      expect(r1.gap!).toBeLessThan(r1.trace.find((e) => e.gapIsExact)!.gap!);
+      // it read every training record, one at a time
+      expect(set.reader.stats.reads).toBeGreaterThanOrEqual(mem.xs.length);
+      set.close();
+    });
+  }
+
+  it('loss and prediction through the lazy inputs match the in-memory set (independent loss by hand)', () => {
+    const ds = new HorseDataset(dir);
+    const set = new StreamedHorseSet(ds, ds.indices('test'));
+    const xs = set.lazyInputs();
+    const model = new SegmentationModel({ dUnary: DU, dPairwise: DP });
+    const w = Float64Array.from({ length: DU + DP }, (_, j) => Math.sin(j + 1));
+    expect(xs.length).toBe(6);
+    let byHand = 0;
+    for (let i = 0; i < xs.length; i++) {
+      const ref = records[24 + i]!;
+      const y = model.decode(w, ref.graph);
+      let fg = 0, bg = 0, fn = 0, fp = 0;
+      for (let q = 0; q < y.length; q++) {
+        const a = ref.graph.areas[q]!;
+        if (ref.labels[q]) { fg += a; if (!y[q]) fn += a; } else { bg += a; if (y[q]) fp += a; }
+      }
+      byHand += fg === 0 ? fp / bg : bg === 0 ? fn / fg : (fn / fg + fp / bg) / 2;
+      expect(segmentationLoss(set.ys[i]!, y)).toBe(segmentationLoss(ref.labels, y, ref.graph.areas));
+    }
+    expect(meanLoss(model, w, xs, set.ys)).toBeCloseTo(byHand / 6, 14);
+    expect(xs.slice(2, 4).length).toBe(2);
+    expect(bytesOf(xs.slice(2, 4)[1]!.unary).equals(bytesOf(records[27]!.graph.unary))).toBe(true);
+    expect([...xs].length).toBe(6);
+    set.close();
+  });
+});
+
+describe('validation of streamed records', () => {
+  it('rejects a non-finite feature at its first read, a bad label at open, a truncated file', () => {
+    const bad = join(root, 'bad');
+    const recs = writeSet(bad, 4, 0, 21);
+    const meta = JSON.parse(readFileSync(join(bad, 'horse.json'), 'utf8')) as { images: { offset: number; bytes: number; numNodes: number; numEdges: number }[] };
+    const ds = new HorseDataset(bad);
+    const model = new SegmentationModel({ dUnary: DU, dPairwise: DP });
+    // NaN in record 2's unary features (the first feature value of node 0 is at 28 + 8E + 8N + pad4(N))
+    const im = meta.images[2]!;
+    const at = im.offset + 28 + 8 * im.numEdges + 8 * im.numNodes + ((im.numNodes + 3) & ~3) + 4 * 3;
+    const fd = openSync(join(bad, 'horse.bin'), 'r+');
+    const nan = Buffer.alloc(4);
+    nan.writeFloatLE(Number.NaN);
+    writeSync(fd, nan, 0, 4, at);
+    closeSync(fd);
+    const set = new StreamedHorseSet(ds, ds.indices('train'));
+    const p = set.problem(model);
+    const w = new Float64Array(DU + DP);
+    expect(() => p.oracle(0, w)).not.toThrow();
+    expect(() => p.oracle(2, w)).toThrow(InputError);
+    expect(() => p.oracle(2, w)).toThrow(/img2: unary\[3\] is NaN/);
+    set.close();
+    // a label 2 in record 1: refused when the set is opened
+    const fd2 = openSync(join(bad, 'horse.bin'), 'r+');
+    const im1 = meta.images[1]!;
+    writeSync(fd2, Buffer.from([2]), 0, 1, im1.offset + 28 + 8 * im1.numEdges + 8 * im1.numNodes);
+    closeSync(fd2);
+    expect(() => new StreamedHorseSet(ds, [1])).toThrow(/img1: label of superpixel 0 is 2/);
+    // truncated: the last record is cut short
+    const last = meta.images[3]!;
+    const whole = readFileSync(join(bad, 'horse.bin'));
+    writeFileSync(join(bad, 'horse.bin'), whole.subarray(0, last.offset + last.bytes - 10));
+    const r = new HorseRecordReader(new HorseDataset(bad));
+    expect(() => r.graph(3)).toThrow(FormatError);
+    expect(() => r.graph(3)).toThrow(/truncated/);
+    r.close();
+    expect(recs.length).toBe(4);
+  });
+
+  it('decides streaming by size unless told (argument, then GAPBCFW_HORSE_STREAM)', () => {
+    const ds = new HorseDataset(dir);
+    const all = ds.indices('all');
+    expect(shouldStream(ds, all)).toBe(false); // a few KB
+    expect(shouldStream(ds, all, true)).toBe(true);
+    const old = process.env.GAPBCFW_HORSE_STREAM;
+    try {
+      process.env.GAPBCFW_HORSE_STREAM = 'always';
+      expect(shouldStream(ds, all)).toBe(true);
+      expect(shouldStream(ds, all, false)).toBe(false);
+      process.env.GAPBCFW_HORSE_STREAM = 'sometimes';
+      expect(() => shouldStream(ds, all)).toThrow(InputError);
+    } finally {
+      if (old === undefined) delete process.env.GAPBCFW_HORSE_STREAM;
+      else process.env.GAPBCFW_HORSE_STREAM = old;
+    }
+    expect(loadTask(`horse:${dir}`, { stream: true }).description).toMatch(/streamed from disk/);
+    expect(loadTask(`horse:${dir}`).description).not.toMatch(/streamed/);
+  });
+});
+
+describe('CLI on a streamed set', () => {
+  it('train / gap / eval give the same numbers streamed and in memory; train-horse is train with horse defaults', async () => {
+    const old = process.env.GAPBCFW_HORSE_STREAM;
+    const results: Record<string, Record<string, unknown>>[] = [];
+    try {
+      for (const mode of ['never', 'always']) {
+        process.env.GAPBCFW_HORSE_STREAM = mode;
+        const model = join(root, `m-${mode}.gbm`);
+        const args = ['--lambda', '0.05', '--max-passes', '6', '--gap-check', '3', '--gap-threshold', '0', '--solver', 'bcpfw', '--sampling', 'gap', '--cache', '--cache-size', '5', '--json', '--quiet'];
+        const t = await capture(main, ['train', `horse:${dir}`, ...args, '--out', model]);
+        expect(t.code).toBe(0);
+        const g = await capture(main, ['gap', model, `horse:${dir}`, '--json']);
+        const e = await capture(main, ['eval', model, `horse:${dir}`, '--json']);
+        const th = await capture(runTrainHorse, [`horse:${dir}`, '--max-passes', '3', '--json', '--quiet']);
+        expect(th.code).toBe(0);
+        results.push({ t: t.json!, g: g.json!, e: e.json!, th: th.json!, w: { w: [...loadModel(model).w] } });
+      }
+    } finally {
+      if (old === undefined) delete process.env.GAPBCFW_HORSE_STREAM;
+      else process.env.GAPBCFW_HORSE_STREAM = old;
+    }
+    const [mem, str] = results as [Record<string, Record<string, unknown>>, Record<string, Record<string, unknown>>];
+    for (const key of ['primal', 'dual', 'gap', 'oracleCalls', 'cacheHits', 'testError']) expect(str.t![key]).toBe(mem.t![key]);
+    expect(str.w!.w).toEqual(mem.w!.w);
+    for (const key of ['primal', 'gap', 'trainError']) expect(str.g![key]).toBe(mem.g![key]);
+    expect(str.g!.gap as number).toBeCloseTo(str.t!.gap as number, 10);
+    expect(str.e!.testError).toBe(mem.e!.testError);
+    expect(str.e!.testError).toBe(str.t!.testError);
+    // train-horse: lambda 100 by default, oracle timing split into scoring and max-flow
+    expect(str.th!.lambda).toBe(100);
+    expect(str.th!.primal).toBe(mem.th!.primal);
+    expect(str.th!.scoringMsPerCall as number).toBeGreaterThan(0);
+    expect(str.th!.maxflowMsPerCall as number).toBeGreaterThan(0);
+    expect(str.th!.readMsPerRecord as number).toBeGreaterThan(0);
+    expect(str.th!.recordsRead as number).toBeGreaterThanOrEqual(24);
+    expect(mem.th!.readMsPerRecord).toBeUndefined();
+  });
+});
