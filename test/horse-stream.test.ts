@@ -116,6 +116,30 @@ describe('HorseRecordReader', () => {
   });
 });
 
+describe('interrupted prepare', () => {
+  it('leaves an index of the records written so far, marked incomplete; merge refuses it unless allowed', () => {
+    const pdir = join(root, 'interrupted');
+    const rng = new Rng(31);
+    const recs = Array.from({ length: 5 }, (_, k) => ({ ...randomRecord(rng, `r${k}`), split: 'train' as const }));
+    function* failing() {
+      for (const [k, r] of recs.entries()) {
+        if (k === 4) throw new Error('killed');
+        yield r;
+      }
+    }
+    expect(() => writeHorseDataset(pdir, failing(), { colourWords: 1, gradientWords: 0 }, CODEBOOKS, undefined, 'x', 2)).toThrow('killed');
+    const part = JSON.parse(readFileSync(join(pdir, 'horse-x.json'), 'utf8')) as { incomplete?: boolean; images: unknown[] };
+    expect(part.incomplete).toBe(true);
+    expect(part.images.length).toBe(4); // flushed after records 2 and 4; the 5th never came
+    expect(() => mergeHorseParts(pdir)).toThrow(/incomplete/);
+    const meta = mergeHorseParts(pdir, undefined, true);
+    expect(meta.incomplete).toBe(true);
+    const reader = new HorseRecordReader(new HorseDataset(pdir));
+    expect(bytesOf(reader.graph(3).unary).equals(bytesOf(recs[3]!.graph.unary))).toBe(true);
+    reader.close();
+  });
+});
+
 describe('streamed problem = in-memory problem', () => {
   const variants: [string, TrainOptions][] = [
     ['bcfw with averaging', { lambda: 0.05, maxPasses: 12, gapCheck: 4, gapThreshold: 0, seed: 3 }],

@@ -40,7 +40,9 @@ Options:
   --no-originals         leave out the 328 original images (for the second and later parts)
   --part P               write OUTDIR/horse-P.bin + horse-P.json instead of horse.bin + horse.json
   --merge                join the parts OUTDIR/horse-*.json (name order) into OUTDIR/horse.json;
-                         records stay in the part files (nothing is copied)
+                         records stay in the part files (nothing is copied). Indices are rewritten
+                         every 100 records while a prepare runs (marked incomplete): --merge
+                         --allow-incomplete joins what interrupted or running parts have written
   --json, --quiet, --help
 
 Parallel example (HorseSeg-large's scale on two cores):
@@ -98,7 +100,7 @@ export async function runPrepareHorse(args: string[], io: Io): Promise<number> {
     const { values: v, positionals } = parse(args, {
       out: { type: 'string' }, limit: { type: 'string' }, 'train-size': { type: 'string' }, superpixels: { type: 'string' },
       compactness: { type: 'string' }, 'colour-words': { type: 'string' }, 'gradient-words': { type: 'string' }, seed: { type: 'string' },
-      augment: { type: 'string' }, copies: { type: 'string' }, 'no-originals': { type: 'boolean' }, part: { type: 'string' }, merge: { type: 'boolean' },
+      augment: { type: 'string' }, copies: { type: 'string' }, 'no-originals': { type: 'boolean' }, part: { type: 'string' }, merge: { type: 'boolean' }, 'allow-incomplete': { type: 'boolean' },
       json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     });
     if (v.help) {
@@ -108,7 +110,7 @@ export async function runPrepareHorse(args: string[], io: Io): Promise<number> {
     if (!v.out) throw new UsageError('prepare-horse needs --out DIR');
     if (v.merge) {
       if (positionals.length > 0 || v.part !== undefined) throw new UsageError('--merge takes only --out DIR');
-      const meta = mergeHorseParts(v.out);
+      const meta = mergeHorseParts(v.out, undefined, !!v['allow-incomplete']);
       report({ command: 'prepare-horse', out: v.out, images: meta.images.length, train: meta.images.filter((i) => i.split === 'train').length, test: meta.images.filter((i) => i.split === 'test').length }, !!v.json, io, `merged ${new Set(meta.images.map((i) => i.file)).size} parts into ${v.out}/horse.json`);
       return 0;
     }

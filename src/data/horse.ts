@@ -34,7 +34,7 @@
  * out of core, one record per oracle call (src/data/horse-stream.ts).
  * @module
  */
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync, readdirSync, existsSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
@@ -533,20 +533,40 @@ export interface HorseMeta {
   codebooks: { colour: number[]; gradient: number[] };
   images: HorseImageEntry[];
   source?: string;
+  /** Set while prepare-horse is still writing (or was interrupted): the index lists the records written so far. */
+  incomplete?: boolean;
 }
 
 /**
  * Writes records (in order) and the index to `dir`: `horse.bin` + `horse.json`, or, with `part` P,
  * `horse-P.bin` + `horse-P.json` (a part written in parallel with others; {@link mergeHorseParts} joins them).
  */
-export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & { split: 'train' | 'test' }>, options: HorseFeatureOptions, codebooks: HorseCodebooks, source?: string, part?: string): HorseMeta {
+export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & { split: 'train' | 'test' }>, options: HorseFeatureOptions, codebooks: HorseCodebooks, source?: string, part?: string, flushEvery = 100): HorseMeta {
   mkdirSync(dir, { recursive: true });
   check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
   const binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
   const fd = openSync(join(dir, binName), 'w');
+  const indexFile = join(dir, part === undefined ? 'horse.json' : `horse-${part}.json`);
   const images: HorseImageEntry[] = [];
   let offset = 0;
   let dims: [number, number] | undefined;
+  const metaOf = (incomplete: boolean): HorseMeta => ({
+    format: HORSE_FORMAT,
+    version: HORSE_VERSION,
+    dUnary: dims?.[0] ?? unaryDim(options),
+    dPairwise: dims?.[1] ?? pairwiseDim(options),
+    options: resolve(options),
+    codebooks: { colour: [...codebooks.colour], gradient: [...codebooks.gradient] },
+    images,
+    ...(source ? { source } : {}),
+    ...(incomplete ? { incomplete: true } : {}),
+  });
+  // The index is rewritten (atomically) every `flushEvery` records, marked incomplete, so that a long
+  // prepare that is interrupted leaves a readable set of the records written so far.
+  const flush = (incomplete: boolean) => {
+    writeFileSync(`${indexFile}.tmp`, `${JSON.stringify(metaOf(incomplete))}\n`);
+    renameSync(`${indexFile}.tmp`, indexFile);
+  };
   try {
     for (const r of records) {
       const buf = encodeRecord(r);
@@ -558,22 +578,13 @@ export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & {
       dims ??= d;
       images.push({ name: r.name, split: r.split, ...(part === undefined ? {} : { file: binName }), offset, bytes: buf.length, height: r.height, width: r.width, numNodes: N, numEdges: E });
       offset += buf.length;
+      if (flushEvery > 0 && images.length % flushEvery === 0) flush(true);
     }
   } finally {
     closeSync(fd);
   }
-  const meta: HorseMeta = {
-    format: HORSE_FORMAT,
-    version: HORSE_VERSION,
-    dUnary: dims?.[0] ?? unaryDim(options),
-    dPairwise: dims?.[1] ?? pairwiseDim(options),
-    options: resolve(options),
-    codebooks: { colour: [...codebooks.colour], gradient: [...codebooks.gradient] },
-    images,
-    ...(source ? { source } : {}),
-  };
-  writeFileSync(join(dir, part === undefined ? 'horse.json' : `horse-${part}.json`), `${JSON.stringify(meta)}\n`);
-  return meta;
+  flush(false);
+  return metaOf(false);
 }
 
 /**
@@ -581,7 +592,7 @@ export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & {
  * index `horse.json` whose entries point into the part files; no record is copied. Parts are taken in
  * the given order (default: their names sorted); their options and codebooks must agree.
  */
-export function mergeHorseParts(dir: string, parts?: readonly string[]): HorseMeta {
+export function mergeHorseParts(dir: string, parts?: readonly string[], allowIncomplete = false): HorseMeta {
   const names = parts ?? readdirSync(dir).flatMap((f) => { const m = /^horse-(.+)\.json$/.exec(f); return m ? [m[1]!] : []; }).sort();
   check(names.length > 0, `${dir}: no horse-PART.json parts to merge`);
   let merged: HorseMeta | undefined;
@@ -594,6 +605,7 @@ export function mergeHorseParts(dir: string, parts?: readonly string[]): HorseMe
       throw new FormatError(`bad JSON: ${(e as Error).message}`, file);
     }
     if (m.format !== HORSE_FORMAT || m.version !== HORSE_VERSION) throw new FormatError(`not a ${HORSE_FORMAT} version ${HORSE_VERSION} part`, file);
+    if (m.incomplete && !allowIncomplete) throw new InputError(`${file}: the part is incomplete (still being written, or interrupted); wait, or merge with --allow-incomplete`);
     const images = m.images.map((im) => ({ ...im, file: im.file ?? 'horse.bin' }));
     if (!merged) {
       merged = { ...m, images };
@@ -602,6 +614,7 @@ export function mergeHorseParts(dir: string, parts?: readonly string[]): HorseMe
     if (JSON.stringify(m.options) !== JSON.stringify(merged.options) || m.dUnary !== merged.dUnary || m.dPairwise !== merged.dPairwise) throw new InputError(`${file}: options or dimensions differ from the first part`);
     if (JSON.stringify(m.codebooks) !== JSON.stringify(merged.codebooks)) throw new InputError(`${file}: codebooks differ from the first part (same data, training split and seed are needed)`);
     merged.images.push(...images);
+    if (m.incomplete) merged.incomplete = true;
   }
   const seen = new Set<string>();
   for (const im of merged!.images) {
