@@ -96,7 +96,8 @@ export class GpuJsBackend implements ScoringBackend {
     }
     this.rowsPerChunk = options.rowsPerChunk;
     const { GPU } = loadGpuJs();
-    this.gpu = new GPU({ mode });
+    // No mode: gpu.js picks the best it can start (headlessgl, webgl2, webgl, then webasm) and reports it.
+    this.gpu = mode === 'gpu' ? new GPU() : new GPU({ mode });
   }
 
   /** The mode gpu.js actually runs in (e.g. `webasm` when no GPU context could be created). */

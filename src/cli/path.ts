@@ -6,7 +6,7 @@ import { gridSearch, PAPER_GRID } from '../path/grid.js';
 import { regularizationPath, type PathSolverOptions } from '../path/regpath.js';
 import type { BcfwOptions } from '../solvers/bcfw.js';
 import { UsageError, number, parse, positive, report, type Io } from './common.js';
-import { TRAIN_OPTIONS, backendOf, trainOptions } from './train-options.js';
+import { TRAIN_OPTIONS, backendOf, scoringOf, trainOptions } from './train-options.js';
 
 export const PATH_USAGE = `gapbcfw path DATA [options]: the epsilon-approximate regularization path (Osokin et al. 2016, Sec. 4)
 
@@ -48,7 +48,7 @@ export async function runPath(args: string[], io: Io): Promise<number> {
   }
   const task = loadTask(positionals[0]!, { split: v.split, test: v.test });
   const model = buildModel(task.spec, backendOf(v.backend));
-  const problem = modelProblem(model, task.train.xs, task.train.ys);
+  const problem = modelProblem(model, task.train.xs, task.train.ys, { scoring: scoringOf(model, v.backend, v['gpu-mode']).scoring });
   // The paper's choice unless the user picks a solver: BCPFW with gap sampling and caching.
   const flags = v.solver === undefined ? { ...v, solver: 'bcpfw', sampling: v.sampling ?? 'gap', cache: true } : v;
   const o = trainOptions(flags, {}) as BcfwOptions & { solver?: string };

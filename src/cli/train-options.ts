@@ -1,5 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { DecodeBackend } from '../models/chain.js';
+import { BACKEND_CHOICES, GPUJS_MODES, chooseBackend, type BackendChoice, type BackendReport, type GpuJsMode, type ScoringBackend } from '../../kernels/index.js';
 import { SOLVERS, type SolverName, type TrainOptions } from '../solvers/index.js';
 import type { StepType } from '../solvers/bcfw.js';
 import { UsageError, integer, nonNegative, number, positive, type ParsedArgs } from './common.js';
@@ -33,6 +34,7 @@ export const TRAIN_OPTIONS = {
   ...SOLVER_OPTIONS,
   'train-error': { type: 'boolean' },
   backend: { type: 'string' },
+  'gpu-mode': { type: 'string' },
   split: { type: 'string' },
   test: { type: 'string' },
   'min-frequency': { type: 'string' },
@@ -47,9 +49,33 @@ export const TRAIN_OPTIONS = {
   help: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
+/**
+ * `--backend auto|native|gpujs|js` (default auto): `js` runs the TypeScript decoders and scoring, the others
+ * the native decoders. Throws a UsageError on an unknown name.
+ */
 export function backendOf(value: string | undefined): DecodeBackend {
-  if (value === undefined || value === 'native' || value === 'js') return value ?? 'native';
-  throw new UsageError(`--backend must be native or js, got '${value}'`);
+  if (value !== undefined && !(BACKEND_CHOICES as readonly string[]).includes(value)) {
+    throw new UsageError(`--backend must be one of ${BACKEND_CHOICES.join(', ')}, got '${value}'`);
+  }
+  return value === 'js' ? 'js' : 'native';
+}
+
+/**
+ * The scoring backend of batched full passes for a model that has them (kernels/: `auto` calibrates once
+ * per machine and caches the choice), with a report of what it runs on; nothing for other models.
+ */
+export function scoringOf(
+  model: { prepareBatch?: unknown },
+  value: string | undefined,
+  gpuMode: string | undefined,
+): { scoring?: ScoringBackend; report?: BackendReport } {
+  backendOf(value);
+  if (gpuMode !== undefined && !(GPUJS_MODES as readonly string[]).includes(gpuMode)) {
+    throw new UsageError(`--gpu-mode must be one of ${GPUJS_MODES.join(', ')}, got '${gpuMode}'`);
+  }
+  if (typeof model.prepareBatch !== 'function') return {};
+  const { backend, report } = chooseBackend((value ?? 'auto') as BackendChoice, gpuMode === undefined ? {} : { gpuMode: gpuMode as GpuJsMode });
+  return { scoring: backend, report };
 }
 
 export type TrainValues = ParsedArgs<typeof TRAIN_OPTIONS>['values'];

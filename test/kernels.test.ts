@@ -1,0 +1,280 @@
+// Scoring backends (kernels/): every backend against the float64 reference, gpu.js chunking and indices
+// beyond 2^24, the batched chain and multiclass passes per backend against the per-object oracle and
+// brute-force enumeration, thread-count independence, and the calibrated chooser with its cache.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  GpuJsBackend,
+  JsBackend,
+  MAX_CHUNK_VALUES,
+  NativeBackend,
+  chooseBackend,
+  chunkRows,
+  createBackend,
+  type ScoringBackend,
+} from '../kernels/index.js';
+import { InputError } from '../src/core/errors.js';
+import { modelProblem } from '../src/core/problem.js';
+import { Rng } from '../src/core/rng.js';
+import { dotSparse } from '../src/core/vector.js';
+import { syntheticChain } from '../src/data/synthetic.js';
+import { ChainModel } from '../src/models/chain.js';
+import { MulticlassModel } from '../src/models/multiclass.js';
+import { fullOraclePass } from '../src/solvers/common.js';
+import { bruteHinge, randomW, tinyChain } from './helpers/tiny.js';
+
+const backends: [string, () => ScoringBackend][] = [
+  ['js', () => new JsBackend()],
+  ['native, 1 thread', () => new NativeBackend(1)],
+  ['native, 2 threads', () => new NativeBackend(2)],
+  ['gpujs (default mode)', () => new GpuJsBackend()],
+  ['gpujs cpu', () => new GpuJsBackend({ mode: 'cpu' })],
+  ['gpujs webasm, 7 rows per chunk', () => new GpuJsBackend({ mode: 'webasm', rowsPerChunk: 7 })],
+];
+
+/** A random scoring problem: sparse-ish rows, signed weights, a loss augmentation. */
+function problem(seed: number, rows: number, cols: number, K: number) {
+  const rng = new Rng(seed);
+  const X = Float64Array.from({ length: rows * cols }, () => (rng.next() < 0.5 ? 0 : rng.next() * 2 - 1));
+  const W = Float64Array.from({ length: K * cols }, () => rng.next() * 2 - 1);
+  const labels = Int32Array.from({ length: rows }, () => rng.int(K));
+  const weight = Float64Array.from({ length: rows }, () => rng.next());
+  return { X, W, labels, weight };
+}
+
+/** The definition, written out independently of every backend. */
+function reference(X: Float64Array, W: Float64Array, rows: number, cols: number, K: number, labels?: Int32Array, weight?: Float64Array): Float64Array {
+  const out = new Float64Array(rows * K);
+  for (let n = 0; n < rows; n++) {
+    for (let k = 0; k < K; k++) {
+      let s = labels && labels[n] !== k ? weight![n]! : 0;
+      for (let j = 0; j < cols; j++) s += W[k * cols + j]! * X[n * cols + j]!;
+      out[n * K + k] = s;
+    }
+  }
+  return out;
+}
+
+function maxError(a: Float64Array, b: Float64Array): number {
+  let e = 0;
+  for (let i = 0; i < a.length; i++) e = Math.max(e, Math.abs(a[i]! - b[i]!));
+  return e;
+}
+
+describe.each(backends)('scoring backend %s', (_name, make) => {
+  const backend = make();
+  afterAll(() => backend.dispose());
+  const tolerance = backend.precision === 'float32' ? 2e-5 : 1e-12;
+
+  it('matches the float64 definition, with and without the loss augmentation', () => {
+    for (const [rows, cols, K] of [[1, 1, 1], [3, 5, 2], [50, 129, 26], [33, 17, 1]] as const) {
+      const p = problem(rows * 7 + K, rows, cols, K);
+      const X = backend.prepare(p.X, rows, cols);
+      const out = new Float64Array(rows * K);
+      backend.score(X, p.W, K, out);
+      expect(maxError(out, reference(p.X, p.W, rows, cols, K))).toBeLessThan(tolerance * cols);
+      backend.score(X, p.W, K, out, { labels: p.labels, weight: p.weight });
+      expect(maxError(out, reference(p.X, p.W, rows, cols, K, p.labels, p.weight))).toBeLessThan(tolerance * cols);
+    }
+  });
+
+  it('reuses prepared rows across weight vectors and handles an empty batch', () => {
+    const p = problem(5, 40, 9, 3);
+    const X = backend.prepare(p.X, 40, 9);
+    for (const seed of [1, 2]) {
+      const W = randomW(27, seed);
+      const out = new Float64Array(120);
+      backend.score(X, W, 3, out);
+      expect(maxError(out, reference(p.X, W, 40, 9, 3))).toBeLessThan(tolerance * 9);
+    }
+    backend.score(backend.prepare(new Float64Array(0), 0, 4), new Float64Array(8), 2, new Float64Array(0));
+  });
+
+  it('rejects bad shapes and labels with clear errors', () => {
+    expect(() => backend.prepare(new Float64Array(5), 2, 3)).toThrow(/expected rows x cols = 6/);
+    const X = backend.prepare(new Float64Array(6), 2, 3);
+    expect(() => backend.score(X, new Float64Array(5), 2, new Float64Array(4))).toThrow(/W has 5 values/);
+    expect(() => backend.score(X, new Float64Array(6), 2, new Float64Array(3))).toThrow(/out has 3 values/);
+    expect(() => backend.score(X, new Float64Array(6), 2, new Float64Array(4), { labels: Int32Array.of(0, 2), weight: new Float64Array(2) })).toThrow(/outside 0..1/);
+    if (backend.name !== 'js') {
+      expect(() => backend.score(new JsBackend().prepare(new Float64Array(6), 2, 3), new Float64Array(6), 2, new Float64Array(4))).toThrow(/another backend/);
+    }
+  });
+});
+
+describe('gpu.js batches beyond 2^24 values', () => {
+  it('scores 2^24 + 2^19 feature values correctly (chunks keep every flat offset exact in float32)', () => {
+    const cols = 64;
+    const rows = (MAX_CHUNK_VALUES + 2 ** 19) / cols; // 270,336 rows: 17.3 M values in X
+    expect(rows * cols).toBeGreaterThan(2 ** 24);
+    const K = 3;
+    const rng = new Rng(11);
+    const X = new Float64Array(rows * cols);
+    for (let i = 0; i < X.length; i += 1 + rng.int(5)) X[i] = rng.int(3) - 1; // small integers: float32-exact sums
+    const W = Float64Array.from({ length: K * cols }, () => rng.int(5) - 2);
+    const expected = new Float64Array(rows * K);
+    new NativeBackend().score(new NativeBackend().prepare(X, rows, cols), W, K, expected);
+    const gpu = new GpuJsBackend();
+    const out = new Float64Array(rows * K);
+    gpu.score(gpu.prepare(X, rows, cols), W, K, out);
+    gpu.dispose();
+    // Integer data: float32 sums are exact, so any indexing error shows up as a mismatch.
+    let wrong = 0;
+    for (let i = 0; i < out.length; i++) if (out[i] !== expected[i]) wrong++;
+    expect(wrong).toBe(0);
+    expect(chunkRows(cols, K) * cols).toBeLessThanOrEqual(MAX_CHUNK_VALUES);
+  });
+});
+
+describe('batched chain pass per backend', () => {
+  const data = syntheticChain({ sequences: 150, numLabels: 5, numFeatures: 12, seed: 4 });
+  const xs = data.examples.map((e) => e.x);
+  const ys = data.examples.map((e) => e.y);
+  const model = new ChainModel({ numFeatures: data.numFeatures, numLabels: data.numLabels });
+
+  /** The per-object path: native Viterbi per sequence, H from psi. */
+  function perObject(w: Float64Array) {
+    const p = modelProblem(model, xs, ys);
+    return ys.map((_, i) => {
+      const y = p.oracle(i, w);
+      return { y, h: Math.max(0, p.loss(i, y) - dotSparse(w, p.psi(i, y))) };
+    });
+  }
+
+  it('decodes the per-object labels, with bit-identical float64 hinges across backends', () => {
+    for (const seed of [1, 2]) {
+      const w = randomW(model.dim, seed, 0.5);
+      const ref = perObject(w);
+      const fused = { hinge: new Float64Array(xs.length), labels: [] as Int32Array[] };
+      model.prepareBatch(xs, ys)(w, fused.hinge, fused.labels);
+      ref.forEach((r, i) => {
+        expect(Array.from(fused.labels[i]!)).toEqual(Array.from(r.y));
+        expect(fused.hinge[i]).toBeCloseTo(r.h, 12);
+      });
+      for (const [name, make] of backends) {
+        const backend = make();
+        const hinge = new Float64Array(xs.length);
+        const labels: Int32Array[] = [];
+        model.prepareBatch(xs, ys, backend)(w, hinge, labels);
+        backend.dispose();
+        let differ = 0;
+        for (let i = 0; i < xs.length; i++) {
+          if (Array.from(labels[i]!).join() === Array.from(fused.labels[i]!).join()) {
+            expect(hinge[i], `${name}, sequence ${i}`).toBe(fused.hinge[i]); // same labels: the same float64 H
+          } else {
+            // only a float32 near-tie may decode differently, and then H agrees to float32 accuracy
+            differ++;
+            expect(backend.precision).toBe('float32');
+            expect(Math.abs(hinge[i]! - fused.hinge[i]!)).toBeLessThan(1e-5);
+          }
+        }
+        expect(differ, name).toBeLessThanOrEqual(backend.precision === 'float32' ? 2 : 0);
+      }
+    }
+  });
+
+  it('gives the enumerated H_i(w) on tiny chains, for every backend', () => {
+    const t = tinyChain(9, { n: 8, K: 3, D: 3, maxT: 4, backend: 'native' });
+    const w = randomW(t.model.dim, 3);
+    for (const [, make] of backends) {
+      const backend = make();
+      const hinge = new Float64Array(t.xs.length);
+      t.model.prepareBatch(t.xs, t.ys, backend)(w, hinge);
+      backend.dispose();
+      for (let i = 0; i < t.xs.length; i++) expect(hinge[i]).toBeCloseTo(bruteHinge(t, i, w), backend.precision === 'float32' ? 5 : 12);
+    }
+  });
+
+  it('is independent of the thread count (parallel decoding = the sequential path)', () => {
+    const w = randomW(model.dim, 7, 0.5);
+    const run = (threads: number, scoring?: ScoringBackend) => {
+      const m = new ChainModel({ numFeatures: data.numFeatures, numLabels: data.numLabels, threads });
+      const hinge = new Float64Array(xs.length);
+      const labels: Int32Array[] = [];
+      m.prepareBatch(xs, ys, scoring)(w, hinge, labels);
+      return { hinge: Array.from(hinge), labels: labels.map((y) => Array.from(y)) };
+    };
+    expect(run(2)).toEqual(run(1));
+    expect(run(2, new JsBackend())).toEqual(run(1, new JsBackend()));
+  });
+
+  it('certifies with the same gap through the solvers whatever the backend', () => {
+    const w = randomW(model.dim, 5, 0.5);
+    const sums = [undefined, new JsBackend(), new NativeBackend(2)].map((scoring) => fullOraclePass(modelProblem(model, xs, ys, { scoring }), w).hingeSum);
+    expect(sums[1]).toBe(sums[0]);
+    expect(sums[2]).toBe(sums[0]);
+  });
+});
+
+describe('batched multiclass pass per backend', () => {
+  const rng = new Rng(21);
+  const F = 20;
+  const K = 4;
+  const xs = Array.from({ length: 300 }, () => {
+    const indices = Int32Array.from(Array.from({ length: F }, (_, j) => j).filter(() => rng.next() < 0.4));
+    return { indices, values: Float64Array.from(indices, () => rng.next() * 2 - 1), nnz: indices.length };
+  });
+  const ys = xs.map(() => rng.int(K));
+  const model = new MulticlassModel(F, K);
+
+  it('decodes the per-object argmax and its H in float64 on every backend', () => {
+    const w = randomW(model.dim, 2);
+    for (const [name, make] of backends) {
+      const backend = make();
+      const hinge = new Float64Array(xs.length);
+      const labels: number[] = [];
+      model.prepareBatch(xs, ys, backend)(w, hinge, labels);
+      backend.dispose();
+      let differ = 0;
+      for (let i = 0; i < xs.length; i++) {
+        const y = model.lossAugmentedDecode(w, xs[i]!, ys[i]!);
+        const h = Math.max(0, model.loss(ys[i]!, y) - dotSparse(w, model.psi(xs[i]!, ys[i]!, y)));
+        if (labels[i] === y) expect(hinge[i], `${name}, example ${i}`).toBeCloseTo(h, 12);
+        else {
+          differ++;
+          expect(Math.abs(hinge[i]! - h)).toBeLessThan(1e-5);
+        }
+      }
+      expect(differ, name).toBeLessThanOrEqual(backend.precision === 'float32' ? 2 : 0);
+    }
+  });
+});
+
+describe('backend chooser', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-kernels-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates a forced backend and reports it', () => {
+    for (const name of ['native', 'js', 'gpujs'] as const) {
+      const { backend, report } = chooseBackend(name, { cacheFile: null });
+      expect(backend.name).toBe(name);
+      expect(report).toMatchObject({ backend: name, how: 'forced', precision: backend.precision });
+      expect(report.mode.length).toBeGreaterThan(0);
+      backend.dispose();
+    }
+    expect(() => createBackend('cuda' as never)).toThrow(InputError);
+    expect(() => chooseBackend('cuda' as never)).toThrow(/unknown scoring backend 'cuda'/);
+  });
+
+  it('calibrates once, caches the choice per machine, and recovers from a corrupt cache', () => {
+    const file = join(dir, 'backend.json');
+    const first = chooseBackend('auto', { cacheFile: file });
+    expect(first.report.how).toBe('calibrated');
+    // every backend that ran was timed, and the winner is the fastest of them
+    const millis = first.report.millis!;
+    expect(Object.keys(millis).sort()).toEqual(expect.arrayContaining(['js', 'native']));
+    expect(millis[first.report.backend]).toBe(Math.min(...Object.values(millis)));
+    first.backend.dispose();
+    const cached = Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, { backend: string }>);
+    expect(cached).toHaveLength(1);
+    const second = chooseBackend('auto', { cacheFile: file });
+    expect(second.report).toMatchObject({ how: 'cached', backend: first.report.backend });
+    second.backend.dispose();
+    writeFileSync(file, '{ not json');
+    const third = chooseBackend('auto', { cacheFile: file });
+    expect(third.report.how).toBe('calibrated');
+    third.backend.dispose();
+  });
+});
