@@ -6,13 +6,13 @@ import { fingerprint, loadModel } from '../io/model.js';
 import { crc32 } from '../io/model-file.js';
 import { fullOraclePass } from '../solvers/common.js';
 import { UsageError, parse, report, type Io } from './common.js';
-import { backendOf } from './train-options.js';
+import { backendOf, scoringOf } from './train-options.js';
 
 export const GAP_USAGE = `gapbcfw gap MODEL DATA [options]: the exact duality gap of a saved model over a whole data set
 
   Computes primal = lambda/2 ||w||^2 + (1/n) sum_i H_i(w) with one batched oracle pass, the error of the
   plain predictions, and, on the model's own training set, the exact duality gap (primal - saved dual).
-  --part train|test (default train), --split S, --backend native|js, --json
+  --part train|test (default train), --split S, --backend auto|native|gpujs|js, --gpu-mode MODE, --json
   --shard I/N --out PART.json   evaluate only examples [floor(I n/N), floor((I+1) n/N)) and write a partial;
                                 gapbcfw gap-merge PART... combines the N partials into exactly the answer of
                                 one pass (per-example terms are kept and summed in index order).
@@ -23,6 +23,7 @@ const GAP_OPTIONS = {
   part: { type: 'string' },
   split: { type: 'string' },
   backend: { type: 'string' },
+  'gpu-mode': { type: 'string' },
   shard: { type: 'string' },
   out: { type: 'string' },
   json: { type: 'boolean' },
@@ -77,13 +78,14 @@ export async function runGap(args: string[], io: Io): Promise<number> {
   const start = Math.floor((shard[0] * n) / shard[1]);
   const end = Math.floor(((shard[0] + 1) * n) / shard[1]);
   const model = buildModel(trained.spec, backendOf(v.backend));
+  const { scoring } = scoringOf(model, v.backend, v['gpu-mode']);
   const t0 = performance.now();
   const hinge: number[] = [];
   const loss: number[] = [];
   if (end > start) {
     const xs = set.xs.slice(start, end);
     const ys = set.ys.slice(start, end);
-    for (const h of fullOraclePass(modelProblem(model, xs, ys), trained.w).hinge) hinge.push(h);
+    for (const h of fullOraclePass(modelProblem(model, xs, ys, { scoring }), trained.w).hinge) hinge.push(h);
     for (let i = 0; i < xs.length; i++) loss.push(model.loss(ys[i], model.decode(trained.w, xs[i])));
   }
   let wSq = 0;
@@ -122,6 +124,23 @@ function combine(parts: GapPartial[]): Record<string, unknown> {
   };
 }
 
+/** The fields gap-merge relies on, with their types (a hand-edited or foreign file is a FormatError, not a crash). */
+function checkPartial(p: GapPartial, file: string): void {
+  const fail = (what: string): never => {
+    throw new FormatError(`gap partial: ${what}`, file);
+  };
+  const nonNegInt = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
+  if (!Array.isArray(p.shard) || p.shard.length !== 2 || !nonNegInt(p.shard[0]) || !nonNegInt(p.shard[1]) || p.shard[0] >= p.shard[1]) fail("'shard' must be [I, N] with integers 0 <= I < N");
+  if (!nonNegInt(p.n) || !nonNegInt(p.start)) fail("'n' and 'start' must be non-negative integers");
+  for (const key of ['hinge', 'loss'] as const) {
+    const a = p[key] as unknown;
+    if (!Array.isArray(a) || a.some((x) => typeof x !== 'number' || !Number.isFinite(x))) fail(`'${key}' must be an array of finite numbers`);
+  }
+  if (p.hinge.length !== p.loss.length || p.start + p.hinge.length > p.n) fail(`'hinge' and 'loss' must cover the shard's examples inside 0..${p.n - 1}`);
+  for (const key of ['lambda', 'wSq'] as const) if (typeof p[key] !== 'number' || !Number.isFinite(p[key])) fail(`'${key}' must be a finite number`);
+  if (p.dual !== null && (typeof p.dual !== 'number' || !Number.isFinite(p.dual))) fail("'dual' must be a finite number or null");
+}
+
 /** `gapbcfw gap-merge PART...`: checks that the partials are the N shards of one job and combines them. */
 export async function runGapMerge(args: string[], io: Io): Promise<number> {
   const { values: v, positionals } = parse(args, { json: { type: 'boolean' }, help: { type: 'boolean' } } as const);
@@ -138,7 +157,8 @@ export async function runGapMerge(args: string[], io: Io): Promise<number> {
       if ((e as NodeJS.ErrnoException).code) throw e;
       throw new FormatError('not a JSON gap partial', file);
     }
-    if (p.format !== 'gapbcfw-gap-partial' || p.version !== 1) throw new FormatError('not a gap partial of this gapbcfw (format/version)', file);
+    if (p === null || typeof p !== 'object' || p.format !== 'gapbcfw-gap-partial' || p.version !== 1) throw new FormatError('not a gap partial of this gapbcfw (format/version)', file);
+    checkPartial(p, file);
     return p;
   });
   const p0 = parts[0]!;

@@ -2,11 +2,11 @@
 import { closeSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { ParseArgsConfig } from 'node:util';
-import { InputError } from '../core/errors.js';
 import { meanLoss, modelProblem } from '../core/problem.js';
 import { buildModel, loadTask, type LabelledSet, type TaskData } from '../data/datasets.js';
 import { fingerprint, loadModel, saveModel, type TrainedModel } from '../io/model.js';
 import { readModelFile, writeModelFile } from '../io/model-file.js';
+import { readCheckpoint as readCheckpointFile } from '../io/checkpoint.js';
 import { fullOraclePass, type SolverCheckpoint, type SolverResult } from '../solvers/common.js';
 import { trainAsync } from '../solvers/index.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
@@ -191,9 +191,7 @@ function stripFunctions(o: object): Record<string, unknown> {
 }
 
 function readCheckpoint(path: string): SolverCheckpoint {
-  const { meta, arrays } = readModelFile(path);
-  if (meta.format !== 'gapbcfw-checkpoint') throw new InputError(`${path} is not a gapbcfw checkpoint`);
-  return { meta: meta as SolverCheckpoint['meta'], arrays: arrays as SolverCheckpoint['arrays'] };
+  return readCheckpointFile(path);
 }
 
 async function runEval(args: string[], io: Io): Promise<number> {

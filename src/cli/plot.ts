@@ -74,8 +74,9 @@ export async function runPlot(args: string[], io: Io): Promise<number> {
   if (!Y_METRICS.includes(y)) throw new UsageError(`--y must be one of ${Y_METRICS.join(', ')}, got '${v.y}'`);
 
   const traces = readTraces(positionals);
-  for (const file of traces.emptyFiles) warn(`${file} has no events`);
+  // Nothing to draw is an error with one line of reason; the per-file warnings only matter next to a figure.
   if (traces.runs.length === 0) throw new InputError(`no events in ${traces.files.length === 1 ? traces.files[0] : `${traces.files.length} trace files`}`);
+  for (const file of traces.emptyFiles) warn(`${file} has no events`);
   const figure = buildFigure(groupSeries(traces.runs), { x, y, ...(v.title !== undefined ? { title: v.title } : {}), ...(width ? { width } : {}), ...(height ? { height } : {}) });
   for (const method of figure.skipped) warn(`method '${method}' has no ${y === 'gap' ? 'exact gaps' : `'${y}' values`}; left out`);
 

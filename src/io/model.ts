@@ -50,6 +50,8 @@ export function loadModel(path: string): TrainedModel {
   }
   const w = arrays.w;
   if (!(w instanceof Float64Array)) throw new FormatError("model file has no f64 array 'w'", path);
+  const bad = w.findIndex((x) => !Number.isFinite(x));
+  if (bad >= 0) throw new FormatError(`w[${bad}] is ${w[bad]}: a model's weights must be finite`, path);
   const expected =
     spec.kind === 'chain'
       ? spec.numLabels * spec.numFeatures + 2 * spec.numLabels + spec.numLabels ** 2

@@ -19,7 +19,8 @@ export function savePath(path: string, p: StoredPath): void {
     meta: {
       format: FORMAT, spec: p.spec, epsilon: p.epsilon, kappa: p.kappa, heuristic: p.heuristic, lambdaInf: p.lambdaInf,
       complete: p.complete, validDownTo: p.validDownTo, stopReason: p.stopReason,
-      breakpoints: p.breakpoints.map(({ w: _w, ...rest }) => rest),
+      // Fields left undefined (e.g. testError without a test set) are dropped: JSON has no undefined.
+      breakpoints: p.breakpoints.map(({ w: _w, ...rest }) => Object.fromEntries(Object.entries(rest).filter(([, x]) => x !== undefined))),
     },
     arrays,
   });
@@ -36,9 +37,15 @@ export function loadPath(path: string): StoredPath {
   const records = meta.breakpoints as Omit<Breakpoint, 'w'>[];
   const wInf = arrays.wInf;
   if (!(wInf instanceof Float64Array) || !Array.isArray(records)) throw new FormatError('path file lacks wInf or breakpoints', path);
+  const finite = (w: Float64Array, name: string) => {
+    const bad = w.findIndex((x) => !Number.isFinite(x));
+    if (bad >= 0) throw new FormatError(`${name}[${bad}] is ${w[bad]}: weights must be finite`, path);
+  };
+  finite(wInf, 'wInf');
   const breakpoints = records.map((r, j) => {
     const w = arrays[`w${j + 1}`];
     if (!(w instanceof Float64Array) || w.length !== wInf.length) throw new FormatError(`path file lacks the weights of breakpoint ${j + 1}`, path);
+    finite(w, `w${j + 1}`);
     return { ...r, w };
   });
   return { ...(meta as unknown as Omit<StoredPath, 'wInf' | 'breakpoints'>), wInf, breakpoints };
