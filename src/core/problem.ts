@@ -42,7 +42,7 @@ export interface StructuredModel<X, Y> {
    */
   readonly bounds?: Bounds;
   /**
-   * Optional batched exact pass (DESIGN seam 4): prepares a data set once and returns a {@link BatchPass}.
+   * Optional batched exact pass (DESIGN seam 4): prepares a data set once and returns a `BatchPass`.
    * `scoring` computes the loss-augmented potentials of all examples at once (kernels/: native SIMD threads,
    * gpu.js or plain TypeScript; the model's own native path when omitted); decoding runs on native threads
    * and every hinge is recomputed in float64 from the decoded labels, so a float32 backend only proposes labels.

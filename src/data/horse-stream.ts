@@ -266,6 +266,7 @@ export class StreamedHorseSet {
     return sub;
   }
 
+  /** Closes the record files of the underlying reader; the set cannot be read afterwards. */
   close(): void {
     this.reader.close();
   }
@@ -273,7 +274,7 @@ export class StreamedHorseSet {
   /**
    * The inputs as an array-like for generic code (`xs[i]`, `xs.length`, `xs.slice`, iteration): element
    * access decodes a fresh copy of the graph (for evaluation loops: one record at a time, nothing kept);
-   * `modelProblem(model, xs, ys)` sees {@link PROBLEM_FACTORY} on it and builds the streamed problem.
+   * `modelProblem(model, xs, ys)` sees `PROBLEM_FACTORY` on it and builds the streamed problem.
    */
   lazyInputs(): SegmentationGraph[] {
     const set = this;
@@ -322,7 +323,7 @@ export const STREAM_THRESHOLD_BYTES = 2 ** 30;
 
 /**
  * Whether `horse:DIR` is read out of core: `force` if given, else GAPBCFW_HORSE_STREAM=always|never (or
- * 1|0), else automatically when the records of the images used exceed {@link STREAM_THRESHOLD_BYTES}
+ * 1|0), else automatically when the records of the images used exceed `STREAM_THRESHOLD_BYTES`
  * (about 700 images of 150 superpixels: HorseSeg-small's 147 stay in memory, the augmented sets stream).
  */
 export function shouldStream(ds: HorseDataset, indices: readonly number[], force?: boolean): boolean {

@@ -524,6 +524,7 @@ export interface HorseImageEntry {
   numEdges: number;
 }
 
+/** The index `horse.json` of a prepared folder: format and version, feature dimensions and options, codebooks, and one entry per image record. */
 export interface HorseMeta {
   format: typeof HORSE_FORMAT;
   version: number;
@@ -675,6 +676,7 @@ export class HorseDataset {
     return { xs: records.map((r) => r.graph), ys: records.map((r) => r.labels), records };
   }
 
+  /** Copies of the colour and gradient k-means codebooks stored in `horse.json` (to featurise new images consistently). */
   codebooks(): HorseCodebooks {
     return { colour: Float32Array.from(this.meta.codebooks.colour), gradient: Float32Array.from(this.meta.codebooks.gradient) };
   }

@@ -48,6 +48,7 @@ export type SegmentationLabel = Uint8Array;
 
 export type SegmentationLoss = 'hammingBalanced' | 'hamming';
 
+/** Feature dimensions and loss of a {@link SegmentationModel}. */
 export interface SegmentationModelOptions {
   /** Unary feature dimension (HorseSeg: 1969). */
   dUnary: number;
@@ -118,6 +119,7 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
     this.acc = new SparseAccumulator(this.dim, 4 * this.dim);
   }
 
+  /** Sets the oracle counters of `stats` (calls, scoring and max-flow milliseconds, clipped edges) back to 0. */
   resetStats(): void {
     Object.assign(this.stats, { calls: 0, scoringMs: 0, maxflowMs: 0, clippedEdges: 0 });
   }
