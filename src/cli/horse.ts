@@ -125,6 +125,8 @@ export async function runPrepareHorse(args: string[], io: Io): Promise<number> {
     const opt = <T>(x: T | undefined) => (x === undefined ? {} : x);
     const t0 = Date.now();
     let last = '';
+    let stageName = '';
+    let stageStart = { t: t0, done: 0 };
     const meta = await prepareHorse(root, v.out, {
       ...opt(v.limit === undefined ? undefined : { limit: number(v.limit, 'limit', integer(1), 'a positive integer')! }),
       ...opt(v['train-size'] === undefined ? undefined : { trainSize: number(v['train-size'], 'train-size', integer(0), 'an integer >= 0')! }),
@@ -140,7 +142,16 @@ export async function runPrepareHorse(args: string[], io: Io): Promise<number> {
       onProgress: (stage, done, total) => {
         if (v.quiet) return;
         const line = `${stage} ${done}/${total}`;
-        if (line !== last && (done === total || done % 25 === 0)) io.stderr.write(`prepare-horse: ${line} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+        if (stage !== stageName) {
+          stageName = stage;
+          stageStart = { t: Date.now(), done };
+        }
+        if (line !== last && (done === total || done % 25 === 0)) {
+          const now = Date.now();
+          const rate = (done - stageStart.done) / Math.max(now - stageStart.t, 1);
+          const eta = done < total && rate > 0 ? `, ETA ${formatSeconds((total - done) / rate / 1000)}` : '';
+          io.stderr.write(`prepare-horse: ${line} (${((now - t0) / 1000).toFixed(1)} s${eta})\n`);
+        }
         last = line;
       },
     });
@@ -154,6 +165,13 @@ export async function runPrepareHorse(args: string[], io: Io): Promise<number> {
   } catch (e) {
     return handle(e, io);
   }
+}
+
+/** 75 -> "75 s", 3720 -> "1 h 2 min". */
+function formatSeconds(s: number): string {
+  if (s < 120) return `${Math.round(s)} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }
 
 /** Writes a segmentation model file (generic model-file container, format 'gapbcfw-segmentation-model'). */

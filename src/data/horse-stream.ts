@@ -12,7 +12,7 @@
  * trace and weights bit for bit (test/horse-stream.test.ts).
  * @module
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -77,7 +77,16 @@ export class HorseRecordReader {
   private fd(file: string): number {
     let fd = this.fds.get(file);
     if (fd === undefined) {
-      fd = openSync(join(this.ds.dir, file), 'r');
+      const path = join(this.ds.dir, file);
+      fd = openSync(path, 'r');
+      // Every record the index places in this file must lie inside it (a truncated file fails here, not mid-run).
+      const size = fstatSync(fd).size;
+      this.ds.meta.images.forEach((im, k) => {
+        if ((im.file ?? 'horse.bin') === file && im.offset + im.bytes > size) {
+          closeSync(fd!);
+          throw new FormatError(`truncated: record ${k} (${im.name}) ends at byte ${im.offset + im.bytes}, the file has ${size}`, path);
+        }
+      });
       this.fds.set(file, fd);
     }
     return fd;
@@ -102,15 +111,19 @@ export class HorseRecordReader {
     const [N, E, dU, dP, H, W] = [h(0), h(1), h(2), h(3), h(4), h(5)];
     const total = HEADER + 8 * E + 8 * N + pad4(N) + 4 * N * dU + 4 * E * dP + pad4(2 * H * W);
     if (total !== im.bytes) throw new FormatError(`${where}: the index says ${im.bytes} bytes, the header implies ${total}`);
-    if (N !== im.numNodes || E !== im.numEdges) throw new FormatError(`${where}: does not match the index (${N} nodes, ${E} edges)`);
+    if (N !== im.numNodes || E !== im.numEdges || H !== im.height || W !== im.width) throw new FormatError(`${where}: does not match the index (${N} nodes, ${E} edges, ${W}x${H})`);
     if (dU !== this.ds.meta.dUnary || (E > 0 && dP !== this.ds.meta.dPairwise)) throw new FormatError(`${where}: feature dimensions ${dU}+${dP} differ from the index's ${this.ds.meta.dUnary}+${this.ds.meta.dPairwise}`);
     return { N, E, dU, dP, H, W };
   }
 
-  private slotOf(k: number): Slot {
+  /**
+   * The slot holding record k (read if needed). With `withMap` false the superpixel map at the end of the
+   * record (about a sixth of it, only needed for overlays) is not read; `superpixels` is then undefined.
+   */
+  private slotOf(k: number, withMap: boolean): Slot {
     let victim = this.slots[0]!;
     for (const s of this.slots) {
-      if (s.record === k) {
+      if (s.record === k && (s.superpixels !== undefined || !withMap)) {
         s.used = ++this.clock;
         this.stats.hits++;
         return s;
@@ -120,7 +133,8 @@ export class HorseRecordReader {
     const t0 = performance.now();
     const im = this.entry(k);
     victim.record = -1;
-    const { N, E, dU, dP, H, W } = this.readInto(k, victim.buf, im.bytes);
+    const mapBytes = pad4(2 * im.height * im.width);
+    const { N, E, dU, dP, H, W } = this.readInto(k, victim.buf, withMap || mapBytes > im.bytes - HEADER ? im.bytes : im.bytes - mapBytes);
     const ab = victim.buf.buffer;
     let off = victim.buf.byteOffset + SHIFT + HEADER;
     const view = <T>(C: { new (b: ArrayBufferLike, o: number, n: number): T }, n: number, bytes: number): T => {
@@ -134,7 +148,7 @@ export class HorseRecordReader {
     victim.labels = view(Uint8Array, N, pad4(N));
     const unary = view(Float32Array, N * dU, 4 * N * dU);
     const pairwise = view(Float32Array, E * dP, 4 * E * dP);
-    victim.superpixels = view(Uint16Array, H * W, pad4(2 * H * W));
+    victim.superpixels = withMap ? view(Uint16Array, H * W, pad4(2 * H * W)) : undefined;
     victim.graph = { numNodes: N, unary, edgeFrom, edgeTo, pairwise, areas };
     victim.record = k;
     victim.used = ++this.clock;
@@ -149,12 +163,12 @@ export class HorseRecordReader {
 
   /** The graph of record k: views into a slot buffer, valid until `slots` other records were read. */
   graph(k: number): SegmentationGraph {
-    return this.slotOf(k).graph!;
+    return this.slotOf(k, false).graph!;
   }
 
   /** Ground truth, superpixel map and graph of record k (views, as for {@link graph}). */
   record(k: number): { graph: SegmentationGraph; labels: Uint8Array; superpixels: Uint16Array } {
-    const s = this.slotOf(k);
+    const s = this.slotOf(k, true);
     return { graph: s.graph!, labels: s.labels!, superpixels: s.superpixels! };
   }
 
