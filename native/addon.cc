@@ -1427,6 +1427,75 @@ struct BatchJob {
   uint8_t* segments = nullptr;
 };
 
+// How a batch ended: the first failure's message (and whether it was bad input), graphs solved.
+struct BatchOutcome {
+  std::string error;
+  bool errorIsRange = false;
+  bool failed = false;
+  std::size_t done = 0;
+};
+
+// Records the first failure of a batch; never throws (it runs inside std::thread bodies).
+void RecordBatchFailure(std::mutex& mu, std::atomic<bool>& failed, BatchOutcome& out, const std::string& fn,
+                        const std::exception& e) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(mu);
+    if (failed.load()) return;
+    const bool range = dynamic_cast<const InputFault*>(&e) != nullptr || dynamic_cast<const std::invalid_argument*>(&e) != nullptr ||
+                       dynamic_cast<const std::overflow_error*>(&e) != nullptr || dynamic_cast<const std::length_error*>(&e) != nullptr;
+    std::string msg = dynamic_cast<const InputFault*>(&e) != nullptr ? std::string(e.what()) : fn + ": " + CoreMessage(e);
+    if (dynamic_cast<const std::overflow_error*>(&e) != nullptr) msg += " (use capType 'int64' or 'float64')";
+    if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) msg = fn + ": out of memory";
+    out.error = std::move(msg);
+    out.errorIsRange = range;
+    out.failed = true;
+    failed.store(true);
+  } catch (...) {
+    out.failed = true;
+    failed.store(true);
+  }
+}
+
+// Solves every job on up to `threads` threads (the caller's included); stops early on cancel or failure.
+void RunMaxflowJobs(const std::vector<BatchJob>& jobs, std::vector<double>& flows, std::size_t threads,
+                    const std::atomic<bool>& cancel, BatchOutcome& out) noexcept {
+  const std::size_t k = jobs.size();
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  auto body = [&]() noexcept {
+    for (;;) {
+      if (cancel.load(std::memory_order_relaxed) || failed.load(std::memory_order_relaxed)) return;
+      const std::size_t i = next.fetch_add(1);
+      if (i >= k) return;
+      const BatchJob& job = jobs[i];
+      try {
+        auto g = BuildGraph(job.in);
+        flows[i] = g->Solve();
+        if (job.segments != nullptr) g->Segments(job.segments);
+        done.fetch_add(1);
+      } catch (const std::exception& e) {
+        RecordBatchFailure(mu, failed, out, job.in.fn, e);
+      } catch (...) {
+        RecordBatchFailure(mu, failed, out, job.in.fn, std::runtime_error("unknown native error"));
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  const std::size_t extra = std::min(threads, k) > 0 ? std::min(threads, k) - 1 : 0;
+  for (std::size_t t = 0; t < extra; ++t) {
+    try {
+      pool.emplace_back(body);
+    } catch (...) {  // could not start a thread: go on with those that did start
+      break;
+    }
+  }
+  body();
+  for (std::thread& t : pool) t.join();
+  out.done = done.load();
+}
+
 class MaxflowBatchWorker : public Napi::AsyncWorker {
  public:
   MaxflowBatchWorker(Napi::Env env, std::vector<BatchJob> jobs, Napi::Array keep, std::size_t threads,
@@ -1443,47 +1512,12 @@ class MaxflowBatchWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
-    const std::size_t k = jobs_.size();
-    std::atomic<std::size_t> next{0};
-    std::atomic<std::size_t> done{0};
-    std::atomic<bool> failed{false};
-    std::mutex mu;
-    // Never throws: every exception of a graph is caught and recorded (rule: no exception may
-    // escape a std::thread body).
-    auto body = [&]() noexcept {
-      for (;;) {
-        if (cancel_->load(std::memory_order_relaxed) || failed.load(std::memory_order_relaxed)) return;
-        const std::size_t i = next.fetch_add(1);
-        if (i >= k) return;
-        const BatchJob& job = jobs_[i];
-        try {
-          auto g = BuildGraph(job.in);
-          flows_[i] = g->Solve();
-          if (job.segments != nullptr) g->Segments(job.segments);
-          done.fetch_add(1);
-        } catch (const std::exception& e) {
-          Fail(mu, failed, i, e);
-        } catch (...) {
-          Fail(mu, failed, i, std::runtime_error("unknown native error"));
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    const std::size_t extra = std::min(threads_, k) > 0 ? std::min(threads_, k) - 1 : 0;
-    for (std::size_t t = 0; t < extra; ++t) {
-      try {
-        pool.emplace_back(body);
-      } catch (...) {  // could not start a thread: go on with those that did start
-        break;
-      }
-    }
-    body();
-    for (std::thread& t : pool) t.join();
-    if (failed.load()) {
-      SetError(error_);
-    } else if (done.load() < k) {
+    RunMaxflowJobs(jobs_, flows_, threads_, *cancel_, outcome_);
+    if (outcome_.failed) {
+      SetError(outcome_.error.empty() ? "maxflowBatch: failed" : outcome_.error);
+    } else if (outcome_.done < jobs_.size()) {
       cancelled_ = true;
-      SetError("maxflowBatch: cancelled after " + std::to_string(done.load()) + " of " + std::to_string(k) + " graphs");
+      SetError("maxflowBatch: cancelled after " + std::to_string(outcome_.done) + " of " + std::to_string(jobs_.size()) + " graphs");
     }
   }
 
@@ -1495,7 +1529,7 @@ class MaxflowBatchWorker : public Napi::AsyncWorker {
 
   void OnError(const Napi::Error& e) override {
     const std::string msg = e.Message();
-    Napi::Error err = errorIsRange_ ? Napi::RangeError::New(Env(), msg) : Napi::Error::New(Env(), msg);
+    Napi::Error err = outcome_.errorIsRange ? Napi::RangeError::New(Env(), msg) : Napi::Error::New(Env(), msg);
     if (cancelled_) {
       err.Set("name", Napi::String::New(Env(), "AbortError"));
       err.Set("code", Napi::String::New(Env(), "ABORT_ERR"));
@@ -1504,50 +1538,28 @@ class MaxflowBatchWorker : public Napi::AsyncWorker {
   }
 
  private:
-  void Fail(std::mutex& mu, std::atomic<bool>& failed, std::size_t i, const std::exception& e) noexcept {
-    try {
-      std::lock_guard<std::mutex> lock(mu);
-      if (failed.load()) return;
-      const bool range = dynamic_cast<const InputFault*>(&e) != nullptr ||
-                         dynamic_cast<const std::invalid_argument*>(&e) != nullptr ||
-                         dynamic_cast<const std::overflow_error*>(&e) != nullptr ||
-                         dynamic_cast<const std::length_error*>(&e) != nullptr;
-      const std::string& fn = jobs_[i].in.fn;
-      std::string msg = dynamic_cast<const InputFault*>(&e) != nullptr ? std::string(e.what()) : fn + ": " + CoreMessage(e);
-      if (dynamic_cast<const std::overflow_error*>(&e) != nullptr) msg += " (use capType 'int64' or 'float64')";
-      if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) msg = fn + ": out of memory";
-      error_ = std::move(msg);
-      errorIsRange_ = range;
-      failed.store(true);
-    } catch (...) {
-      failed.store(true);
-    }
-  }
-
   Napi::Promise::Deferred deferred_;
   Napi::Reference<Napi::Array> keep_;  // every input/output array, alive until the job settles
   std::vector<BatchJob> jobs_;
   std::vector<double> flows_;
   std::size_t threads_;
   std::shared_ptr<std::atomic<bool>> cancel_;
-  std::string error_ = "maxflowBatch: failed";
-  bool errorIsRange_ = false;
+  BatchOutcome outcome_;
   bool cancelled_ = false;
 };
 
-// maxflowBatch(graphs: object[], threads: number) -> { promise, cancel }
-Napi::Value MaxflowBatch(const Napi::CallbackInfo& info) {
+// Parses maxflowBatch's (graphs, threads) arguments into jobs; `keep` collects every array they use.
+std::vector<BatchJob> ParseBatchJobs(const Napi::CallbackInfo& info, const char* name, Napi::Array keep, std::size_t& threads) {
   Napi::Env env = info.Env();
-  RequireArgCount(info, 2, "maxflowBatch");
-  if (!info[0].IsArray()) throw Napi::TypeError::New(env, "maxflowBatch: graphs must be an Array, got " + DescribeValue(info[0]));
+  RequireArgCount(info, 2, name);
+  if (!info[0].IsArray()) throw Napi::TypeError::New(env, std::string(name) + ": graphs must be an Array, got " + DescribeValue(info[0]));
   const Napi::Array graphs = info[0].As<Napi::Array>();
-  const std::size_t threads = RequireSize(info, 1, "maxflowBatch: threads", 1024);
-  if (threads == 0) throw Napi::RangeError::New(env, "maxflowBatch: threads must be >= 1");
-  Napi::Array keep = Napi::Array::New(env);
+  threads = RequireSize(info, 1, std::string(name) + ": threads", 1024);
+  if (threads == 0) throw Napi::RangeError::New(env, std::string(name) + ": threads must be >= 1");
   std::vector<BatchJob> jobs;
   jobs.reserve(graphs.Length());
   for (uint32_t i = 0; i < graphs.Length(); ++i) {
-    const std::string fn = "maxflowBatch: graphs[" + std::to_string(i) + "]";
+    const std::string fn = std::string(name) + ": graphs[" + std::to_string(i) + "]";
     const Napi::Value gv = graphs.Get(i);
     if (!gv.IsObject() || gv.IsArray() || gv.IsTypedArray()) {
       throw Napi::TypeError::New(env, fn + " must be an object {numNodes, edgeFrom, edgeTo, capFwd, ...}, got " + DescribeValue(gv));
@@ -1576,10 +1588,19 @@ Napi::Value MaxflowBatch(const Napi::CallbackInfo& info) {
   for (std::size_t q = 1; q < outs.size(); ++q) {
     const std::size_t prev = outs[q - 1].second;
     if (outs[q - 1].first + static_cast<std::size_t>(jobs[prev].in.numNodes) > outs[q].first) {
-      throw Napi::RangeError::New(env, "maxflowBatch: graphs[" + std::to_string(prev) + "].segments and graphs[" +
+      throw Napi::RangeError::New(env, std::string(name) + ": graphs[" + std::to_string(prev) + "].segments and graphs[" +
                                            std::to_string(outs[q].second) + "].segments share memory");
     }
   }
+  return jobs;
+}
+
+// maxflowBatch(graphs: object[], threads: number) -> { promise, cancel }
+Napi::Value MaxflowBatch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Array keep = Napi::Array::New(env);
+  std::size_t threads = 1;
+  std::vector<BatchJob> jobs = ParseBatchJobs(info, "maxflowBatch", keep, threads);
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   auto* worker = new MaxflowBatchWorker(env, std::move(jobs), keep, threads, cancel);  // deletes itself
   Napi::Object result = Napi::Object::New(env);
@@ -1592,6 +1613,27 @@ Napi::Value MaxflowBatch(const Napi::CallbackInfo& info) {
                            },
                            "cancel"));
   worker->Queue();
+  return result;
+}
+
+// maxflowBatchSync(graphs: object[], threads: number) -> Float64Array of flows: the same batch, blocking the
+// calling thread while `threads` threads solve it (for synchronous full passes of the solvers).
+Napi::Value MaxflowBatchSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Array keep = Napi::Array::New(env);
+  std::size_t threads = 1;
+  const std::vector<BatchJob> jobs = ParseBatchJobs(info, "maxflowBatchSync", keep, threads);
+  std::vector<double> flows(jobs.size(), 0.0);
+  const std::atomic<bool> never{false};
+  BatchOutcome outcome;
+  RunMaxflowJobs(jobs, flows, threads, never, outcome);
+  if (outcome.failed) {
+    const std::string msg = outcome.error.empty() ? "maxflowBatchSync: failed" : outcome.error;
+    if (outcome.errorIsRange) throw Napi::RangeError::New(env, msg);
+    throw Napi::Error::New(env, msg);
+  }
+  Napi::Float64Array result = Napi::Float64Array::New(env, flows.size());
+  std::copy(flows.begin(), flows.end(), result.Data());
   return result;
 }
 
@@ -1669,6 +1711,7 @@ void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("MaxflowGraph", cls);
   exports.Set("maxflowSolve", Napi::Function::New(env, MaxflowSolve, "maxflowSolve"));
   exports.Set("maxflowBatch", Napi::Function::New(env, MaxflowBatch, "maxflowBatch"));
+  exports.Set("maxflowBatchSync", Napi::Function::New(env, MaxflowBatchSync, "maxflowBatchSync"));
   exports.Set("maxflowReadDimacs", Napi::Function::New(env, MaxflowReadDimacs, "maxflowReadDimacs", data));
 }
 

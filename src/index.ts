@@ -109,6 +109,7 @@ export {
   MaxflowGraph,
   maxflow,
   maxflowBatch,
+  maxflowBatchSync,
   parseDimacsMaxflow,
   readDimacsMaxflow,
   writeDimacsMaxflow,

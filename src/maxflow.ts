@@ -138,6 +138,7 @@ export interface MaxflowBinding {
     sourceCap: CapacityArray | null, sinkCap: CapacityArray | null, capType: CapacityType, segments: Uint8Array | null,
   ): number;
   maxflowBatch(graphs: NativeBatchGraph[], threads: number): { promise: Promise<Float64Array>; cancel(): void };
+  maxflowBatchSync(graphs: NativeBatchGraph[], threads: number): Float64Array;
   maxflowReadDimacs(data: Uint8Array, capType: 'auto' | CapacityType): {
     graph: NativeGraph; numNodes: number; source: number; sink: number; constant: number; ignoredArcs: number; capType: CapacityType;
   };
@@ -417,15 +418,7 @@ export async function maxflowBatch(specs: readonly MaxflowGraphSpec[], opts: Max
   const { signal } = opts;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InputError(`${fn}: opts.signal must be an AbortSignal`);
   signal?.throwIfAborted();
-  if (!Array.isArray(specs)) throw new InputError(`${fn}: graphs must be an array, got ${describe(specs)}`);
-  const threads = opts.threads ?? Math.max(1, Math.min(availableParallelism(), specs.length));
-  if (!Number.isInteger(threads) || threads < 1 || threads > 1024) throw new InputError(`${fn}: opts.threads must be an integer in 1..1024, got ${String(threads)}`);
-  const wantSegments = opts.segments ?? true;
-  const graphs = specs.map((spec, i) => {
-    const g = normalise(`${fn}: graphs[${i}]`, spec);
-    if (wantSegments && Number.isInteger(g.numNodes) && g.numNodes >= 0 && g.numNodes <= 2147483647) g.segments = new Uint8Array(g.numNodes);
-    return g;
-  });
+  const { graphs, threads } = batchGraphs(fn, specs, opts);
   const job = call(() => binding.maxflowBatch(graphs, threads));
   const onAbort = () => job.cancel();
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -440,6 +433,31 @@ export async function maxflowBatch(specs: readonly MaxflowGraphSpec[], opts: Max
   }
   signal?.throwIfAborted();
   return graphs.map((g, i) => ({ flow: flows[i]!, segments: g.segments ?? new Uint8Array(0) }));
+}
+
+/**
+ * {@link maxflowBatch} that blocks the calling thread while the native threads solve the graphs (no
+ * Promise, no cancellation): for synchronous full passes, e.g. the solvers' exact duality-gap pass.
+ * Results equal one {@link maxflow} call per graph.
+ */
+export function maxflowBatchSync(specs: readonly MaxflowGraphSpec[], opts: Omit<MaxflowBatchOptions, 'signal'> = {}): MaxflowResult[] {
+  const { graphs, threads } = batchGraphs('maxflowBatchSync', specs, opts);
+  const flows = call(() => binding.maxflowBatchSync(graphs, threads));
+  return graphs.map((g, i) => ({ flow: flows[i]!, segments: g.segments ?? new Uint8Array(0) }));
+}
+
+/** Validates the batch options and normalises every graph (with its segments output when wanted). */
+function batchGraphs(fn: string, specs: readonly MaxflowGraphSpec[], opts: Omit<MaxflowBatchOptions, 'signal'>): { graphs: NativeBatchGraph[]; threads: number } {
+  if (!Array.isArray(specs)) throw new InputError(`${fn}: graphs must be an array, got ${describe(specs)}`);
+  const threads = opts.threads ?? Math.max(1, Math.min(availableParallelism(), specs.length));
+  if (!Number.isInteger(threads) || threads < 1 || threads > 1024) throw new InputError(`${fn}: opts.threads must be an integer in 1..1024, got ${String(threads)}`);
+  const wantSegments = opts.segments ?? true;
+  const graphs = specs.map((spec, i) => {
+    const g = normalise(`${fn}: graphs[${i}]`, spec);
+    if (wantSegments && Number.isInteger(g.numNodes) && g.numNodes >= 0 && g.numNodes <= 2147483647) g.segments = new Uint8Array(g.numNodes);
+    return g;
+  });
+  return { graphs, threads };
 }
 
 // ---------------------------------------------------------------------------------------------

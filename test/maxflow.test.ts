@@ -9,6 +9,7 @@ import {
   MaxflowGraph,
   maxflow,
   maxflowBatch,
+  maxflowBatchSync,
   parseDimacsMaxflow,
   readDimacsMaxflow,
   writeDimacsMaxflow,
@@ -165,6 +166,12 @@ describe('batch solving on native threads', () => {
       expect(batch.map((r) => r.flow)).toEqual(seq.map((r) => r.flow));
       for (let i = 0; i < specs.length; i++) expect(Array.from(batch[i]!.segments)).toEqual(Array.from(seq[i]!.segments));
     }
+    for (const threads of [1, 2]) {
+      const sync = maxflowBatchSync(specs, { threads });
+      expect(sync.map((r) => r.flow)).toEqual(seq.map((r) => r.flow));
+      for (let i = 0; i < specs.length; i++) expect(Array.from(sync[i]!.segments)).toEqual(Array.from(seq[i]!.segments));
+    }
+    expect(maxflowBatchSync([])).toEqual([]);
     const noCuts = await maxflowBatch(specs, { segments: false });
     expect(noCuts.map((r) => r.flow)).toEqual(seq.map((r) => r.flow));
     expect(await maxflowBatch([])).toEqual([]);
@@ -190,6 +197,8 @@ describe('batch solving on native threads', () => {
     await expect(maxflowBatch([specs[0]!, bad])).rejects.toThrow(/graphs\[1\]: capFwd\[0\] = -1 is negative/);
     await expect(maxflowBatch([{ ...specs[0]!, edgeTo: new Int32Array(1) }])).rejects.toThrow(/graphs\[0\]: edgeTo has length 1/);
     await expect(maxflowBatch(specs, { threads: 0 })).rejects.toThrow(/threads/);
+    expect(() => maxflowBatchSync([specs[0]!, bad])).toThrow(/maxflowBatchSync: graphs\[1\]: capFwd\[0\] = -1 is negative/);
+    expect(() => maxflowBatchSync([specs[0]!, bad])).toThrow(InputError);
   });
 });
 
