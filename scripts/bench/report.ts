@@ -102,6 +102,20 @@ const KNOWN: Bench[] = [
     name: 'gap-pass',
     args: ['--repeats', '5'],
     summarize: (j) => {
+      const rows: Row[] = [];
+      const extra: string[] = [];
+      if (Array.isArray(j.results)) {
+        // Per model and scoring backend (scripts/bench/gap-pass.ts with kernels/).
+        for (const r of j.results) {
+          const per = `per object ${fmt(r.perObjectPerSecond)}/s`;
+          for (const [label, b] of Object.entries<any>(r.backends ?? {})) {
+            rows.push({ bench: 'gap-pass', what: `exact gap pass, ${r.model} on ${r.data} (n = ${fmt(r.n, 6)}): ${label}${b.mode && b.mode !== label && b.mode !== 'model default' ? ` (${b.mode})` : ''}`, fast: `batched ${fmt(b.objectsPerSecond)}/s`, slow: per, ratio: b.ratioVsPerObject });
+            if (b.sameGap === false) extra.push(`gap-pass: ${r.model}, ${label}: the gap differs from the per-object pass beyond its tolerance.`);
+          }
+        }
+        extra.push(`gap-pass: every batched configuration gives the per-object gap (1e-9 relative in float64, 1e-6 in float32): ${extra.length === 0 ? 'yes' : '**no**'}.`);
+        return { rows, extra };
+      }
       const o = j.objectsPerSecond;
       const per = `per object ${fmt(o.perObject)}/s`;
       return {
