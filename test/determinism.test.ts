@@ -1,0 +1,183 @@
+// Cancellation and determinism of the solvers (complements test/checkpoint.test.ts, which covers resuming
+// and an abort between two passes):
+//  - an AbortSignal fired in the middle of a pass stops at the next block step and returns the current
+//    iterate with an exact certificate (one full oracle pass, nothing more);
+//  - the same seed and options give bit-identical traces and weights, run after run, on the per-object
+//    (sync) exact pass and on the batched one (Problem.hingeAll);
+//  - the sync and batched exact passes agree on every label and weight; their certificates agree to a
+//    few ulps (the native batched hinge sums its terms in another order).
+import { describe, expect, it } from 'vitest';
+import { modelProblem, type Problem } from '../src/core/problem.js';
+import { buildModel, loadTask } from '../src/data/datasets.js';
+import { fullOraclePass, type ProgressEvent, type SolverResult } from '../src/solvers/common.js';
+import { train, trainAsync, type TrainOptions } from '../src/solvers/index.js';
+
+const task = loadTask('synthetic:');
+/** The synthetic chain data (300 sequences) with the batched exact pass (native chainHingeBatch). */
+const batched: Problem = modelProblem(buildModel(task.spec), task.train.xs, task.train.ys);
+/** The same problem without hingeAll: every exact pass decodes object by object and builds psi. */
+const sync: Problem = (({ hingeAll: _h, ...rest }) => rest)(batched);
+
+/** The 64 bits of a double, so that comparisons are bit for bit (-0 vs 0, NaN payloads). */
+function bits(x: number): string {
+  const v = new DataView(new ArrayBuffer(8));
+  v.setFloat64(0, x);
+  return v.getBigUint64(0).toString(16).padStart(16, '0');
+}
+/** Every field of every event except the wall-clock `seconds`, numbers as their bits. */
+const traceBits = (trace: readonly ProgressEvent[]) =>
+  trace.map(({ seconds: _s, ...e }) => Object.fromEntries(Object.entries(e).map(([k, v]) => [k, typeof v === 'number' ? bits(v) : v])));
+const wBits = (w: Float64Array) => Array.from(w, bits);
+
+const CONFIGS: [string, TrainOptions][] = [
+  ['bcfw uniform, averaging', { solver: 'bcfw' }],
+  ['bcfw gap sampling', { solver: 'bcfw', sampling: 'gap', averaging: false }],
+  ['bcpfw gap sampling + cache', { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true }],
+  ['hybrid steps, permutations', { solver: 'bcfw', step: 'hybrid', sampling: 'perm' }],
+  ['batch fw', { solver: 'fw' }],
+  ['ssg', { solver: 'ssg' }],
+];
+const run = (problem: Problem, o: TrainOptions, seed = 5): SolverResult =>
+  train(problem, { lambda: 0.01, maxPasses: 12, gapCheck: 4, gapThreshold: 0, seed, ...o } as TrainOptions);
+
+describe('determinism', () => {
+  it.each(CONFIGS)('%s: the same seed gives bit-identical traces and weights (sync and batched passes)', (_name, o) => {
+    for (const problem of [batched, sync]) {
+      const a = run(problem, o);
+      const b = run(problem, o);
+      expect(traceBits(b.trace)).toEqual(traceBits(a.trace));
+      expect(wBits(b.w)).toEqual(wBits(a.w));
+      expect(b.oracleCalls).toBe(a.oracleCalls);
+    }
+  });
+
+  it('another seed gives another trace (the comparison above can fail)', () => {
+    const a = run(batched, { solver: 'bcfw', sampling: 'gap', averaging: false }, 5);
+    const b = run(batched, { solver: 'bcfw', sampling: 'gap', averaging: false }, 6);
+    expect(traceBits(b.trace)).not.toEqual(traceBits(a.trace));
+  });
+
+  it.each(CONFIGS)('%s: sync and batched exact passes follow the same path; certificates agree to 1e-13', (_name, o) => {
+    const a = run(batched, o);
+    const b = run(sync, o);
+    expect(b.passes).toBe(a.passes);
+    expect(b.oracleCalls).toBe(a.oracleCalls);
+    expect(b.trace.length).toBe(a.trace.length);
+    // Block-coordinate solvers never feed the certificate back into the iterate's arithmetic on these
+    // settings: the weights are bit-identical. Batch FW's step uses the pass's hinge sum, so its w may
+    // move by rounding.
+    if (o.solver === 'fw') a.w.forEach((x, i) => expect(b.w[i]).toBeCloseTo(x, 12));
+    else expect(wBits(b.w)).toEqual(wBits(a.w));
+    for (let k = 0; k < a.trace.length; k++) {
+      const ea = a.trace[k]!;
+      const eb = b.trace[k]!;
+      expect(eb.gapIsExact).toBe(ea.gapIsExact);
+      for (const key of ['primal', 'dual', 'gap'] as const) {
+        if (ea[key] === undefined) {
+          expect(eb[key]).toBeUndefined();
+          continue;
+        }
+        const x = ea[key] as number;
+        const y = eb[key] as number;
+        expect(Math.abs(x - y), `${key} at event ${k}: ${x} vs ${y}`).toBeLessThanOrEqual(1e-13 * Math.max(1, Math.abs(x)));
+      }
+    }
+  });
+
+  it('the batched and per-object exact passes return the same hinge per block up to rounding', () => {
+    const w = run(batched, { solver: 'bcfw', averaging: false }).w;
+    const pa = fullOraclePass(batched, w);
+    const pb = fullOraclePass(sync, w);
+    for (let i = 0; i < batched.n; i++) expect(Math.abs(pa.hinge[i]! - pb.hinge[i]!)).toBeLessThanOrEqual(1e-14 * Math.max(1, pb.hinge[i]!));
+  });
+
+  // Known gap (issue #12 asks for bit-identical traces across the sync and batched paths): the batched
+  // pass computes H_i(w) = max_y L + <w, phi(y)> - <w, phi(y_i)> natively, the per-object one
+  // L - <w, psi_i(y)> in JS, so primal and gap differ in the last bit at some exact checks. When the two
+  // are made bit-identical this test starts failing: turn it into a plain `it`.
+  it.fails('KNOWN GAP: sync and batched traces are bit-identical', () => {
+    const o: TrainOptions = { solver: 'bcfw' };
+    expect(traceBits(run(sync, o).trace)).toEqual(traceBits(run(batched, o).trace));
+  });
+});
+
+describe('AbortSignal', () => {
+  /** The problem with an oracle that aborts the signal at its `at`-th call (a deterministic point mid-pass). */
+  function abortingAt(problem: Problem, at: number, controller: AbortController): { problem: Problem; calls: () => number } {
+    let calls = 0;
+    return {
+      problem: {
+        ...problem,
+        oracle: (i, w) => {
+          if (++calls === at) controller.abort();
+          return problem.oracle(i, w);
+        },
+      },
+      calls: () => calls,
+    };
+  }
+
+  it.each([
+    ['sync exact pass', sync],
+    ['batched exact pass', batched],
+  ])('an abort mid-pass stops at the next block step with an exact certificate of the returned w (%s)', async (_name, base) => {
+    const n = base.n;
+    const controller = new AbortController();
+    // 17 steps into the 4th pass; the per-object path also calls the oracle in the exact pass after pass 2.
+    const at = (base.hingeAll ? 3 * n : 4 * n) + 17;
+    const { problem, calls } = abortingAt(base, at, controller);
+    const options: TrainOptions = { solver: 'bcfw', averaging: false, lambda: 0.01, maxPasses: 1000, gapCheck: 2, gapThreshold: 0, seed: 3, signal: controller.signal };
+    const r = await trainAsync(problem, options);
+    expect(r.stopReason).toBe('aborted');
+    expect(r.passes).toBe(4); // the interrupted pass counts, no pass after it
+    // Promptly: after the aborting call, no block step, only the certifying full pass (n oracle calls,
+    // through hingeAll when the problem has it).
+    expect(calls()).toBe(base.hingeAll ? at : at + n);
+    expect(r.oracleCalls).toBe(3 * n + 17 + n + n); // block steps + the scheduled exact pass after pass 2 + the certifying one
+    expect(r.gapIsExact).toBe(true);
+    const last = r.trace.at(-1)!;
+    expect(last.gapIsExact).toBe(true);
+    expect(last.pass).toBe(4);
+    // The certificate is the returned iterate's: the primal recomputed from r.w matches, the gap >= 0.
+    const pass = fullOraclePass(base, r.w);
+    let wSq = 0;
+    for (const x of r.w) wSq += x * x;
+    const primal = 0.5 * 0.01 * wSq + pass.hingeSum / n;
+    expect(r.primal).toBe(primal);
+    expect(r.gap).toBe(r.primal! - r.dual!);
+    expect(r.gap!).toBeGreaterThanOrEqual(0);
+    // The best dual so far (line-search BCFW is a dual ascent): no event of the run had a larger dual.
+    for (const e of r.trace) if (e.dual !== undefined) expect(e.dual).toBeLessThanOrEqual(r.dual! + 1e-15);
+    // And it is where the uninterrupted run was at that point: same trace up to the abort.
+    const full = train(base, { ...options, signal: undefined, maxPasses: 3 });
+    expect(traceBits(r.trace.slice(0, full.trace.length - 1))).toEqual(traceBits(full.trace.slice(0, -1)));
+  });
+
+  it('an already aborted signal returns the starting point, certified, without a block step', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    let steps = 0;
+    const problem: Problem = { ...batched, oracle: (i, w) => (steps++, batched.oracle(i, w)) };
+    const r = await trainAsync(problem, { lambda: 0.01, maxPasses: 100, signal: controller.signal });
+    expect(r.stopReason).toBe('aborted');
+    expect(r.passes).toBe(0);
+    expect(steps).toBe(0);
+    expect(r.gapIsExact).toBe(true);
+    expect(Array.from(r.w).every((x) => x === 0)).toBe(true);
+  });
+
+  it.each([
+    ['fw', { solver: 'fw' }],
+    ['ssg', { solver: 'ssg' }],
+  ] as [string, TrainOptions][])('%s: an abort from a progress event stops the run', async (_name, o) => {
+    const controller = new AbortController();
+    const r = await trainAsync(batched, {
+      ...o, lambda: 0.01, maxPasses: 1000, gapThreshold: 0, seed: 2, signal: controller.signal,
+      onProgress: (e) => { if (e.pass === 5) controller.abort(); },
+    } as TrainOptions);
+    expect(r.stopReason).toBe('aborted');
+    expect(r.passes).toBeLessThanOrEqual(6);
+    if (o.solver === 'fw') expect(r.gapIsExact).toBe(true);
+    expect(r.w.every(Number.isFinite)).toBe(true);
+  });
+});
