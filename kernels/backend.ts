@@ -16,6 +16,9 @@ export interface LossAugmentation {
   weight: Float64Array;
 }
 
+/** Feature rows as stored: float64, or float32 where features are kept compactly (segmentation). */
+export type FeatureArray = Float64Array | Float32Array;
+
 /** Feature rows prepared once for a backend (gpu.js keeps float32 chunks); reused across passes. */
 export interface FeatureRows {
   readonly rows: number;
@@ -29,7 +32,7 @@ export interface ScoringBackend {
   /** Arithmetic of the scores: gpu.js computes in float32. */
   readonly precision: 'float64' | 'float32';
   /** Prepares N = rows feature rows of `cols` values (row-major). X must not change while the rows are in use. */
-  prepare(X: Float64Array, rows: number, cols: number): FeatureRows;
+  prepare(X: FeatureArray, rows: number, cols: number): FeatureRows;
   /** out[n*K + k] = <W_k, X_n> (+ aug.weight[n] for k != aug.labels[n]); W is K x cols, row-major. */
   score(X: FeatureRows, W: Float64Array, K: number, out: Float64Array, aug?: LossAugmentation): void;
   /** Frees what the backend holds (gpu.js contexts and kernels). */
@@ -37,7 +40,7 @@ export interface ScoringBackend {
 }
 
 /** Checks the shapes of prepare(). */
-export function checkRows(X: Float64Array, rows: number, cols: number): void {
+export function checkRows(X: FeatureArray, rows: number, cols: number): void {
   check(Number.isInteger(rows) && rows >= 0, `rows must be an integer >= 0, got ${rows}`);
   check(Number.isInteger(cols) && cols >= 1, `cols must be a positive integer, got ${cols}`);
   check(X.length === rows * cols, () => `X has ${X.length} values, expected rows x cols = ${rows * cols}`);

@@ -12,7 +12,7 @@
 import { createRequire } from 'node:module';
 import type { GPU, IKernelRunShortcut, Input as InputType } from 'gpu.js';
 import { check } from '../src/core/errors.js';
-import { checkRows, checkScore, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
+import { checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
 
 /** gpu.js modes a user may force; `gpu` lets gpu.js pick (headlessgl, webgl2, webgl, then webasm). */
 export const GPUJS_MODES = ['gpu', 'webgl', 'webgl2', 'headlessgl', 'webasm', 'cpu'] as const;
@@ -112,14 +112,15 @@ export class GpuJsBackend implements ScoringBackend {
     return new Input(f32 as unknown as number[], [cols, rows]);
   }
 
-  prepare(X: Float64Array, rows: number, cols: number): FeatureRows {
+  prepare(X: FeatureArray, rows: number, cols: number): FeatureRows {
     checkRows(X, rows, cols);
     // Chunks also hold K outputs per row; K is unknown here, so the output limit is checked in score().
     const per = Math.min(this.rowsPerChunk ?? MAX_CHUNK_ROWS, chunkRows(cols, 1));
     const chunks: Chunk[] = [];
     for (let start = 0; start < rows; start += per) {
       const r = Math.min(per, rows - start);
-      const f32 = Float32Array.from(X.subarray(start * cols, (start + r) * cols));
+      const part = X.subarray(start * cols, (start + r) * cols);
+      const f32 = part instanceof Float32Array ? part : Float32Array.from(part);
       chunks.push({ start, rows: r, input: this.matrix(f32, r, cols) });
     }
     return new GpuJsRows(rows, cols, chunks, per);

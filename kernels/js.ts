@@ -1,8 +1,8 @@
-import { checkRows, checkScore, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
+import { checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
 
 class JsRows implements FeatureRows {
   constructor(
-    readonly X: Float64Array,
+    readonly X: FeatureArray,
     readonly rows: number,
     readonly cols: number,
   ) {}
@@ -14,7 +14,7 @@ export class JsBackend implements ScoringBackend {
   readonly mode = 'float64-loops';
   readonly precision = 'float64' as const;
 
-  prepare(X: Float64Array, rows: number, cols: number): FeatureRows {
+  prepare(X: FeatureArray, rows: number, cols: number): FeatureRows {
     checkRows(X, rows, cols);
     return new JsRows(X, rows, cols);
   }

@@ -1,11 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { check } from '../src/core/errors.js';
 import { native } from '../src/native.js';
-import { checkRows, checkScore, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
+import { checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
 
 class NativeRows implements FeatureRows {
   constructor(
-    readonly X: Float64Array,
+    readonly X: FeatureArray,
     readonly rows: number,
     readonly cols: number,
   ) {}
@@ -26,7 +26,7 @@ export class NativeBackend implements ScoringBackend {
     return `simd-threads(${this.threads})`;
   }
 
-  prepare(X: Float64Array, rows: number, cols: number): FeatureRows {
+  prepare(X: FeatureArray, rows: number, cols: number): FeatureRows {
     checkRows(X, rows, cols);
     return new NativeRows(X, rows, cols);
   }

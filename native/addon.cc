@@ -592,18 +592,17 @@ Napi::Value ChainHingeOfLabels(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// scoreRows(X: Float64Array (N*D), N, D, W: Float64Array (K*D), K, augLabels: Int32Array (N) | null,
+// scoreRows(X: Float64Array | Float32Array (N*D), N, D, W: Float64Array (K*D), K, augLabels: Int32Array (N) | null,
 // augWeight: Float64Array (N) | null, out: Float64Array (N*K), threads): out[n*K+k] = <W_k, X_n>, plus
 // augWeight[n] on every k != augLabels[n]. The native scoring backend of kernels/ (SIMD rows on threads).
 Napi::Value ScoreRows(const Napi::CallbackInfo& info) {
   RequireArgCount(info, 9, "scoreRows");
-  const auto X = RequireTypedArray<double>(info, 0, "scoreRows: X");
+  const bool f32 = info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float32_array;
   const std::size_t N = RequireSize(info, 1, "scoreRows: N", std::size_t{1} << 40);
   const std::size_t D = RequireSize(info, 2, "scoreRows: D", 1u << 30);
   const auto W = RequireTypedArray<double>(info, 3, "scoreRows: W");
   const std::size_t K = RequireSize(info, 4, "scoreRows: K", 1u << 20);
   if (D == 0 || K == 0) throw Napi::RangeError::New(info.Env(), "scoreRows: D and K must be >= 1");
-  RequireLength(X, N * D, "scoreRows: X");
   RequireLength(W, K * D, "scoreRows: W");
   const bool augmented = !info[5].IsNull() && !info[5].IsUndefined();
   const int32_t* labels = nullptr;
@@ -616,9 +615,18 @@ Napi::Value ScoreRows(const Napi::CallbackInfo& info) {
   }
   auto out = RequireTypedArray<double>(info, 7, "scoreRows: out");
   RequireLength(out, N * K, "scoreRows: out");
-  const std::size_t threads = RequireSize(info, 8, "scoreRows: threads", 256);
-  gapbcfw::score_rows(X.Data(), static_cast<int64_t>(N), static_cast<int32_t>(D), W.Data(), static_cast<int32_t>(K), labels, weight,
-                      out.Data(), static_cast<int32_t>(std::max<std::size_t>(threads, 1)));
+  const int32_t threads = static_cast<int32_t>(std::max<std::size_t>(RequireSize(info, 8, "scoreRows: threads", 256), 1));
+  if (f32) {
+    const auto X = RequireTypedArray<float>(info, 0, "scoreRows: X");
+    RequireLength(X, N * D, "scoreRows: X");
+    gapbcfw::score_rows(X.Data(), static_cast<int64_t>(N), static_cast<int32_t>(D), W.Data(), static_cast<int32_t>(K), labels, weight,
+                        out.Data(), threads);
+  } else {
+    const auto X = RequireTypedArray<double>(info, 0, "scoreRows: X");
+    RequireLength(X, N * D, "scoreRows: X");
+    gapbcfw::score_rows(X.Data(), static_cast<int64_t>(N), static_cast<int32_t>(D), W.Data(), static_cast<int32_t>(K), labels, weight,
+                        out.Data(), threads);
+  }
   return info.Env().Undefined();
 }
 

@@ -22,6 +22,7 @@ import { dotSparse } from '../src/core/vector.js';
 import { syntheticChain } from '../src/data/synthetic.js';
 import { ChainModel } from '../src/models/chain.js';
 import { MulticlassModel } from '../src/models/multiclass.js';
+import { SegmentationModel, type SegmentationGraph } from '../src/models/segmentation.js';
 import { fullOraclePass } from '../src/solvers/common.js';
 import { bruteHinge, randomW, tinyChain } from './helpers/tiny.js';
 
@@ -78,6 +79,14 @@ describe.each(backends)('scoring backend %s', (_name, make) => {
       backend.score(X, p.W, K, out, { labels: p.labels, weight: p.weight });
       expect(maxError(out, reference(p.X, p.W, rows, cols, K, p.labels, p.weight))).toBeLessThan(tolerance * cols);
     }
+  });
+
+  it('takes float32 feature rows (scores accumulated from their exact values)', () => {
+    const p = problem(8, 30, 40, 3);
+    const X32 = Float32Array.from(p.X);
+    const out = new Float64Array(90);
+    backend.score(backend.prepare(X32, 30, 40), p.W, 3, out, { labels: p.labels.map((y) => y % 3), weight: p.weight });
+    expect(maxError(out, reference(Float64Array.from(X32), p.W, 30, 40, 3, p.labels.map((y) => y % 3), p.weight))).toBeLessThan(tolerance * 40);
   });
 
   it('reuses prepared rows across weight vectors and handles an empty batch', () => {
@@ -276,5 +285,56 @@ describe('backend chooser', () => {
     const third = chooseBackend('auto', { cacheFile: file });
     expect(third.report.how).toBe('calibrated');
     third.backend.dispose();
+  });
+});
+
+describe('batched segmentation pass per backend', () => {
+  const DU = 20;
+  const DP = 5;
+  const rng = new Rng(33);
+  const graphs: SegmentationGraph[] = [];
+  const truths: Uint8Array[] = [];
+  for (let t = 0; t < 60; t++) {
+    const N = 1 + (t % 10);
+    const from: number[] = [];
+    const to: number[] = [];
+    for (let a = 0; a < N; a++) for (let b = a + 1; b < N; b++) if (rng.next() < 0.4) (from.push(a), to.push(b));
+    const unary = Float32Array.from({ length: N * DU }, (_, k) => (k % DU === 0 ? 1 : rng.next() < 0.3 ? 0 : Math.fround(rng.next() * 2 - 1)));
+    const pairwise = Float32Array.from({ length: from.length * DP }, () => Math.fround(rng.next()));
+    const areas = Float64Array.from({ length: N }, () => 1 + rng.int(40));
+    graphs.push({ numNodes: N, unary, edgeFrom: Int32Array.from(from), edgeTo: Int32Array.from(to), pairwise, areas });
+    truths.push(Uint8Array.from({ length: N }, () => rng.int(2)));
+  }
+  const model = new SegmentationModel({ dUnary: DU, dPairwise: DP });
+  const problem = modelProblem(model, graphs, truths); // validates (and attaches the areas to the truths)
+
+  /** max over all 2^N labellings of L - <w, psi>: the exact H_i(w). */
+  function bruteH(i: number, w: Float64Array): number {
+    let best = -Infinity;
+    const N = graphs[i]!.numNodes;
+    for (let m = 0; m < 1 << N; m++) {
+      const y = Uint8Array.from({ length: N }, (_, k) => (m >> k) & 1);
+      best = Math.max(best, model.loss(truths[i]!, y) - dotSparse(w, model.psi(graphs[i]!, truths[i]!, y)));
+    }
+    return best;
+  }
+
+  it('equals the per-object oracle and brute-force enumeration on every backend', () => {
+    const w = Float64Array.from({ length: DU + DP }, (_, j) => (j < DU ? rng.next() * 2 - 1 : rng.next()));
+    const perObject = graphs.map((_, i) => {
+      const y = problem.oracle(i, w);
+      return { y, h: problem.loss(i, y) - dotSparse(w, problem.psi(i, y)) };
+    });
+    for (const [name, make] of [['model default', () => undefined], ...backends] as [string, () => ScoringBackend | undefined][]) {
+      const scoring = make();
+      const hinge = new Float64Array(graphs.length);
+      const labels: Uint8Array[] = [];
+      model.prepareBatch(graphs, truths, scoring)(w, hinge, labels);
+      scoring?.dispose();
+      for (let i = 0; i < graphs.length; i++) {
+        expect(hinge[i], `${name}, image ${i}`).toBeCloseTo(bruteH(i, w), scoring?.precision === 'float32' ? 5 : 12);
+        if (Array.from(labels[i]!).join() === Array.from(perObject[i]!.y).join()) expect(hinge[i]).toBe(Math.max(0, perObject[i]!.h));
+      }
+    }
   });
 });

@@ -9,7 +9,11 @@ namespace gapbcfw {
 // aug_labels is not null, aug_weight[n] is added to every k != aug_labels[n] (a Hamming-type loss
 // augmentation). Rows are split over `threads` threads; each row is summed feature-major over its
 // nonzero features in a fixed order, so the result does not depend on the thread count.
+// X may be float32 (features stored compactly) or float64; sums are always accumulated in float64. Small
+// batches use fewer threads (about 2^16 multiply-adds per thread at least).
 void score_rows(const double* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
+                const double* aug_weight, double* out, int32_t threads);
+void score_rows(const float* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
                 const double* aug_weight, double* out, int32_t threads);
 
 }  // namespace gapbcfw

@@ -1,50 +1,113 @@
 /**
- * Full duality-gap pass throughput (issue 7): objects per second of the exact pass at a fixed w, side by
- * side: the per-object path (oracle, psi and loss block by block, as FW needs), the batched native pass on
- * 1 thread and on all threads. Data: OCR-large (falls back to generated chains without the data set).
+ * Full duality-gap pass throughput (issue 7): objects per second of the exact pass at a fixed, trained w,
+ * per model and per scoring backend, side by side with the per-object path (oracle, psi and loss block by
+ * block, as batch FW needs). Each batched row also says whether its gap equals the per-object one (to
+ * 1e-9 relative for float64 backends, 1e-6 for float32).
  *
- *   npx tsx scripts/bench/gap-pass.ts [--repeats 5]
+ *   npx tsx scripts/bench/gap-pass.ts [--repeats 5] [--models chain,multiclass] [--gpujs-cpu]
+ *
+ * Data: OCR-large (chain) and Fashion-MNIST test (multiclass, 10,000 x 784) from ../shared/data (or
+ * $GAPBCFW_DATA); generated data of the same shapes when they are absent. gpu.js cpu mode is plain JS
+ * and slow: pass --gpujs-cpu to include it.
  */
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { GpuJsBackend, JsBackend, NativeBackend, type ScoringBackend } from '../../kernels/index.js';
+import { modelProblem, type Problem, type StructuredModel } from '../../src/core/problem.js';
+import { Rng } from '../../src/core/rng.js';
+import type { SparseVector } from '../../src/core/vector.js';
+import { loadIdxDataset } from '../../src/data/idx.js';
 import { loadOcr, ocrSplit, ocrToSequences } from '../../src/data/ocr.js';
 import { dataPath, hasData } from '../../src/data/paths.js';
 import { syntheticChain } from '../../src/data/synthetic.js';
 import { ChainModel, sequencesXY } from '../../src/models/chain.js';
-import { modelProblem, type Problem } from '../../src/core/problem.js';
-import { fullOraclePass } from '../../src/solvers/common.js';
+import { MulticlassModel, csrRows } from '../../src/models/multiclass.js';
 import { bcfw } from '../../src/solvers/bcfw.js';
+import { fullOraclePass } from '../../src/solvers/common.js';
 
-const { values } = parseArgs({ options: { repeats: { type: 'string', default: '5' } } });
+const { values } = parseArgs({ options: { repeats: { type: 'string', default: '5' }, models: { type: 'string', default: 'chain,multiclass' }, 'gpujs-cpu': { type: 'boolean' } } });
 const repeats = Number(values.repeats);
-const real = hasData('ocr', 'letter.data.gz');
-const data = real ? ocrToSequences(ocrSplit(loadOcr(dataPath('ocr', 'letter.data.gz')), 'large').train) : syntheticChain({ sequences: 6000 });
-const { xs, ys } = sequencesXY(data.examples);
-const D = data.numFeatures;
-const K = data.numLabels;
-const perObject = modelProblem(new ChainModel({ numFeatures: D, numLabels: K, backend: 'native' }), xs, ys);
-// A trained w, so that the decoders see realistic scores (10 passes of BCFW).
-const w = bcfw(perObject, { lambda: 1e-3, maxPasses: 10, gapCheck: 10 }).w;
-const withoutBatch: Problem = { ...perObject, hingeAll: undefined };
-const time = (p: Problem) => {
-  fullOraclePass(p, w); // warm-up (also builds the batch)
-  const t: number[] = [];
-  let sum = 0;
-  for (let r = 0; r < repeats; r++) {
-    const t0 = performance.now();
-    sum = fullOraclePass(p, w).hingeSum;
-    t.push((performance.now() - t0) / 1000);
+const threads = availableParallelism();
+
+function backends(): [string, () => ScoringBackend | undefined][] {
+  const list: [string, () => ScoringBackend | undefined][] = [
+    ['model default', () => undefined],
+    [`native scoreRows x${threads}`, () => new NativeBackend(threads)],
+    ['native scoreRows x1', () => new NativeBackend(1)],
+    ['js', () => new JsBackend()],
+    ['gpujs (default mode)', () => new GpuJsBackend()],
+  ];
+  if (values['gpujs-cpu']) list.push(['gpujs cpu', () => new GpuJsBackend({ mode: 'cpu' })]);
+  return list;
+}
+
+/** One timed pass per configuration per round, round-robin, so that load drift hits every row alike. */
+function bench<X, Y>(name: string, model: StructuredModel<X, Y>, xs: X[], ys: Y[], w: Float64Array): Record<string, unknown> {
+  const configs: { label: string; scoring?: ScoringBackend; problem: Problem; seconds: number[]; hingeSum: number }[] = [
+    { label: 'per-object', problem: { ...(modelProblem(model, xs, ys) as Problem), hingeAll: undefined }, seconds: [], hingeSum: 0 },
+  ];
+  for (const [label, make] of backends()) {
+    const scoring = make();
+    configs.push({ label, ...(scoring ? { scoring } : {}), problem: modelProblem(model, xs, ys, { scoring }) as Problem, seconds: [], hingeSum: 0 });
   }
-  t.sort((a, b) => a - b);
-  return { seconds: t[t.length >> 1]!, hingeSum: sum };
-};
-const seq = time(withoutBatch);
-const one = time(modelProblem(new ChainModel({ numFeatures: D, numLabels: K, threads: 1 }), xs, ys));
-const all = time(modelProblem(new ChainModel({ numFeatures: D, numLabels: K, threads: availableParallelism() }), xs, ys));
-const rate = (s: number) => Math.round(xs.length / s);
-console.log(JSON.stringify({
-  data: real ? 'ocr-large' : 'synthetic', n: xs.length, cpu: cpus()[0]?.model, threads: availableParallelism(),
-  objectsPerSecond: { perObject: rate(seq.seconds), batched1Thread: rate(one.seconds), batchedAllThreads: rate(all.seconds) },
-  ratioVsPerObject: { batched1Thread: +(seq.seconds / one.seconds).toFixed(2), batchedAllThreads: +(seq.seconds / all.seconds).toFixed(2) },
-  sameGap: Math.abs(seq.hingeSum - all.hingeSum) <= 1e-9 * Math.max(1, Math.abs(seq.hingeSum)),
-}));
+  for (const c of configs) fullOraclePass(c.problem, w); // warm-up: prepares batches, compiles kernels
+  for (let r = 0; r < repeats; r++) {
+    for (const c of configs) {
+      const t0 = performance.now();
+      c.hingeSum = fullOraclePass(c.problem, w).hingeSum;
+      c.seconds.push((performance.now() - t0) / 1000);
+    }
+  }
+  const median = (t: number[]) => [...t].sort((a, b) => a - b)[t.length >> 1]!;
+  const ref = configs[0]!;
+  const rows: Record<string, unknown> = {};
+  for (const c of configs.slice(1)) {
+    const tolerance = (c.scoring?.precision === 'float32' ? 1e-6 : 1e-9) * Math.max(1, Math.abs(ref.hingeSum));
+    rows[c.label] = {
+      mode: c.scoring?.mode ?? 'model default',
+      objectsPerSecond: Math.round(xs.length / median(c.seconds)),
+      ratioVsPerObject: +(median(ref.seconds) / median(c.seconds)).toFixed(2),
+      sameGap: Math.abs(c.hingeSum - ref.hingeSum) <= tolerance,
+    };
+    c.scoring?.dispose();
+  }
+  return { model: name, n: xs.length, dim: model.dim, perObjectPerSecond: Math.round(xs.length / median(ref.seconds)), backends: rows };
+}
+
+const results: Record<string, unknown>[] = [];
+const models = values.models.split(',');
+if (models.includes('chain')) {
+  const real = hasData('ocr', 'letter.data.gz');
+  const data = real ? ocrToSequences(ocrSplit(loadOcr(dataPath('ocr', 'letter.data.gz')), 'large').train) : syntheticChain({ sequences: 6000, numFeatures: 129, numLabels: 26 });
+  const { xs, ys } = sequencesXY(data.examples);
+  const model = new ChainModel({ numFeatures: data.numFeatures, numLabels: data.numLabels, threads });
+  const w = bcfw(modelProblem(model, xs, ys), { lambda: 1e-3, maxPasses: 10, gapCheck: 10 }).w; // realistic scores
+  results.push({ data: real ? 'ocr-large' : 'synthetic chains', ...bench('chain', model, xs, ys, w) });
+}
+if (models.includes('multiclass')) {
+  const real = hasData('multiclass', 'fashion_mnist_test', 't10k-images-idx3-ubyte.gz');
+  let xs: SparseVector[];
+  let ys: number[];
+  let F: number;
+  let K: number;
+  if (real) {
+    const d = loadIdxDataset(dataPath('multiclass', 'fashion_mnist_test', 't10k-images-idx3-ubyte.gz'));
+    xs = csrRows(d.X);
+    ys = Array.from(d.y);
+    F = d.X.cols;
+    K = d.numLabels;
+  } else {
+    const rng = new Rng(1);
+    F = 784;
+    K = 10;
+    xs = Array.from({ length: 10000 }, () => {
+      const indices = Int32Array.from({ length: F }, (_, j) => j).filter(() => rng.next() < 0.5);
+      return { indices, values: Float64Array.from(indices, () => rng.next()), nnz: indices.length };
+    });
+    ys = xs.map(() => rng.int(K));
+  }
+  const model = new MulticlassModel(F, K);
+  const w = bcfw(modelProblem(model, xs, ys), { lambda: 1e-3, maxPasses: 5, gapCheck: 5 }).w;
+  results.push({ data: real ? 'fashion-mnist-test' : 'synthetic multiclass', ...bench('multiclass', model, xs, ys, w) });
+}
+console.log(JSON.stringify({ cpu: cpus()[0]?.model, threads, repeats, results }, null, 1));

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { closeSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ParseArgsConfig } from 'node:util';
+import { packageRoot } from '../package-root.js';
 import { meanLoss, modelProblem } from '../core/problem.js';
 import { buildModel, loadTask, type LabelledSet, type TaskData } from '../data/datasets.js';
 import { fingerprint, loadModel, saveModel, type TrainedModel } from '../io/model.js';
@@ -24,7 +26,8 @@ import { runPath } from './path.js';
 import { loadPath } from '../io/path-file.js';
 import { pathWeights } from '../path/regpath.js';
 import { UsageError, integer, number, parse, positive, report, reportFailure, type Io } from './common.js';
-import { CLI_SOLVERS, TRAIN_OPTIONS, backendOf, trainOptions, type TrainValues } from './train-options.js';
+import { CLI_SOLVERS, TRAIN_OPTIONS, backendOf, scoringOf, trainOptions, type TrainValues } from './train-options.js';
+import { describeBackend } from '../../kernels/index.js';
 
 const USAGE = `gapbcfw: structured SVMs trained with block-coordinate Frank-Wolfe
 
@@ -75,14 +78,18 @@ Training options (train, demo):
   --time-budget SECONDS    (default unlimited)
   --seed N                 sampling seed (default 1)
   --train-error            also report the training error at every gap check
-  --backend native|js      decoder implementation (default native)
+  --backend auto|native|gpujs|js
+                           scoring backend of batched full passes (default auto: a short calibration,
+                           cached per machine, picks the fastest correct one); js also decodes in TypeScript
+  --gpu-mode MODE          gpu.js mode for --backend gpujs: gpu (default: best found) | webgl | webgl2 |
+                           headlessgl | webasm | cpu
   --split S, --test KIND:PATH
   --out MODEL              write the trained model
   --trace FILE.jsonl       write every progress event as a JSON line
   --checkpoint FILE        save the solver state every --checkpoint-every passes (default 10) and at the end
   --resume FILE            continue from a checkpoint (same data, solver and settings)
 
-Eval options: --split S, --part train|test (default test when the data has a test part), --backend,
+Eval options: --split S, --part train|test (default test when the data has a test part), --backend, --gpu-mode,
   --lambda X (MODEL is a path file from gapbcfw path: evaluate its epsilon-approximate w at X)
 
 Common: --json (last stdout line is a JSON summary), --quiet (no progress), --help, --version
@@ -93,15 +100,16 @@ const EVAL_OPTIONS = {
   lambda: { type: 'string' },
   part: { type: 'string' },
   backend: { type: 'string' },
+  'gpu-mode': { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
 async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lambda?: number; gapThreshold?: number; command: string }): Promise<number> {
-  const backend = backendOf(v.backend);
-  const model = buildModel(task.spec, backend);
-  const problem = modelProblem(model, task.train.xs, task.train.ys);
+  const model = buildModel(task.spec, backendOf(v.backend));
+  const { scoring, report: scoringReport } = scoringOf(model, v.backend, v['gpu-mode']);
+  const problem = modelProblem(model, task.train.xs, task.train.ys, { scoring });
   const options = trainOptions(v, defaults);
   const test = task.test;
   const spec = task.spec;
@@ -120,6 +128,7 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
     if (!announced) {
       announced = true;
       io.stderr.write(`${task.description}; ${problem.n} blocks, d = ${problem.dim}\n`);
+      if (scoringReport) io.stderr.write(`exact passes score on ${describeBackend(scoringReport)}\n`);
     }
     printer.onProgress(e);
     if (traceFd !== undefined) writeSync(traceFd, `${JSON.stringify(e)}\n`);
@@ -160,6 +169,7 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
   const summary = {
     command: defaults.command,
     solver: v.solver ?? 'bcfw',
+    scoringBackend: scoringReport ? { backend: scoringReport.backend, mode: scoringReport.mode, how: scoringReport.how } : undefined,
     sampling: 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined,
     lambda: result.lambda,
     n: problem.n,
@@ -215,8 +225,10 @@ async function runEval(args: string[], io: Io): Promise<number> {
   if (chunking) Object.assign(summary, { f1: chunking.f1, precision: chunking.precision, recall: chunking.recall, accuracy: chunking.accuracy });
   if (trained.dual !== undefined && trained.trainFingerprint === fingerprint(set)) {
     // The training set: primal by a full oracle pass, the dual from the saved iterate.
-    const problem = modelProblem(model, set.xs, set.ys);
+    const { scoring, report: scoringReport } = scoringOf(model, v.backend, v['gpu-mode']);
+    const problem = modelProblem(model, set.xs, set.ys, { scoring });
     const pass = fullOraclePass(problem, trained.w);
+    if (scoringReport) summary.scoringBackend = { backend: scoringReport.backend, mode: scoringReport.mode, how: scoringReport.how };
     let wSq = 0;
     for (const x of trained.w) wSq += x * x;
     const primal = 0.5 * trained.lambda * wSq + pass.hingeSum / problem.n;
@@ -241,7 +253,7 @@ function help(io: Io, _command?: string): number {
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 
@@ -308,7 +320,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
   }
 }
 
-// Run when executed directly (node dist/cli/main.js, the `gapbcfw` bin, or tsx src/cli/main.ts).
+// Run when executed directly (node dist/src/cli/main.js, the `gapbcfw` bin, or tsx src/cli/main.ts).
 const invoked = process.argv[1];
 if (invoked !== undefined && import.meta.url === pathToFileURL(realpathSync(invoked)).href) {
   process.exitCode = await main(process.argv.slice(2));

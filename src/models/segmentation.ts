@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { check, InputError } from '../core/errors.js';
-import type { Bounds, StructuredModel } from '../core/problem.js';
+import type { BatchPass, Bounds, StructuredModel } from '../core/problem.js';
+import type { ScoringBackend } from '../../kernels/backend.js';
+import { segmentationBatch } from './segmentation-batch.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
-import { maxflow, MaxflowGraph } from '../maxflow.js';
+import { maxflow, MaxflowGraph, type MaxflowGraphSpec } from '../maxflow.js';
 
 /**
  * Binary figure-ground segmentation on a superpixel graph: the HorseSeg model of the gapBCFW paper
@@ -221,6 +223,11 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
   cutPotentials(w: Float64Array, x: SegmentationGraph, yTrue: SegmentationLabel | null): CutPotentials {
     this.checkW(w);
     const { unary, potts } = this.potentials(w, x);
+    return this.cutFromPotentials(unary, potts, x, yTrue);
+  }
+
+  /** {@link cutPotentials} from given potentials u_i and p_e (p is clipped at 0 in place). */
+  cutFromPotentials(unary: Float64Array, potts: Float64Array, x: SegmentationGraph, yTrue: SegmentationLabel | null): CutPotentials {
     const N = x.numNodes;
     const cost0 = new Float64Array(N);
     const cost1 = new Float64Array(N);
@@ -247,40 +254,56 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
     return { cost0, cost1, potts };
   }
 
-  private minCut(w: Float64Array, x: SegmentationGraph, yTrue: SegmentationLabel | null): SegmentationLabel {
-    const t0 = performance.now();
-    const { cost0, cost1, potts } = this.cutPotentials(w, x, yTrue);
+  /**
+   * The s-t graph of a cut form: source side = label 0, so cutting s->i (node i on the sink side, label 1)
+   * pays cost1 and i->t pays cost0; the per-node minimum is a constant and is dropped.
+   */
+  cutGraph(cut: CutPotentials, x: SegmentationGraph): MaxflowGraphSpec & { capRev: Float64Array; sourceCap: Float64Array; sinkCap: Float64Array } {
     const N = x.numNodes;
-    // Source side = label 0: cutting s->i (node on the sink side, label 1) pays cost1, i->t pays cost0.
     const src = new Float64Array(N);
     const sink = new Float64Array(N);
     for (let i = 0; i < N; i++) {
-      const m = Math.min(cost0[i]!, cost1[i]!);
-      src[i] = cost1[i]! - m;
-      sink[i] = cost0[i]! - m;
+      const m = Math.min(cut.cost0[i]!, cut.cost1[i]!);
+      src[i] = cut.cost1[i]! - m;
+      sink[i] = cut.cost0[i]! - m;
     }
+    return { numNodes: N, edgeFrom: x.edgeFrom, edgeTo: x.edgeTo, capFwd: cut.potts, capRev: cut.potts, sourceCap: src, sinkCap: sink, capType: 'float64' };
+  }
+
+  /** Adds one oracle call's milliseconds to {@link stats} and {@link SegmentationModel.totals}. */
+  countCall(scoringMs: number, maxflowMs: number, calls = 1): void {
+    for (const st of [this.stats, SegmentationModel.totals]) {
+      st.calls += calls;
+      st.scoringMs += scoringMs;
+      st.maxflowMs += maxflowMs;
+    }
+  }
+
+  private minCut(w: Float64Array, x: SegmentationGraph, yTrue: SegmentationLabel | null): SegmentationLabel {
+    const t0 = performance.now();
+    const spec = this.cutGraph(this.cutPotentials(w, x, yTrue), x);
     const t1 = performance.now();
     let labels: Uint8Array;
     if (this.reuseGraphs) {
       let g = this.graphs.get(x);
       if (!g) {
-        g = new MaxflowGraph({ numNodes: N, edgeFrom: x.edgeFrom, edgeTo: x.edgeTo, capFwd: potts, capRev: potts, sourceCap: src, sinkCap: sink, capType: 'float64' });
+        g = new MaxflowGraph(spec);
         this.graphs.set(x, g);
       } else {
-        g.setEdgeCaps(null, potts, potts).setTerminalCaps(null, src, sink);
+        g.setEdgeCaps(null, spec.capFwd, spec.capRev).setTerminalCaps(null, spec.sourceCap, spec.sinkCap);
       }
       g.solve();
       labels = g.segments();
     } else {
-      labels = maxflow({ numNodes: N, edgeFrom: x.edgeFrom, edgeTo: x.edgeTo, capFwd: potts, capRev: potts, sourceCap: src, sinkCap: sink, capType: 'float64' }).segments;
+      labels = maxflow(spec).segments;
     }
-    const t2 = performance.now();
-    for (const st of [this.stats, SegmentationModel.totals]) {
-      st.calls++;
-      st.scoringMs += t1 - t0;
-      st.maxflowMs += t2 - t1;
-    }
+    this.countCall(t1 - t0, performance.now() - t1);
     return labels; // SOURCE_SIDE = 0 = background, SINK_SIDE = 1 = foreground
+  }
+
+  /** The batched exact pass: potentials from a scoring backend, all cuts on native threads (segmentation-batch.ts). */
+  prepareBatch(xs: readonly SegmentationGraph[], ys: readonly SegmentationLabel[], scoring?: ScoringBackend): BatchPass<SegmentationLabel> {
+    return segmentationBatch(this, xs, ys, scoring);
   }
 
   lossAugmentedDecode(w: Float64Array, x: SegmentationGraph, yTrue: SegmentationLabel): SegmentationLabel {
