@@ -4,8 +4,8 @@
 //    iterate with an exact certificate (one full oracle pass, nothing more);
 //  - the same seed and options give bit-identical traces and weights, run after run, on the per-object
 //    (sync) exact pass and on the batched one (Problem.hingeAll);
-//  - the sync and batched exact passes agree on every label and weight; their certificates agree to a
-//    few ulps (the native batched hinge sums its terms in another order).
+//  - the sync and batched exact passes follow the same path (same weights for the block-coordinate
+//    solvers); their certificates agree to 1e-13 (bit for bit only in some builds, see the end).
 import { describe, expect, it } from 'vitest';
 import { modelProblem, type Problem } from '../src/core/problem.js';
 import { buildModel, loadTask } from '../src/data/datasets.js';
@@ -13,7 +13,7 @@ import { fullOraclePass, type ProgressEvent, type SolverResult } from '../src/so
 import { train, trainAsync, type TrainOptions } from '../src/solvers/index.js';
 
 const task = loadTask('synthetic:');
-/** The synthetic chain data (300 sequences) with the batched exact pass (native chainHingeBatch). */
+/** The synthetic chain data (300 sequences) with the batched exact pass (native scoring, Viterbi and hinge kernels). */
 const batched: Problem = modelProblem(buildModel(task.spec), task.train.xs, task.train.ys);
 /** The same problem without hingeAll: every exact pass decodes object by object and builds psi. */
 const sync: Problem = (({ hingeAll: _h, ...rest }) => rest)(batched);
@@ -91,14 +91,11 @@ describe('determinism', () => {
     for (let i = 0; i < batched.n; i++) expect(Math.abs(pa.hinge[i]! - pb.hinge[i]!)).toBeLessThanOrEqual(1e-14 * Math.max(1, pb.hinge[i]!));
   });
 
-  // Known gap (issue #12 asks for bit-identical traces across the sync and batched paths): the batched
-  // pass computes H_i(w) = max_y L + <w, phi(y)> - <w, phi(y_i)> natively, the per-object one
-  // L - <w, psi_i(y)> in JS, so primal and gap differ in the last bit at some exact checks. When the two
-  // are made bit-identical this test starts failing: turn it into a plain `it`.
-  it.fails('KNOWN GAP: sync and batched traces are bit-identical', () => {
-    const o: TrainOptions = { solver: 'bcfw' };
-    expect(traceBits(run(sync, o).trace)).toEqual(traceBits(run(batched, o).trace));
-  });
+  // Not asserted: bit-identical certificates across the two paths (issue #12 asks for it). With the
+  // release addon (-O3 -fopenmp-simd) primal and gap differ in the last bit at some exact checks (the
+  // batched native hinge evidently sums its terms in another order than the per-object JS path); with the
+  // -O1 sanitizer build of scripts/sanitize.sh they are bit-identical. The tests above bound the
+  // difference instead.
 });
 
 describe('AbortSignal', () => {
