@@ -25,6 +25,10 @@ export interface FeatureRows {
   readonly cols: number;
 }
 
+/**
+ * A scoring backend: prepares feature rows once, then computes batched scores for any W. Create one with
+ * {@link createBackend} or {@link chooseBackend}; pass it to `modelProblem(..., { scoring })`.
+ */
 export interface ScoringBackend {
   readonly name: BackendName;
   /** What it runs on: `simd-threads(T)`, a gpu.js mode (`gpu`, `webgl`, `headlessgl`, `webasm`, `cpu`), or `float64-loops`. */

@@ -14,9 +14,12 @@ import { GpuJsBackend, type GpuJsMode } from './gpujs.js';
 import { JsBackend } from './js.js';
 import { NativeBackend } from './native.js';
 
+/** What `--backend` accepts: a backend by name, or `auto` (calibrated, cached). */
 export const BACKEND_CHOICES = ['auto', 'native', 'gpujs', 'js'] as const;
+/** One of {@link BACKEND_CHOICES}. */
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
+/** Settings of {@link createBackend} and {@link chooseBackend}. */
 export interface BackendOptions {
   /** Native threads (default os.availableParallelism()). */
   threads?: number;

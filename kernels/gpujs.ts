@@ -16,6 +16,7 @@ import { checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAu
 
 /** gpu.js modes a user may force; `gpu` lets gpu.js pick (headlessgl, webgl2, webgl, then webasm). */
 export const GPUJS_MODES = ['gpu', 'webgl', 'webgl2', 'headlessgl', 'webasm', 'cpu'] as const;
+/** One of {@link GPUJS_MODES}. */
 export type GpuJsMode = (typeof GPUJS_MODES)[number];
 
 type GpuJsModule = typeof import('gpu.js');
@@ -71,6 +72,7 @@ function scoreKernel(this: { thread: { x: number; y: number }; constants: { D: n
   return s;
 }
 
+/** Settings of a {@link GpuJsBackend}. */
 export interface GpuJsBackendOptions {
   /** gpu.js mode (default `gpu`: the best gpu.js finds). */
   mode?: GpuJsMode;

@@ -519,32 +519,6 @@ Napi::Value ChainViterbi(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), score);
 }
 
-// chainHingeBatch(w, D, K, xAll, offsets: Int32Array (n+1), yAll: Int32Array, outY: Int32Array, hinge: Float64Array (n),
-// threads): loss-augmented decoding of n sequences at once on native threads; hinge[s] = H_s(w).
-Napi::Value ChainHingeBatch(const Napi::CallbackInfo& info) {
-  RequireArgCount(info, 9, "chainHingeBatch");
-  const auto w = RequireTypedArray<double>(info, 0, "chainHingeBatch: w");
-  const std::size_t D = RequireSize(info, 1, "chainHingeBatch: D", 1u << 30);
-  const std::size_t K = RequireSize(info, 2, "chainHingeBatch: K", 1u << 15);
-  if (D == 0 || K == 0) throw Napi::RangeError::New(info.Env(), "chainHingeBatch: D and K must be >= 1");
-  RequireLength(w, K * D + 2 * K + K * K, "chainHingeBatch: w");
-  const auto x = RequireTypedArray<double>(info, 3, "chainHingeBatch: xAll");
-  const auto offsets = RequireTypedArray<int32_t>(info, 4, "chainHingeBatch: offsets");
-  const std::size_t n = RequireOffsets(offsets, "chainHingeBatch: offsets");
-  const std::size_t tokens = static_cast<std::size_t>(offsets[n]);
-  RequireLength(x, tokens * D, "chainHingeBatch: xAll");
-  const auto y = RequireLabels(info, 5, tokens, K, "chainHingeBatch: yAll");
-  auto outY = RequireTypedArray<int32_t>(info, 6, "chainHingeBatch: outY");
-  RequireLength(outY, tokens, "chainHingeBatch: outY");
-  auto hinge = RequireTypedArray<double>(info, 7, "chainHingeBatch: hinge");
-  RequireLength(hinge, n, "chainHingeBatch: hinge");
-  const std::size_t threads = RequireSize(info, 8, "chainHingeBatch: threads", 256);
-  const gapbcfw::ChainShape shape{static_cast<int32_t>(D), static_cast<int32_t>(K)};
-  gapbcfw::chain_hinge_batch(w.Data(), shape, x.Data(), offsets.Data(), static_cast<int32_t>(n), y.Data(), outY.Data(), hinge.Data(),
-                             static_cast<int32_t>(std::max<std::size_t>(threads, 1)));
-  return info.Env().Undefined();
-}
-
 // chainViterbiBatch(theta: Float64Array (tokens*K), offsets: Int32Array (n+1), trans: Float64Array (K*K), K,
 // outY: Int32Array (tokens), threads): Viterbi of n sequences over precomputed node scores on native threads.
 Napi::Value ChainViterbiBatch(const Napi::CallbackInfo& info) {
@@ -632,7 +606,6 @@ Napi::Value ScoreRows(const Napi::CallbackInfo& info) {
 
 void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("chainDecode", Napi::Function::New(env, ChainDecode, "chainDecode"));
-  exports.Set("chainHingeBatch", Napi::Function::New(env, ChainHingeBatch, "chainHingeBatch"));
   exports.Set("chainViterbi", Napi::Function::New(env, ChainViterbi, "chainViterbi"));
   exports.Set("chainViterbiBatch", Napi::Function::New(env, ChainViterbiBatch, "chainViterbiBatch"));
   exports.Set("chainHingeOfLabels", Napi::Function::New(env, ChainHingeOfLabels, "chainHingeOfLabels"));

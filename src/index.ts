@@ -18,7 +18,27 @@ export { GapbcfwError, InputError, FormatError } from './core/errors.js';
 export type { SequenceExample, SequenceDataset, CsrMatrix, MulticlassDataset } from './core/data.js';
 export { Rng } from './core/rng.js';
 export { SparseAccumulator, copySparse, toDense, dot, dotSparse, type SparseVector } from './core/vector.js';
-export { modelProblem, meanLoss, type Problem, type StructuredModel } from './core/problem.js';
+export { modelProblem, meanLoss, type Problem, type StructuredModel, type ProblemOptions, type BatchPass, type Bounds } from './core/problem.js';
+export {
+  chooseBackend,
+  createBackend,
+  describeBackend,
+  NativeBackend,
+  GpuJsBackend,
+  JsBackend,
+  BACKEND_CHOICES,
+  GPUJS_MODES,
+  type ScoringBackend,
+  type BackendName,
+  type BackendChoice,
+  type BackendOptions,
+  type BackendReport,
+  type FeatureArray,
+  type FeatureRows,
+  type LossAugmentation,
+  type GpuJsMode,
+  type GpuJsBackendOptions,
+} from '../kernels/index.js';
 
 export { ChainModel, sequencesXY, type ChainModelOptions, type DecodeBackend } from './models/chain.js';
 export { MulticlassModel, csrRows } from './models/multiclass.js';

@@ -49,13 +49,6 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
    * feature layout (e.g. sparse CoNLL features).
    */
   chainViterbi(theta: Float64Array, T: number, K: number, trans: Float64Array, out: Int32Array): number;
-  /**
-   * Loss-augmented decoding of n sequences at one w on `threads` native threads. Sequence s has tokens
-   * [offsets[s], offsets[s+1]) of xAll (rows of D) and yAll; writes labels to outY (same layout) and
-   * hinge[s] = max_y L + <w, phi(y)> - <w, phi(y_s)> (the block's H_s(w)). Labels equal chainDecode's up to
-   * floating-point ties (node scores are summed in another order, over nonzero features only).
-   */
-  chainHingeBatch(w: Float64Array, D: number, K: number, xAll: Float64Array, offsets: Int32Array, yAll: Int32Array, outY: Int32Array, hinge: Float64Array, threads: number): void;
   /** Viterbi of n sequences over precomputed node scores theta (tokens x K; offsets n+1) on native threads. */
   chainViterbiBatch(theta: Float64Array, offsets: Int32Array, trans: Float64Array, K: number, outY: Int32Array, threads: number): void;
   /** hinge[s] = L(y_s, yHat_s) + <w, phi(yHat_s)> - <w, phi(y_s)> in float64, for given labellings yHat. */

@@ -47,11 +47,16 @@ describe('batched exact pass (chain)', () => {
 
   it('rejects inconsistent batches with clear errors', () => {
     const w = new Float64Array(2 * 1 + 4 + 4);
-    const call = (offsets: Int32Array, y: Int32Array, x = new Float64Array(y.length)) =>
-      native.chainHingeBatch(w, 1, 2, x, offsets, y, new Int32Array(y.length), new Float64Array(offsets.length - 1), 2);
-    expect(() => call(Int32Array.of(0, 2, 1), Int32Array.of(0, 1))).toThrow(/decrease/);
-    expect(() => call(Int32Array.of(1, 2), Int32Array.of(0, 1))).toThrow(/offsets\[0\]/);
-    expect(() => call(Int32Array.of(0, 2), Int32Array.of(0, 5))).toThrow(/outside/);
-    expect(() => call(Int32Array.of(0, 2), Int32Array.of(0, 1), new Float64Array(3))).toThrow(/xAll/);
+    const viterbi = (offsets: Int32Array, tokens: number, theta = new Float64Array(2 * tokens)) =>
+      native.chainViterbiBatch(theta, offsets, new Float64Array(4), 2, new Int32Array(tokens), 2);
+    expect(() => viterbi(Int32Array.of(0, 2, 1), 2)).toThrow(/decrease/);
+    expect(() => viterbi(Int32Array.of(1, 2), 2)).toThrow(/offsets\[0\]/);
+    expect(() => viterbi(Int32Array.of(0, 2), 2, new Float64Array(3))).toThrow(/theta/);
+    expect(() => viterbi(Int32Array.of(0, 2), 2, Float64Array.of(0, 1, NaN, 0))).toThrow(/NaN/);
+    const hinge = (y: Int32Array, yHat: Int32Array, x = new Float64Array(y.length)) =>
+      native.chainHingeOfLabels(w, 1, 2, x, Int32Array.of(0, y.length), y, yHat, new Float64Array(1), 2);
+    expect(() => hinge(Int32Array.of(0, 5), Int32Array.of(0, 1))).toThrow(/yAll\[1\] = 5 is outside/);
+    expect(() => hinge(Int32Array.of(0, 1), Int32Array.of(0, -1))).toThrow(/yHat\[1\] = -1 is outside/);
+    expect(() => hinge(Int32Array.of(0, 1), Int32Array.of(0, 1), new Float64Array(3))).toThrow(/xAll/);
   });
 });

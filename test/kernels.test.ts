@@ -156,11 +156,11 @@ describe('batched chain pass per backend', () => {
     for (const seed of [1, 2]) {
       const w = randomW(model.dim, seed, 0.5);
       const ref = perObject(w);
-      const fused = { hinge: new Float64Array(xs.length), labels: [] as Int32Array[] };
-      model.prepareBatch(xs, ys)(w, fused.hinge, fused.labels);
+      const byDefault = { hinge: new Float64Array(xs.length), labels: [] as Int32Array[] };
+      model.prepareBatch(xs, ys)(w, byDefault.hinge, byDefault.labels);
       ref.forEach((r, i) => {
-        expect(Array.from(fused.labels[i]!)).toEqual(Array.from(r.y));
-        expect(fused.hinge[i]).toBeCloseTo(r.h, 12);
+        expect(Array.from(byDefault.labels[i]!)).toEqual(Array.from(r.y));
+        expect(byDefault.hinge[i]).toBeCloseTo(r.h, 12);
       });
       for (const [name, make] of backends) {
         const backend = make();
@@ -170,13 +170,13 @@ describe('batched chain pass per backend', () => {
         backend.dispose();
         let differ = 0;
         for (let i = 0; i < xs.length; i++) {
-          if (Array.from(labels[i]!).join() === Array.from(fused.labels[i]!).join()) {
-            expect(hinge[i], `${name}, sequence ${i}`).toBe(fused.hinge[i]); // same labels: the same float64 H
+          if (Array.from(labels[i]!).join() === Array.from(byDefault.labels[i]!).join()) {
+            expect(hinge[i], `${name}, sequence ${i}`).toBe(byDefault.hinge[i]); // same labels: the same float64 H
           } else {
             // only a float32 near-tie may decode differently, and then H agrees to float32 accuracy
             differ++;
             expect(backend.precision).toBe('float32');
-            expect(Math.abs(hinge[i]! - fused.hinge[i]!)).toBeLessThan(1e-5);
+            expect(Math.abs(hinge[i]! - byDefault.hinge[i]!)).toBeLessThan(1e-5);
           }
         }
         expect(differ, name).toBeLessThanOrEqual(backend.precision === 'float32' ? 2 : 0);

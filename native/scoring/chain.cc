@@ -143,57 +143,6 @@ double chain_decode(const double* w, ChainShape s, const double* x, int32_t T, c
   return chain_viterbi(trans, s.K, theta.data(), T, out_y, work);
 }
 
-void chain_hinge_batch(const double* w, ChainShape s, const double* x_all, const int32_t* offsets, int32_t n,
-                       const int32_t* y_all, int32_t* out_y, double* hinge, int32_t threads) {
-  const int32_t K = s.K, D = s.D;
-  const double* first = w + static_cast<size_t>(K) * D;
-  const double* last = first + K;
-  const double* trans = last + K;
-  // Unary weights transposed to feature-major (D x K): a token's K scores are then a sum of rows
-  // x_j * W^T[j, :] over its nonzero features only, contiguous in K (vectorised, zeros skipped).
-  std::vector<double> wt(static_cast<size_t>(D) * K);
-  for (int32_t k = 0; k < K; ++k)
-    for (int32_t j = 0; j < D; ++j) wt[static_cast<size_t>(j) * K + k] = w[static_cast<size_t>(k) * D + j];
-  parallel_for(n, threads, [&](int64_t q) {
-    thread_local std::vector<double> theta, scratch;
-    const int32_t t0 = offsets[q], T = offsets[q + 1] - offsets[q];
-    if (T <= 0) {
-      hinge[q] = 0.0;
-      return;
-    }
-    const int32_t* y = y_all + t0;
-    theta.assign(static_cast<size_t>(T) * K, 0.0);
-    for (int32_t t = 0; t < T; ++t) {
-      const double* xt = x_all + static_cast<size_t>(t0 + t) * D;
-      double* th = theta.data() + static_cast<size_t>(t) * K;
-      for (int32_t j = 0; j < D; ++j) {
-        const double v = xt[j];
-        if (v == 0.0) continue;
-        const double* row = wt.data() + static_cast<size_t>(j) * K;
-#pragma omp simd
-        for (int32_t k = 0; k < K; ++k) th[k] += v * row[k];
-      }
-    }
-    for (int32_t k = 0; k < K; ++k) {
-      theta[k] += first[k];
-      theta[static_cast<size_t>(T - 1) * K + k] += last[k];
-    }
-    // H = max_y [L + score(y)] - score(y_true): the ground truth's score first, then +1/T on wrong states.
-    double truth = 0.0;
-    for (int32_t t = 0; t < T; ++t) {
-      truth += theta[static_cast<size_t>(t) * K + y[t]];
-      if (t > 0) truth += trans[y[t - 1] + static_cast<size_t>(K) * y[t]];
-    }
-    const double unit = 1.0 / T;
-    for (int32_t t = 0; t < T; ++t) {
-      double* th = theta.data() + static_cast<size_t>(t) * K;
-      for (int32_t k = 0; k < K; ++k)
-        if (k != y[t]) th[k] += unit;
-    }
-    hinge[q] = chain_viterbi(trans, K, theta.data(), T, out_y + t0, scratch) - truth;
-  });
-}
-
 void chain_viterbi_batch(const double* trans, int32_t K, const double* theta_all, const int32_t* offsets, int32_t n,
                          int32_t* out_y, int32_t threads) {
   parallel_for(n, threads, [&](int64_t q) {

@@ -39,14 +39,6 @@ inline int64_t chain_psi_capacity(ChainShape s, int32_t T) {
   return 2 * static_cast<int64_t>(T) * s.D + 2 * static_cast<int64_t>(T) + 4;
 }
 
-// Loss-augmented decoding of many sequences at one w, on `threads` std::threads (sequences are independent).
-// Sequence s occupies tokens [offsets[s], offsets[s+1]) of x_all (rows of D features) and y_all. Writes the
-// labels to out_y (same token layout) and hinge[s] = max_y L(y_s, y) + <w, phi(y)> - <w, phi(y_s)>, the
-// block's H_i(w) (2013 paper, eq. 4), without building any psi. Node scores are summed feature-major over
-// nonzero features, so labels equal chain_decode's up to floating-point ties.
-void chain_hinge_batch(const double* w, ChainShape s, const double* x_all, const int32_t* offsets, int32_t n,
-                       const int32_t* y_all, int32_t* out_y, double* hinge, int32_t threads);
-
 // Viterbi of n sequences over precomputed node scores theta_all (tokens x K, biases and any loss
 // augmentation already included; sequence s owns rows [offsets[s], offsets[s+1])), on `threads` threads.
 // Labels equal chain_viterbi's on each sequence.

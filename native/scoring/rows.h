@@ -10,7 +10,8 @@ namespace gapbcfw {
 // augmentation). Rows are split over `threads` threads; each row is summed feature-major over its
 // nonzero features in a fixed order, so the result does not depend on the thread count.
 // X may be float32 (features stored compactly) or float64; sums are always accumulated in float64. Small
-// batches use fewer threads (about 2^16 multiply-adds per thread at least).
+// batches use fewer threads (about 2^18 multiply-adds per thread at least). With K < 8 each score is a
+// vectorised dot product over the features; otherwise the features' nonzeros are scattered over K.
 void score_rows(const double* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
                 const double* aug_weight, double* out, int32_t threads);
 void score_rows(const float* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,

@@ -4,10 +4,11 @@
  * block, as batch FW needs). Each batched row also says whether its gap equals the per-object one (to
  * 1e-9 relative for float64 backends, 1e-6 for float32).
  *
- *   npx tsx scripts/bench/gap-pass.ts [--repeats 5] [--models chain,multiclass] [--gpujs-cpu]
+ *   npx tsx scripts/bench/gap-pass.ts [--repeats 5] [--models chain,multiclass] [--gpujs-cpu] [--horse DIR [--horse-limit N]]
  *
  * Data: OCR-large (chain) and Fashion-MNIST test (multiclass, 10,000 x 784) from ../shared/data (or
- * $GAPBCFW_DATA); generated data of the same shapes when they are absent. gpu.js cpu mode is plain JS
+ * $GAPBCFW_DATA); generated data of the same shapes when they are absent. --horse adds the segmentation
+ * model on a prepared horse set (gapbcfw prepare-horse; its training split, at most --horse-limit images). gpu.js cpu mode is plain JS
  * and slow: pass --gpujs-cpu to include it.
  */
 import { availableParallelism, cpus } from 'node:os';
@@ -22,10 +23,14 @@ import { dataPath, hasData } from '../../src/data/paths.js';
 import { syntheticChain } from '../../src/data/synthetic.js';
 import { ChainModel, sequencesXY } from '../../src/models/chain.js';
 import { MulticlassModel, csrRows } from '../../src/models/multiclass.js';
+import { SegmentationModel } from '../../src/models/segmentation.js';
+import { HorseDataset } from '../../src/data/horse.js';
 import { bcfw } from '../../src/solvers/bcfw.js';
 import { fullOraclePass } from '../../src/solvers/common.js';
 
-const { values } = parseArgs({ options: { repeats: { type: 'string', default: '5' }, models: { type: 'string', default: 'chain,multiclass' }, 'gpujs-cpu': { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { repeats: { type: 'string', default: '5' }, models: { type: 'string', default: 'chain,multiclass' }, 'gpujs-cpu': { type: 'boolean' }, horse: { type: 'string' }, 'horse-limit': { type: 'string', default: '1000' } },
+});
 const repeats = Number(values.repeats);
 const threads = availableParallelism();
 
@@ -109,5 +114,12 @@ if (models.includes('multiclass')) {
   const model = new MulticlassModel(F, K);
   const w = bcfw(modelProblem(model, xs, ys), { lambda: 1e-3, maxPasses: 5, gapCheck: 5 }).w;
   results.push({ data: real ? 'fashion-mnist-test' : 'synthetic multiclass', ...bench('multiclass', model, xs, ys, w) });
+}
+if (values.horse !== undefined) {
+  const ds = new HorseDataset(values.horse);
+  const { xs, ys } = ds.load('train', Number(values['horse-limit']));
+  const model = new SegmentationModel({ dUnary: ds.meta.dUnary, dPairwise: ds.meta.dPairwise });
+  const w = bcfw(modelProblem(model, xs, ys), { lambda: 10, maxPasses: 5, gapCheck: 5 }).w;
+  results.push({ data: `horse ${values.horse}`, ...bench('segmentation', model, xs, ys, w) });
 }
 console.log(JSON.stringify({ cpu: cpus()[0]?.model, threads, repeats, results }, null, 1));

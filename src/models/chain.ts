@@ -2,6 +2,7 @@ import { check, InputError } from '../core/errors.js';
 import type { BatchPass, StructuredModel } from '../core/problem.js';
 import type { ScoringBackend } from '../../kernels/backend.js';
 import { JsBackend } from '../../kernels/js.js';
+import { NativeBackend } from '../../kernels/native.js';
 import type { SequenceExample } from '../core/data.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import { availableParallelism } from 'node:os';
@@ -100,11 +101,11 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
   }
 
   /**
-   * The batched exact pass (DESIGN seam 4). The sequences are packed end to end once. Per call, node scores
-   * of all tokens come from the scoring backend (when none is given: the fused native kernel, or the
-   * TypeScript backend for a model with the 'js' decoder), Viterbi runs over all sequences on native threads, and every H_i(w) is recomputed in float64
-   * from the decoded labels by one function (native chainHingeOfLabels), so all backends give bit-identical
-   * hinges whenever they decode the same labels.
+   * The batched exact pass (DESIGN seam 4). The sequences are packed end to end once. Per call, the node
+   * scores of all tokens come from the scoring backend (native SIMD threads by default; TypeScript for a
+   * model with the 'js' decoder), Viterbi runs over all sequences on native threads, and every H_i(w) is
+   * recomputed in float64 from the decoded labels by one function (native chainHingeOfLabels), so all
+   * backends give bit-identical hinges whenever they decode the same labels.
    */
   prepareBatch(xs: readonly Float64Array[], ys: readonly Int32Array[], scoring?: ScoringBackend): BatchPass<Int32Array> {
     const { numFeatures: D, numLabels: K, threads, offsets: at } = this;
@@ -130,24 +131,15 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
         if (labels) labels[s] = outY.slice(offsets[s]!, offsets[s + 1]!);
       }
     };
-    scoring ??= this.backend === 'js' ? new JsBackend() : undefined;
-    if (!scoring || scoring.name === 'native') {
-      const unused = new Float64Array(n);
-      return (w, hinge, labels) => {
-        this.checkW(w);
-        native.chainHingeBatch(w, D, K, xAll, offsets, yAll, outY, unused, threads);
-        native.chainHingeOfLabels(w, D, K, xAll, offsets, yAll, outY, hinge, threads);
-        finish(hinge, labels);
-      };
-    }
-    const rows = scoring.prepare(xAll, tokens, D);
+    const backend = scoring ?? (this.backend === 'js' ? new JsBackend() : new NativeBackend(threads));
+    const rows = backend.prepare(xAll, tokens, D);
     const unit = new Float64Array(tokens);
     for (let s = 0; s < n; s++) unit.fill(1 / (offsets[s + 1]! - offsets[s]!), offsets[s]!, offsets[s + 1]!);
     const theta = new Float64Array(tokens * K);
     return (w, hinge, labels) => {
       this.checkW(w);
       // theta = <w_k, x_t> + 1/T [k != y_t] (loss-augmented, 2013 paper eq. 4), then the first/last biases.
-      scoring.score(rows, w.subarray(0, K * D), K, theta, { labels: yAll, weight: unit });
+      backend.score(rows, w.subarray(0, K * D), K, theta, { labels: yAll, weight: unit });
       for (let s = 0; s < n; s++) {
         const a = offsets[s]! * K;
         const b = (offsets[s + 1]! - 1) * K;
