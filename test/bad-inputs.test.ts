@@ -9,8 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { FormatError, InputError } from '../src/core/errors.js';
 import { modelProblem } from '../src/core/problem.js';
-import { readHansards } from '../src/data/alignment.js';
-import { loadConll } from '../src/data/conll.js';
+import { loadConll, parseConll } from '../src/data/conll.js';
+import { parseParallelPairs, readHansards } from '../src/data/alignment.js';
+import { loadSparseChainModel } from '../src/cli/conll.js';
+import { loadAlignmentModel } from '../src/models/matching.js';
 import { buildModel, loadTask } from '../src/data/datasets.js';
 import { HorseDataset } from '../src/data/horse.js';
 import { loadIdxDataset } from '../src/data/idx.js';
@@ -63,6 +65,10 @@ const READERS: Record<string, (file: string, c: BadCase) => unknown> = {
   loadLibsvmTest: (f) => loadTask(`libsvm:${join(GOOD, 'libsvm.txt')}`, { test: `libsvm:${f}` }),
   loadConll: (f) => loadConll(f),
   readHansards: (f) => readHansards(f),
+  parallelPairs: (f) => parseParallelPairs(readFileSync(f, 'utf8'), f),
+  loadAlignmentModel: (f) => loadAlignmentModel(f),
+  conllForTag: (f) => parseConll(readFileSync(f, 'utf8'), f, { columns: 'auto' }),
+  loadSparseChainModel: (f) => loadSparseChainModel(f),
   loadLspJoints: (f) => loadLspJoints(f),
   loadIdxImages: (f) => loadIdxDataset(f, join(GOOD, 'idx-labels.idx1-ubyte')),
   loadIdxLabels: (f) => loadIdxDataset(join(GOOD, 'idx-images.idx3-ubyte'), f),

@@ -66,6 +66,8 @@ export function loadSparseChainModel(path: string, backend: DecodeBackend = 'nat
   const w = arrays.w;
   if (!(w instanceof Float64Array)) throw new FormatError("model file has no f64 array 'w'", path);
   if (w.length !== model.dim) throw new FormatError(`w has length ${w.length}, the sparse-chain model needs ${model.dim}`, path);
+  const bad = w.findIndex((x) => !Number.isFinite(x));
+  if (bad >= 0) throw new FormatError(`w[${bad}] is ${w[bad]}: a model's weights must be finite`, path);
   return { spec, w, model, dictionary: FeatureDictionary.fromJSON(spec.features), tags: new ChunkTagSet(spec.labelNames) };
 }
 

@@ -631,6 +631,8 @@ export function loadAlignmentModel(path: string): AlignmentModel {
   }
   const { w, corpusE, corpusF } = arrays;
   if (!(w instanceof Float64Array) || w.length !== ALIGNMENT_FEATURE_NAMES.length) throw new FormatError(`model needs an f64 array 'w' of length ${ALIGNMENT_FEATURE_NAMES.length}`, path);
+  const bad = w.findIndex((x) => !Number.isFinite(x));
+  if (bad >= 0) throw new FormatError(`w[${bad}] is ${w[bad]}: a model's weights must be finite`, path);
   if (!(corpusE instanceof Uint8Array) || !(corpusF instanceof Uint8Array)) throw new FormatError('model has no corpus arrays', path);
   const dec = new TextDecoder();
   const es = dec.decode(corpusE).split('\n');
