@@ -5,7 +5,7 @@
 //  - the same seed and options give bit-identical traces and weights, run after run, on the per-object
 //    (sync) exact pass and on the batched one (Problem.hingeAll);
 //  - the sync and batched exact passes follow the same path (same weights for the block-coordinate
-//    solvers); their certificates agree to 1e-13 (bit for bit only in some builds, see the end).
+//    solvers); their certificates agree to 1e-13, not bit for bit (see the note at the end).
 import { describe, expect, it } from 'vitest';
 import { modelProblem, type Problem } from '../src/core/problem.js';
 import { buildModel, loadTask } from '../src/data/datasets.js';
@@ -91,11 +91,11 @@ describe('determinism', () => {
     for (let i = 0; i < batched.n; i++) expect(Math.abs(pa.hinge[i]! - pb.hinge[i]!)).toBeLessThanOrEqual(1e-14 * Math.max(1, pb.hinge[i]!));
   });
 
-  // Not asserted: bit-identical certificates across the two paths (issue #12 asks for it). With the
-  // release addon (-O3 -fopenmp-simd) primal and gap differ in the last bit at some exact checks (the
-  // batched native hinge evidently sums its terms in another order than the per-object JS path); with the
-  // -O1 sanitizer build of scripts/sanitize.sh they are bit-identical. The tests above bound the
-  // difference instead.
+  // Not asserted: bit-identical certificates across the two paths (issue #12 asks for it). The batched
+  // pass computes H_i(w) natively from the decoded labels (L + <w, phi(y)> - <w, phi(y_i)>, in its own
+  // summation order), the per-object path as L - <w, psi_i(y)> in JS: primal and gap differ in the last
+  // bits at some exact checks (seen with the release addon and with the -O1 sanitizer build). The tests
+  // above bound the difference and require the same path (labels, weights, counters) instead.
 });
 
 describe('AbortSignal', () => {
