@@ -154,11 +154,9 @@ void chain_viterbi_batch(const double* trans, int32_t K, const double* theta_all
 
 void chain_hinge_of_labels(const double* w, ChainShape s, const double* x_all, const int32_t* offsets, int32_t n,
                            const int32_t* y_all, const int32_t* yhat_all, double* hinge, int32_t threads) {
-  const int32_t K = s.K, D = s.D;
-  const double* first = w + static_cast<size_t>(K) * D;
-  const double* last = first + K;
-  const double* trans = last + K;
   parallel_for(n, threads, [&](int64_t q) {
+    thread_local std::vector<int32_t> idx;
+    thread_local std::vector<double> val;
     const int32_t t0 = offsets[q], T = offsets[q + 1] - offsets[q];
     if (T <= 0) {
       hinge[q] = 0.0;
@@ -166,23 +164,19 @@ void chain_hinge_of_labels(const double* w, ChainShape s, const double* x_all, c
     }
     const int32_t* y = y_all + t0;
     const int32_t* z = yhat_all + t0;
-    // L(y, z) + <w, phi(z)> - <w, phi(y)>: only positions and pairs where the labellings differ contribute.
-    int32_t mismatches = 0;
-    double diff = (first[z[0]] - first[y[0]]) + (last[z[T - 1]] - last[y[T - 1]]);
-    for (int32_t t = 0; t < T; ++t) {
-      if (z[t] != y[t]) {
-        ++mismatches;
-        const double* xt = x_all + static_cast<size_t>(t0 + t) * D;
-        const double* wz = w + static_cast<size_t>(z[t]) * D;
-        const double* wy = w + static_cast<size_t>(y[t]) * D;
-        double d = 0.0;
-#pragma omp simd reduction(+ : d)
-        for (int32_t j = 0; j < D; ++j) d += (wz[j] - wy[j]) * xt[j];
-        diff += d;
-      }
-      if (t > 0) diff += trans[z[t - 1] + static_cast<size_t>(K) * z[t]] - trans[y[t - 1] + static_cast<size_t>(K) * y[t]];
+    // L(y, z) - <w, psi(z)> with psi from chain_psi and the dot product summed in psi's order: the same
+    // operations as the per-object path (loss - dotSparse(w, psi)), so the two give bit-identical H.
+    const auto cap = static_cast<size_t>(chain_psi_capacity(s, T));
+    if (idx.size() < cap) {
+      idx.resize(cap);
+      val.resize(cap);
     }
-    hinge[q] = static_cast<double>(mismatches) / T + diff;
+    const int64_t nnz = chain_psi(s, x_all + static_cast<size_t>(t0) * s.D, T, y, z, idx.data(), val.data());
+    double dot = 0.0;
+    for (int64_t k = 0; k < nnz; ++k) dot += w[idx[k]] * val[k];
+    int32_t mismatches = 0;
+    for (int32_t t = 0; t < T; ++t) mismatches += z[t] != y[t] ? 1 : 0;
+    hinge[q] = static_cast<double>(mismatches) / T - dot;
   });
 }
 

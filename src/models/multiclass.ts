@@ -3,7 +3,7 @@ import type { BatchPass, StructuredModel } from '../core/problem.js';
 import type { FeatureRows, ScoringBackend } from '../../kernels/backend.js';
 import { NativeBackend } from '../../kernels/native.js';
 import type { CsrMatrix } from '../core/data.js';
-import { SparseAccumulator, type SparseVector } from '../core/vector.js';
+import { SparseAccumulator, dotSparse, type SparseVector } from '../core/vector.js';
 
 /**
  * Multiclass SVM in the Crammer-Singer form as an SSVM (2013 paper, Sec. 6): phi(x, y) puts x into the
@@ -98,8 +98,8 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
    * The batched exact pass (DESIGN seam 4). Rows are densified a chunk at a time (about 2^20 values; kept
    * prepared across passes while the whole set stays under 2^25 values), scored by the backend with +1 on
    * every wrong class (the 0-1 loss augmentation), and the argmax of each row is taken with ties to the
-   * smallest class, as the per-object oracle does. H_i = [y != y_i] + <w_y - w_{y_i}, x_i> is then
-   * recomputed in float64 on the sparse row. Native SIMD threads by default.
+   * smallest class, as the per-object oracle does. H_i = [y != y_i] - <w, psi_i(y)> is then recomputed in
+   * float64 on the sparse row, as the per-object path does. Native SIMD threads by default.
    */
   prepareBatch(xs: readonly SparseVector[], ys: readonly number[], scoring?: ScoringBackend): BatchPass<number> {
     const backend = scoring ?? new NativeBackend();
@@ -135,7 +135,8 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
           let y = 0;
           for (let c = 1; c < K; c++) if (out[r * K + c]! > out[r * K + y]!) y = c;
           const yi = ys[i]!;
-          let h = y === yi ? 0 : 1 + this.classScore(w, xs[i]!, y) - this.classScore(w, xs[i]!, yi);
+          // L - <w, psi>: the per-object path's arithmetic, so both give bit-identical H for the same label
+          let h = y === yi ? 0 : 1 - dotSparse(w, this.psi(xs[i]!, yi, y));
           if (h < 0) {
             // a float32 near-tie proposed a label below the ground truth, whose H is exactly 0
             h = 0;
