@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { capture } from './helpers/capture.js';
@@ -175,6 +177,34 @@ describe('gapbcfw gap and gap-merge', () => {
     const test = await run('gap', model, 'synthetic:', '--part', 'test', '--json');
     expect(test.json!.gap).toBeUndefined(); // no dual for data the model was not trained on
     expect(typeof test.json!.testError).toBe('number');
+  });
+
+  it('N shard processes running at once (as a job array would), merged, equal one pass', async () => {
+    const model = join(dir, 'p.gbm');
+    expect((await run('train', 'synthetic:', '--lambda', '0.02', '--max-passes', '8', '--out', model, '--quiet')).code).toBe(0);
+    const whole = await run('gap', model, 'synthetic:', '--json');
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const N = 4;
+    const parts = Array.from({ length: N }, (_, i) => join(dir, `proc-part-${i}.json`));
+    // The shard index comes from the environment, like SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX.
+    const codes = await Promise.all(
+      parts.map(
+        (part, i) =>
+          new Promise<number | null>((done) => {
+            // like a Slurm array task: the shell expands the index from the environment
+            const cli = `"${process.execPath}" --import tsx "${join(root, 'src/cli/main.ts')}"`;
+            const child = spawn('sh', ['-c', `${cli} gap "${model}" synthetic: --shard "$TASK_INDEX/${N}" --out "${part}" --quiet`], {
+              cwd: root,
+              env: { ...process.env, TASK_INDEX: String(i) },
+              stdio: 'ignore',
+            });
+            child.on('exit', done);
+          }),
+      ),
+    );
+    expect(codes).toEqual(new Array(N).fill(0));
+    const merged = await run('gap-merge', ...parts, '--json');
+    for (const key of ['primal', 'dual', 'gap', 'trainError', 'n']) expect(merged.json![key]).toBe(whole.json![key]);
   });
 });
 
