@@ -604,12 +604,47 @@ Napi::Value ScoreRows(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// scoreSparseRows(rowOffsets: Int32Array (rows+1), ids: Int32Array, values: Float64Array | null, W: Float64Array
+// (F*K, feature-major), F, K, out: Float64Array (rows*K), threads): node scores of sparse rows on native threads.
+Napi::Value ScoreSparseRows(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 8, "scoreSparseRows");
+  const auto offsets = RequireTypedArray<int32_t>(info, 0, "scoreSparseRows: rowOffsets");
+  const std::size_t rows = RequireOffsets(offsets, "scoreSparseRows: rowOffsets");
+  const std::size_t nnz = static_cast<std::size_t>(offsets[rows]);
+  const auto ids = RequireTypedArray<int32_t>(info, 1, "scoreSparseRows: ids");
+  RequireLength(ids, nnz, "scoreSparseRows: ids");
+  const double* values = nullptr;
+  if (!info[2].IsNull() && !info[2].IsUndefined()) {
+    const auto v = RequireTypedArray<double>(info, 2, "scoreSparseRows: values");
+    RequireLength(v, nnz, "scoreSparseRows: values");
+    values = v.Data();
+  }
+  const auto W = RequireTypedArray<double>(info, 3, "scoreSparseRows: W");
+  const std::size_t F = RequireSize(info, 4, "scoreSparseRows: F", std::size_t{1} << 31);
+  const std::size_t K = RequireSize(info, 5, "scoreSparseRows: K", 1u << 15);
+  if (F == 0 || K == 0) throw Napi::RangeError::New(info.Env(), "scoreSparseRows: F and K must be >= 1");
+  RequireLength(W, F * K, "scoreSparseRows: W");
+  for (std::size_t j = 0; j < nnz; ++j) {
+    if (ids[j] < 0 || static_cast<std::size_t>(ids[j]) >= F) {
+      throw Napi::RangeError::New(info.Env(), "scoreSparseRows: ids[" + std::to_string(j) + "] = " + std::to_string(ids[j]) +
+                                                  " is outside 0.." + std::to_string(F - 1));
+    }
+  }
+  auto out = RequireTypedArray<double>(info, 6, "scoreSparseRows: out");
+  RequireLength(out, rows * K, "scoreSparseRows: out");
+  const std::size_t threads = RequireSize(info, 7, "scoreSparseRows: threads", 256);
+  gapbcfw::score_sparse_rows(offsets.Data(), static_cast<int64_t>(rows), ids.Data(), values, W.Data(), static_cast<int32_t>(K), out.Data(),
+                             static_cast<int32_t>(std::max<std::size_t>(threads, 1)));
+  return info.Env().Undefined();
+}
+
 void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("chainDecode", Napi::Function::New(env, ChainDecode, "chainDecode"));
   exports.Set("chainViterbi", Napi::Function::New(env, ChainViterbi, "chainViterbi"));
   exports.Set("chainViterbiBatch", Napi::Function::New(env, ChainViterbiBatch, "chainViterbiBatch"));
   exports.Set("chainHingeOfLabels", Napi::Function::New(env, ChainHingeOfLabels, "chainHingeOfLabels"));
   exports.Set("scoreRows", Napi::Function::New(env, ScoreRows, "scoreRows"));
+  exports.Set("scoreSparseRows", Napi::Function::New(env, ScoreSparseRows, "scoreSparseRows"));
   exports.Set("chainNodeScores", Napi::Function::New(env, ChainNodeScores, "chainNodeScores"));
   exports.Set("chainPsi", Napi::Function::New(env, ChainPsi, "chainPsi"));
 }

@@ -55,6 +55,8 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
   chainHingeOfLabels(w: Float64Array, D: number, K: number, xAll: Float64Array, offsets: Int32Array, yAll: Int32Array, yHat: Int32Array, hinge: Float64Array, threads: number): void;
   /** out[n*K+k] = <W_k, X_n> (+ augWeight[n] on k != augLabels[n]) for N rows of D features; native threads. */
   scoreRows(X: Float64Array | Float32Array, N: number, D: number, W: Float64Array, K: number, augLabels: Int32Array | null, augWeight: Float64Array | null, out: Float64Array, threads: number): void;
+  /** out[t*K+k] = sum_j values[j] * W[ids[j]*K + k] over the nonzeros of sparse row t (values null: 1); native threads. */
+  scoreSparseRows(rowOffsets: Int32Array, ids: Int32Array, values: Float64Array | null, W: Float64Array, F: number, K: number, out: Float64Array, threads: number): void;
   /** Node scores out[t*K + k] = <w_k, x_t> plus the first/last-label biases at t = 0 and T-1 (no loss term). */
   chainNodeScores(w: Float64Array, D: number, K: number, x: Float64Array, T: number, out: Float64Array): void;
   /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */

@@ -23,6 +23,7 @@ import { syntheticChain } from '../src/data/synthetic.js';
 import { ChainModel } from '../src/models/chain.js';
 import { MulticlassModel } from '../src/models/multiclass.js';
 import { SegmentationModel, type SegmentationGraph } from '../src/models/segmentation.js';
+import { SparseChainModel, type SparseSequence } from '../src/models/sparse-chain.js';
 import { fullOraclePass } from '../src/solvers/common.js';
 import { bruteHinge, randomW, tinyChain } from './helpers/tiny.js';
 
@@ -334,6 +335,41 @@ describe('batched segmentation pass per backend', () => {
       for (let i = 0; i < graphs.length; i++) {
         expect(hinge[i], `${name}, image ${i}`).toBeCloseTo(bruteH(i, w), scoring?.precision === 'float32' ? 5 : 12);
         if (Array.from(labels[i]!).join() === Array.from(perObject[i]!.y).join()) expect(hinge[i]).toBe(Math.max(0, perObject[i]!.h));
+      }
+    }
+  });
+});
+
+describe('batched sparse-chain (CoNLL-style) pass', () => {
+  const rng = new Rng(44);
+  const F = 50;
+  const K = 4;
+  const xs: SparseSequence[] = [];
+  const ys: Int32Array[] = [];
+  for (let s = 0; s < 80; s++) {
+    const T = 1 + rng.int(6);
+    const offsets = new Int32Array(T + 1);
+    const ids: number[] = [];
+    for (let t = 0; t < T; t++) {
+      for (let a = 0; a < 1 + rng.int(5); a++) ids.push(rng.int(F));
+      offsets[t + 1] = ids.length;
+    }
+    xs.push({ offsets, ids: Int32Array.from(ids), ...(s % 3 === 0 ? { values: Float64Array.from(ids, () => rng.next() * 2) } : {}) });
+    ys.push(Int32Array.from({ length: T }, () => rng.int(K)));
+  }
+
+  it('gives the per-object labels and bit-identical H, for the native and the TypeScript decoders', () => {
+    for (const backend of ['native', 'js'] as const) {
+      const model = new SparseChainModel({ numFeatures: F, numLabels: K, backend });
+      const w = randomW(model.dim, 3);
+      const problem = modelProblem(model, xs, ys);
+      const hinge = new Float64Array(xs.length);
+      const labels: Int32Array[] = [];
+      model.prepareBatch(xs, ys)(w, hinge, labels);
+      for (let i = 0; i < xs.length; i++) {
+        const y = problem.oracle(i, w);
+        expect(Array.from(labels[i]!), `${backend}, sentence ${i}`).toEqual(Array.from(y));
+        expect(hinge[i]).toBe(Math.max(0, problem.loss(i, y) - dotSparse(w, problem.psi(i, y))));
       }
     }
   });

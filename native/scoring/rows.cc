@@ -79,6 +79,27 @@ void score_rows_impl(const T* X, int64_t N, int32_t D, const double* W, int32_t 
 
 }  // namespace
 
+void score_sparse_rows(const int32_t* row_offsets, int64_t rows, const int32_t* ids, const double* values, const double* W,
+                       int32_t K, double* out, int32_t threads) {
+  constexpr int64_t kRowsPerItem = 256;
+  const int64_t items = (rows + kRowsPerItem - 1) / kRowsPerItem;
+  const int64_t work = static_cast<int64_t>(row_offsets[rows]) * K;
+  const int32_t useful = static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(threads, work >> 16)));
+  parallel_for(items, useful, [&](int64_t item) {
+    const int64_t end = std::min<int64_t>(rows, (item + 1) * kRowsPerItem);
+    for (int64_t t = item * kRowsPerItem; t < end; ++t) {
+      double* s = out + static_cast<size_t>(t) * K;
+      for (int32_t k = 0; k < K; ++k) s[k] = 0.0;
+      for (int32_t j = row_offsets[t]; j < row_offsets[t + 1]; ++j) {
+        const double v = values != nullptr ? values[j] : 1.0;
+        const double* w = W + static_cast<size_t>(ids[j]) * K;
+#pragma omp simd
+        for (int32_t k = 0; k < K; ++k) s[k] += v * w[k];
+      }
+    }
+  });
+}
+
 void score_rows(const double* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
                 const double* aug_weight, double* out, int32_t threads) {
   score_rows_impl(X, N, D, W, K, aug_labels, aug_weight, out, threads);

@@ -17,4 +17,10 @@ void score_rows(const double* X, int64_t N, int32_t D, const double* W, int32_t 
 void score_rows(const float* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
                 const double* aug_weight, double* out, int32_t threads);
 
+// Sparse rows against feature-major weights (the K weights of feature f at W[f*K .. f*K+K)): for rows t in
+// [0, rows), out[t*K + k] = sum over j in [row_offsets[t], row_offsets[t+1]) of values[j] * W[ids[j]*K + k]
+// (values null: all 1), summed in j order. The node scores of sparse chains (CoNLL attributes).
+void score_sparse_rows(const int32_t* row_offsets, int64_t rows, const int32_t* ids, const double* values, const double* W,
+                       int32_t K, double* out, int32_t threads);
+
 }  // namespace gapbcfw

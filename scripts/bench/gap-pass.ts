@@ -4,9 +4,10 @@
  * block, as batch FW needs). Each batched row also says whether its gap equals the per-object one (to
  * 1e-9 relative for float64 backends, 1e-6 for float32).
  *
- *   npx tsx scripts/bench/gap-pass.ts [--repeats 5] [--models chain,multiclass] [--gpujs-cpu] [--horse DIR [--horse-limit N]]
+ *   npx tsx scripts/bench/gap-pass.ts [--repeats 5] [--models chain,multiclass,conll] [--gpujs-cpu] [--horse DIR [--horse-limit N]]
  *
- * Data: OCR-large (chain) and Fashion-MNIST test (multiclass, 10,000 x 784) from ../shared/data (or
+ * Data: OCR-large (chain), Fashion-MNIST test (multiclass, 10,000 x 784) and CoNLL-2000 train (sparse
+ * chain; only when present) from ../shared/data (or
  * $GAPBCFW_DATA); generated data of the same shapes when they are absent. --horse adds the segmentation
  * model on a prepared horse set (gapbcfw prepare-horse; its training split, at most --horse-limit images). gpu.js cpu mode is plain JS
  * and slow: pass --gpujs-cpu to include it.
@@ -27,9 +28,10 @@ import { SegmentationModel } from '../../src/models/segmentation.js';
 import { HorseDataset } from '../../src/data/horse.js';
 import { bcfw } from '../../src/solvers/bcfw.js';
 import { fullOraclePass } from '../../src/solvers/common.js';
+import { buildModel, loadTask } from '../../src/data/datasets.js';
 
 const { values } = parseArgs({
-  options: { repeats: { type: 'string', default: '5' }, models: { type: 'string', default: 'chain,multiclass' }, 'gpujs-cpu': { type: 'boolean' }, horse: { type: 'string' }, 'horse-limit': { type: 'string', default: '1000' } },
+  options: { repeats: { type: 'string', default: '5' }, models: { type: 'string', default: 'chain,multiclass,conll' }, 'gpujs-cpu': { type: 'boolean' }, horse: { type: 'string' }, 'horse-limit': { type: 'string', default: '1000' } },
 });
 const repeats = Number(values.repeats);
 const threads = availableParallelism();
@@ -47,11 +49,11 @@ function backends(): [string, () => ScoringBackend | undefined][] {
 }
 
 /** One timed pass per configuration per round, round-robin, so that load drift hits every row alike. */
-function bench<X, Y>(name: string, model: StructuredModel<X, Y>, xs: X[], ys: Y[], w: Float64Array): Record<string, unknown> {
+function bench<X, Y>(name: string, model: StructuredModel<X, Y>, xs: X[], ys: Y[], w: Float64Array, list = backends()): Record<string, unknown> {
   const configs: { label: string; scoring?: ScoringBackend; problem: Problem; seconds: number[]; hingeSum: number }[] = [
     { label: 'per-object', problem: { ...(modelProblem(model, xs, ys) as Problem), hingeAll: undefined }, seconds: [], hingeSum: 0 },
   ];
-  for (const [label, make] of backends()) {
+  for (const [label, make] of list) {
     const scoring = make();
     configs.push({ label, ...(scoring ? { scoring } : {}), problem: modelProblem(model, xs, ys, { scoring }) as Problem, seconds: [], hingeSum: 0 });
   }
@@ -114,6 +116,13 @@ if (models.includes('multiclass')) {
   const model = new MulticlassModel(F, K);
   const w = bcfw(modelProblem(model, xs, ys), { lambda: 1e-3, maxPasses: 5, gapCheck: 5 }).w;
   results.push({ data: real ? 'fashion-mnist-test' : 'synthetic multiclass', ...bench('multiclass', model, xs, ys, w) });
+}
+if (models.includes('conll') && hasData('conll2000', 'train.txt')) {
+  // Sparse attributes: scored natively whatever the backend (gpu.js kernels take dense rows).
+  const task = loadTask(`conll:${dataPath('conll2000', 'train.txt')}`);
+  const model = buildModel(task.spec);
+  const w = bcfw(modelProblem(model, task.train.xs, task.train.ys), { lambda: 1e-3, maxPasses: 3, gapCheck: 3 }).w;
+  results.push({ data: 'conll2000 train', ...bench('sparse chain', model, task.train.xs, task.train.ys, w, [['model default', () => undefined]]) });
 }
 if (values.horse !== undefined) {
   const ds = new HorseDataset(values.horse);

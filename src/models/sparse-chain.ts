@@ -1,6 +1,9 @@
+import { availableParallelism } from 'node:os';
+import type { ScoringBackend } from '../../kernels/backend.js';
 import { check, InputError } from '../core/errors.js';
-import type { StructuredModel } from '../core/problem.js';
-import { SparseAccumulator, type SparseVector } from '../core/vector.js';
+import type { BatchPass, StructuredModel } from '../core/problem.js';
+import { SparseAccumulator, dotSparse, type SparseVector } from '../core/vector.js';
+import { native } from '../native.js';
 import { ChainStructure, type DecodeBackend } from './chain-base.js';
 
 /**
@@ -213,6 +216,67 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
     }
     this.addStructurePsi(acc, yTrue, y);
     return acc.take();
+  }
+
+  /**
+   * The batched exact pass (DESIGN seam 4). All tokens' sparse rows are packed once; per call their node
+   * scores come from native threads (scoreSparseRows; the TypeScript nodeScores for the 'js' decoder), the
+   * biases and the 1/T loss augmentation are added, Viterbi runs over all sentences on native threads, and
+   * H_i = L - <w, psi_i(y)> is computed as the per-object path does. Sparse rows have no gpu.js kernel, so a
+   * dense scoring backend passed here is not used.
+   */
+  prepareBatch(xs: readonly SparseSequence[], ys: readonly Int32Array[], _scoring?: ScoringBackend): BatchPass<Int32Array> {
+    const K = this.numLabels;
+    const F = this.numFeatures;
+    const n = xs.length;
+    const seq = new Int32Array(n + 1);
+    xs.forEach((x, s) => (seq[s + 1] = seq[s]! + sequenceLength(x)));
+    const tokens = seq[n]!;
+    const rowOffsets = new Int32Array(tokens + 1);
+    const nnz = xs.reduce((a, x) => a + x.ids.length, 0);
+    const ids = new Int32Array(nnz);
+    const binary = xs.every((x) => x.values === undefined);
+    const values = binary ? null : new Float64Array(nnz).fill(1);
+    const yAll = new Int32Array(tokens);
+    xs.forEach((x, s) => {
+      const base = rowOffsets[seq[s]!]!;
+      ids.set(x.ids, base);
+      if (values && x.values) values.set(x.values, base);
+      for (let t = 0; t < sequenceLength(x); t++) rowOffsets[seq[s]! + t + 1] = base + x.offsets[t + 1]!;
+      yAll.set(ys[s]!, seq[s]!);
+    });
+    const theta = new Float64Array(tokens * K);
+    const outY = new Int32Array(tokens);
+    const threads = availableParallelism();
+    const { first, last, transitions } = this.offsets;
+    return (w, hinge, labels) => {
+      this.checkW(w);
+      if (this.backend === 'native') {
+        native.scoreSparseRows(rowOffsets, ids, values, w.subarray(0, F * K), F, K, theta, threads);
+        for (let s = 0; s < n; s++) {
+          const a = seq[s]! * K;
+          const b = (seq[s + 1]! - 1) * K;
+          for (let k = 0; k < K; k++) {
+            theta[a + k]! += w[first + k]!;
+            theta[b + k]! += w[last + k]!;
+          }
+        }
+      } else {
+        xs.forEach((x, s) => this.nodeScores(w, x, theta.subarray(seq[s]! * K, seq[s + 1]! * K)));
+      }
+      for (let s = 0; s < n; s++) this.augmentLoss(theta.subarray(seq[s]! * K, seq[s + 1]! * K), ys[s]!);
+      native.chainViterbiBatch(theta, seq, w.subarray(transitions, transitions + K * K), K, outY, threads);
+      for (let s = 0; s < n; s++) {
+        let y = outY.slice(seq[s]!, seq[s + 1]!);
+        let h = this.loss(ys[s]!, y) - dotSparse(w, this.psi(xs[s]!, ys[s]!, y));
+        if (h < 0) {
+          h = 0; // rounding below the ground truth, whose H is exactly 0
+          y = ys[s]!.slice();
+        }
+        hinge[s] = h;
+        if (labels) labels[s] = y;
+      }
+    };
   }
 
   /** Node scores once, then O(T) per label: out[k] = L(yTrue, y_k) + s(y_k) - s(yTrue). */
