@@ -33,6 +33,7 @@ export interface RecordReadStats {
   reads: number;
   /** Requests served by a slot that already held the record. */
   hits: number;
+  /** Bytes read (the superpixel map is skipped where not needed). */
   bytes: number;
   /** Milliseconds in readSync (plus building the views). */
   ms: number;
@@ -134,7 +135,8 @@ export class HorseRecordReader {
     const im = this.entry(k);
     victim.record = -1;
     const mapBytes = pad4(2 * im.height * im.width);
-    const { N, E, dU, dP, H, W } = this.readInto(k, victim.buf, withMap || mapBytes > im.bytes - HEADER ? im.bytes : im.bytes - mapBytes);
+    const bytes = withMap || mapBytes > im.bytes - HEADER ? im.bytes : im.bytes - mapBytes;
+    const { N, E, dU, dP, H, W } = this.readInto(k, victim.buf, bytes);
     const ab = victim.buf.buffer;
     let off = victim.buf.byteOffset + SHIFT + HEADER;
     const view = <T>(C: { new (b: ArrayBufferLike, o: number, n: number): T }, n: number, bytes: number): T => {
@@ -155,7 +157,7 @@ export class HorseRecordReader {
     const ms = performance.now() - t0;
     for (const st of [this.stats, streamTotals]) {
       st.reads++;
-      st.bytes += im.bytes;
+      st.bytes += bytes;
       st.ms += ms;
     }
     return victim;
