@@ -626,6 +626,9 @@ export function mergeHorseParts(dir: string, parts?: readonly string[], allowInc
   return merged!;
 }
 
+/** Largest record an index may declare (1 GiB; HorseSeg-size records are about 1.5 MB). */
+const MAX_RECORD_BYTES = 2 ** 30;
+
 /** A prepared data set on disk; records are read one at a time. */
 export class HorseDataset {
   readonly meta: HorseMeta;
@@ -644,6 +647,12 @@ export class HorseDataset {
     if (meta.format !== HORSE_FORMAT) throw new FormatError(`not a ${HORSE_FORMAT} index`, file);
     if (meta.version !== HORSE_VERSION) throw new FormatError(`version ${meta.version} is not supported (this build reads version ${HORSE_VERSION})`, file);
     check(Array.isArray(meta.images), `${file}: images must be an array`);
+    meta.images.forEach((im, k) => {
+      // Checked before any buffer is sized from an entry: a damaged index must not become a huge allocation.
+      if (!(Number.isSafeInteger(im.offset) && im.offset >= 0 && Number.isSafeInteger(im.bytes) && im.bytes >= 0 && im.bytes <= MAX_RECORD_BYTES)) {
+        throw new FormatError(`index entry ${k} (${im.name}) has offset ${im.offset} and size ${im.bytes} (a record is at most ${MAX_RECORD_BYTES} bytes)`, file);
+      }
+    });
     this.meta = meta;
   }
 
