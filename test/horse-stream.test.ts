@@ -9,6 +9,8 @@ import { HorseDataset, mergeHorseParts, writeHorseDataset, type HorseRecord } fr
 import { HorseRecordReader, shouldStream, StreamedHorseSet } from '../src/data/horse-stream.js';
 import { loadTask } from '../src/data/datasets.js';
 import { SegmentationModel, segmentationLoss } from '../src/models/segmentation.js';
+import { streamedSegmentationBatch } from '../src/models/segmentation-batch.js';
+import { dotSparse } from '../src/core/vector.js';
 import { train, type TrainOptions } from '../src/solvers/index.js';
 import { main } from '../src/cli/main.js';
 import { runTrainHorse } from '../src/cli/horse.js';
@@ -169,6 +171,34 @@ describe('streamed problem = in-memory problem', () => {
       set.close();
     });
   }
+
+  it('the streamed batched exact pass, chunk by chunk with progress, equals the in-memory pass and the per-object oracle', () => {
+    const ds = new HorseDataset(dir);
+    const mem = ds.load('train');
+    const model = new SegmentationModel({ dUnary: DU, dPairwise: DP });
+    const rng = new Rng(4);
+    const w = Float64Array.from({ length: DU + DP }, (_, j) => (j < DU ? rng.next() * 2 - 1 : rng.next()));
+    const inMemory = modelProblem(model, mem.xs, mem.ys);
+    const whole = new Float64Array(mem.xs.length);
+    inMemory.hingeAll!(w, whole);
+    const set = new StreamedHorseSet(ds, ds.indices('train'), { slots: 1 });
+    const seen: number[] = [];
+    const streamedProblem = modelProblem(model, set.lazyInputs(), set.ys, { onPassProgress: (done, total) => seen.push(done / total) });
+    const streamed = new Float64Array(mem.xs.length);
+    streamedProblem.hingeAll!(w, streamed);
+    expect(bytesOf(streamed).equals(bytesOf(whole))).toBe(true);
+    expect(seen.at(-1)).toBe(1);
+    // chunks of 5 images (the default is 128): the same numbers
+    const chunked = new Float64Array(mem.xs.length);
+    streamedSegmentationBatch(set, model, undefined, { imagesPerChunk: 5 })(w, chunked);
+    expect(bytesOf(chunked).equals(bytesOf(whole))).toBe(true);
+    // and the per-object oracle, block by block
+    for (let i = 0; i < mem.xs.length; i++) {
+      const y = inMemory.oracle(i, w);
+      expect(whole[i]).toBe(Math.max(0, inMemory.loss(i, y) - dotSparse(w, inMemory.psi(i, y))));
+    }
+    set.close();
+  });
 
   it('loss and prediction through the lazy inputs match the in-memory set (independent loss by hand)', () => {
     const ds = new HorseDataset(dir);

@@ -7,6 +7,7 @@ import { crc32 } from '../io/model-file.js';
 import { fullOraclePass } from '../solvers/common.js';
 import { UsageError, parse, report, type Io } from './common.js';
 import { backendOf, scoringOf } from './train-options.js';
+import { countProgress } from './progress.js';
 
 export const GAP_USAGE = `gapbcfw gap MODEL DATA [options]: the exact duality gap of a saved model over a whole data set
 
@@ -85,7 +86,7 @@ export async function runGap(args: string[], io: Io): Promise<number> {
   if (end > start) {
     const xs = set.xs.slice(start, end);
     const ys = set.ys.slice(start, end);
-    for (const h of fullOraclePass(modelProblem(model, xs, ys, { scoring }), trained.w).hinge) hinge.push(h);
+    for (const h of fullOraclePass(modelProblem(model, xs, ys, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', v.quiet ?? false) }), trained.w).hinge) hinge.push(h);
     for (let i = 0; i < xs.length; i++) loss.push(model.loss(ys[i], model.decode(trained.w, xs[i])));
   }
   let wSq = 0;

@@ -10,6 +10,7 @@ import { TRAIN_OPTIONS } from './train-options.js';
 import { main } from './main.js';
 import { SegmentationModel, segmentationLoss } from '../models/segmentation.js';
 import { UsageError, integer, number, parse, positive, report, type Io } from './common.js';
+import { formatSeconds } from './progress.js';
 
 /**
  * `gapbcfw prepare-horse`, `gapbcfw train-horse` and `gapbcfw predict` for the HorseSeg-style
@@ -168,11 +169,6 @@ export async function runPrepareHorse(args: string[], io: Io): Promise<number> {
 }
 
 /** 75 -> "75 s", 3720 -> "1 h 2 min". */
-function formatSeconds(s: number): string {
-  if (s < 120) return `${Math.round(s)} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
-}
 
 /** Writes a segmentation model file (generic model-file container, format 'gapbcfw-segmentation-model'). */
 export function saveSegmentationModel(path: string, m: { dUnary: number; dPairwise: number; w: Float64Array; lambda: number; training: Record<string, unknown> }): void {

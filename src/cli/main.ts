@@ -12,7 +12,7 @@ import { readCheckpoint as readCheckpointFile } from '../io/checkpoint.js';
 import { fullOraclePass, type SolverCheckpoint, type SolverResult } from '../solvers/common.js';
 import { trainAsync } from '../solvers/index.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
-import { ProgressPrinter, describeEvent } from './progress.js';
+import { ProgressPrinter, countProgress, describeEvent } from './progress.js';
 import { conllMetrics, runTag, type ConllSet } from './conll.js';
 import type { SparseChainModel } from '../models/sparse-chain.js';
 import { runPlot } from './plot.js';
@@ -226,7 +226,7 @@ async function runEval(args: string[], io: Io): Promise<number> {
   if (trained.dual !== undefined && trained.trainFingerprint === fingerprint(set)) {
     // The training set: primal by a full oracle pass, the dual from the saved iterate.
     const { scoring, report: scoringReport } = scoringOf(model, v.backend, v['gpu-mode']);
-    const problem = modelProblem(model, set.xs, set.ys, { scoring });
+    const problem = modelProblem(model, set.xs, set.ys, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', v.quiet ?? false) });
     const pass = fullOraclePass(problem, trained.w);
     if (scoringReport) summary.scoringBackend = { backend: scoringReport.backend, mode: scoringReport.mode, how: scoringReport.how };
     let wSq = 0;

@@ -51,3 +51,30 @@ export class ProgressPrinter {
     this.drawn = false;
   }
 }
+
+/** A duration for humans: `42 s`, `17 min`, `3 h 5 min`. */
+export function formatSeconds(s: number): string {
+  if (s < 120) return `${Math.round(s)} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+}
+
+/**
+ * Progress of counted work (`done` of `total`) with rate and ETA on stderr: a redrawn line on a TTY,
+ * otherwise a line at most every `every` milliseconds and at the end. Nothing when quiet.
+ */
+export function countProgress(stream: NodeJS.WriteStream, label: string, quiet: boolean, every = 5000): (done: number, total: number) => void {
+  const t0 = Date.now();
+  let last = -Infinity;
+  return (done, total) => {
+    if (quiet) return;
+    const now = Date.now();
+    if (done < total && now - last < (stream.isTTY ? 200 : every)) return;
+    last = now;
+    const elapsed = (now - t0) / 1000;
+    const eta = done > 0 && done < total ? `, ETA ${formatSeconds((elapsed * (total - done)) / done)}` : '';
+    const line = `${label}: ${done}/${total} (${Math.round((100 * done) / Math.max(total, 1))}%, ${formatSeconds(elapsed)}${eta})`;
+    if (stream.isTTY) stream.write(`\r\x1b[2K${line}${done >= total ? '\n' : ''}`);
+    else stream.write(`${line}\n`);
+  };
+}

@@ -103,12 +103,14 @@ export const PROBLEM_FACTORY: unique symbol = Symbol.for('gapbcfw.problemFactory
 export interface ProblemOptions {
   /** Scoring backend of the batched exact pass (see StructuredModel.prepareBatch); the model's native path by default. */
   scoring?: ScoringBackend;
+  /** Progress of a batched pass over a set streamed from disk: called per chunk with examples done and total. */
+  onPassProgress?: (done: number, total: number) => void;
 }
 
 /** The Problem of a model on a labelled data set. Validates every example once. */
 export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[], ys: readonly Y[], options: ProblemOptions = {}): Problem<Y> {
-  const streamed = (xs as { [PROBLEM_FACTORY]?: (model: StructuredModel<X, Y>, ys: readonly Y[]) => Problem<Y> })[PROBLEM_FACTORY];
-  if (streamed) return streamed(model, ys);
+  const streamed = (xs as { [PROBLEM_FACTORY]?: (model: StructuredModel<X, Y>, ys: readonly Y[], options: ProblemOptions) => Problem<Y> })[PROBLEM_FACTORY];
+  if (streamed) return streamed(model, ys, options);
   check(xs.length === ys.length, `got ${xs.length} inputs but ${ys.length} labels`);
   check(xs.length > 0, 'the training set is empty');
   for (let i = 0; i < xs.length; i++) model.validate(xs[i]!, ys[i]!, `example ${i}`);

@@ -17,8 +17,9 @@ import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { check, FormatError, InputError } from '../core/errors.js';
-import { PROBLEM_FACTORY, type Problem, type StructuredModel } from '../core/problem.js';
-import { withAreas, type SegmentationGraph, type SegmentationLabel } from '../models/segmentation.js';
+import { PROBLEM_FACTORY, type Problem, type ProblemOptions, type StructuredModel } from '../core/problem.js';
+import { streamedSegmentationBatch } from '../models/segmentation-batch.js';
+import { SegmentationModel, withAreas, type SegmentationGraph, type SegmentationLabel } from '../models/segmentation.js';
 import type { HorseDataset, HorseImageEntry } from './horse.js';
 
 const MAGIC = 0x31525348; // 'HSR1' read as a little-endian u32
@@ -252,8 +253,12 @@ export class StreamedHorseSet {
     return g;
   }
 
-  /** The training problem of `model` on this set (the Problem of modelProblem, streamed). */
-  problem(model: GraphModel): Problem<SegmentationLabel> {
+  /**
+   * The training problem of `model` on this set (the Problem of modelProblem, streamed). For a
+   * SegmentationModel the exact pass is batched a chunk of records at a time (streamedSegmentationBatch),
+   * with the scoring backend and progress callback of `options`.
+   */
+  problem(model: GraphModel, options: ProblemOptions = {}): Problem<SegmentationLabel> {
     check(this.n > 0, 'the training set is empty');
     const ys = this.ys;
     const g = (i: number) => this.graph(i, model);
@@ -270,6 +275,9 @@ export class StreamedHorseSet {
       labelToJSON: (y) => model.labelToJSON(y),
       labelFromJSON: (v) => model.labelFromJSON(v),
       ...(model.bounds ? { bounds: model.bounds } : {}),
+      ...(model instanceof SegmentationModel
+        ? { hingeAll: streamedSegmentationBatch(this, model, options.scoring, options.onPassProgress ? { onProgress: options.onPassProgress } : {}) }
+        : {}),
     };
   }
 
@@ -310,11 +318,11 @@ export class StreamedHorseSet {
           if (memo?.i !== i) memo = { i, g: fresh(i) };
           return memo.g;
         }
-        if (prop === PROBLEM_FACTORY) return (model: GraphModel, ys: readonly SegmentationLabel[]) => {
+        if (prop === PROBLEM_FACTORY) return (model: GraphModel, ys: readonly SegmentationLabel[], options: ProblemOptions = {}) => {
           check(ys.length === set.n, `got ${set.n} inputs but ${ys.length} labels`);
           // The ys given must be this set's (or equal label by label): the streamed problem uses its own.
           for (let i = 0; i < set.n; i++) if (ys[i] !== set.ys[i]) check(set.ys[i]!.length === ys[i]!.length && set.ys[i]!.every((v, q) => v === ys[i]![q]), `label ${i} does not belong to this streamed set`);
-          return set.problem(model);
+          return set.problem(model, options);
         };
         if (prop === STREAMED_SET) return set;
         if (prop === 'slice') return (start?: number, end?: number) => set.slice(start, end).lazyInputs();

@@ -62,3 +62,50 @@ export function segmentationBatch(
     }
   };
 }
+
+/** What {@link streamedSegmentationBatch} needs of a streamed set (StreamedHorseSet). */
+export interface StreamedGraphs {
+  readonly n: number;
+  readonly ys: readonly SegmentationLabel[];
+  /** Graph of example i: a view, valid until the next read. */
+  graph(i: number, model?: SegmentationModel): SegmentationGraph;
+}
+
+/** Options of {@link streamedSegmentationBatch}. */
+export interface StreamedBatchOptions {
+  /** Images read and decoded per batch (default 128, about 190 MB of HorseSeg-size features in memory at a time). */
+  imagesPerChunk?: number;
+  /** Called after every chunk with the images done so far and the total (progress bars, ETA). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * The batched exact pass over a set streamed from disk: records are read a chunk at a time (copied out of
+ * the reader's buffers), and each chunk is one {@link segmentationBatch}, so memory holds one chunk of
+ * features whatever the set's size. Results equal the in-memory batched pass.
+ */
+export function streamedSegmentationBatch(
+  set: StreamedGraphs,
+  model: SegmentationModel,
+  scoring?: ScoringBackend,
+  options: StreamedBatchOptions = {},
+): BatchPass<SegmentationLabel> {
+  const per = options.imagesPerChunk ?? 128;
+  if (!Number.isInteger(per) || per < 1) throw new TypeError(`imagesPerChunk must be a positive integer, got ${per}`);
+  return (w, hinge, labels) => {
+    for (let start = 0; start < set.n; start += per) {
+      const end = Math.min(set.n, start + per);
+      const xs: SegmentationGraph[] = [];
+      for (let i = start; i < end; i++) {
+        const g = set.graph(i, model);
+        xs.push({ numNodes: g.numNodes, unary: g.unary.slice(), edgeFrom: g.edgeFrom.slice(), edgeTo: g.edgeTo.slice(), pairwise: g.pairwise.slice(), areas: g.areas.slice() });
+      }
+      const part = new Float64Array(end - start);
+      const partLabels: SegmentationLabel[] | undefined = labels ? [] : undefined;
+      segmentationBatch(model, xs, set.ys.slice(start, end), scoring)(w, part, partLabels);
+      hinge.set(part, start);
+      if (labels) partLabels!.forEach((y, q) => (labels[start + q] = y));
+      options.onProgress?.(end, set.n);
+    }
+  };
+}
