@@ -43,28 +43,38 @@ void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T
 double chain_viterbi(const double* trans, int32_t K, const double* theta, int32_t T, int32_t* out_y,
                      std::vector<double>& work) {
   if (T <= 0) return 0.0;
-  // work = [delta (T*K) | backpointers as doubles (T*K)]
+  // work = [delta (T*K) | backpointers as doubles (T*K) | transitions transposed to prev-major (K*K)]
   const size_t TK = static_cast<size_t>(T) * K;
-  if (work.size() < 2 * TK) work.resize(2 * TK);
+  const size_t KK = static_cast<size_t>(K) * K;
+  if (work.size() < 2 * TK + KK) work.resize(2 * TK + KK);
   double* delta = work.data();
   double* back = delta + TK;
+  double* tt = back + TK;  // tt[j*K + k] = trans[j + K*k]: row j holds prev = j -> every next k, contiguous
+  for (int32_t k = 0; k < K; ++k)
+    for (int32_t j = 0; j < K; ++j) tt[static_cast<size_t>(j) * K + k] = trans[j + static_cast<size_t>(K) * k];
   std::memcpy(delta, theta, sizeof(double) * K);
   for (int32_t t = 1; t < T; ++t) {
     const double* prev = delta + static_cast<size_t>(t - 1) * K;
     double* cur = delta + static_cast<size_t>(t) * K;
     double* bp = back + static_cast<size_t>(t) * K;
     const double* th = theta + static_cast<size_t>(t) * K;
+    // All next states at once, vectorised over k; strict > keeps the smallest j on ties.
     for (int32_t k = 0; k < K; ++k) {
-      const double* tr = trans + static_cast<size_t>(K) * k;  // column of `next = k`
-      // Vectorised max, then the first index that attains it (the same sums, so ties go to the smallest j).
-      double best = prev[0] + tr[0];
-#pragma omp simd reduction(max : best)
-      for (int32_t j = 1; j < K; ++j) best = std::max(best, prev[j] + tr[j]);
-      int32_t arg = 0;
-      while (prev[arg] + tr[arg] != best) ++arg;
-      cur[k] = best + th[k];
-      bp[k] = arg;
+      cur[k] = prev[0] + tt[k];
+      bp[k] = 0.0;
     }
+    for (int32_t j = 1; j < K; ++j) {
+      const double p = prev[j];
+      const double* row = tt + static_cast<size_t>(j) * K;
+#pragma omp simd
+      for (int32_t k = 0; k < K; ++k) {
+        const double v = p + row[k];
+        const bool better = v > cur[k];
+        cur[k] = better ? v : cur[k];
+        bp[k] = better ? static_cast<double>(j) : bp[k];
+      }
+    }
+    for (int32_t k = 0; k < K; ++k) cur[k] += th[k];
   }
   const double* lastRow = delta + static_cast<size_t>(T - 1) * K;
   int32_t arg = 0;
