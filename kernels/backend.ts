@@ -25,6 +25,15 @@ export interface FeatureRows {
   readonly cols: number;
 }
 
+/** Rows kept as the caller's array (the CPU backends; each subclasses it to recognise its own rows). */
+export class HostRows implements FeatureRows {
+  constructor(
+    readonly X: FeatureArray,
+    readonly rows: number,
+    readonly cols: number,
+  ) {}
+}
+
 /**
  * A scoring backend: prepares feature rows once, then computes batched scores for any W. Create one with
  * {@link createBackend} or {@link chooseBackend}; pass it to `modelProblem(..., { scoring })`.

@@ -1,12 +1,6 @@
-import { checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
+import { HostRows, checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
 
-class JsRows implements FeatureRows {
-  constructor(
-    readonly X: FeatureArray,
-    readonly rows: number,
-    readonly cols: number,
-  ) {}
-}
+class JsRows extends HostRows {}
 
 /** The reference backend: float64 loops in TypeScript, one row at a time. */
 export class JsBackend implements ScoringBackend {

@@ -1,15 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { check } from '../src/core/errors.js';
 import { native } from '../src/native.js';
-import { checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
+import { HostRows, checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
 
-class NativeRows implements FeatureRows {
-  constructor(
-    readonly X: FeatureArray,
-    readonly rows: number,
-    readonly cols: number,
-  ) {}
-}
+class NativeRows extends HostRows {}
 
 /** C++ SIMD rows on a native thread pool (native/scoring/rows.cc), float64. */
 export class NativeBackend implements ScoringBackend {

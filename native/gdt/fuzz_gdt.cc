@@ -27,6 +27,9 @@
 #include <vector>
 
 #include "gdt/gdt.h"
+#ifdef GAPBCFW_FUZZ_MAIN
+#include "fuzz_main.h"
+#endif
 
 namespace {
 
@@ -229,37 +232,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
 #ifdef GAPBCFW_FUZZ_MAIN
 int main(int argc, char** argv) {
-  double seconds = 20;
-  uint64_t seed = 1;
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
-    else if (arg == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
-    else files.push_back(arg);
-  }
-  if (!files.empty()) {
-    for (const std::string& name : files) {
-      std::ifstream file(name, std::ios::binary);
-      const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-      LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-    }
-    std::printf("fuzz_gdt: replayed %zu inputs\n", files.size());
-    return 0;
-  }
-  std::mt19937_64 rng(seed);
-  const auto t0 = std::chrono::steady_clock::now();
-  uint64_t runs = 0;
-  std::string buf;
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
-    const size_t len = rng() % 400;
-    buf.resize(len);
+  return gapbcfw::RunFuzzMain(argc, argv, "fuzz_gdt", 20, [](std::mt19937_64& rng, std::string& buf) {
+    buf.resize(rng() % 400);
     for (char& c : buf) c = static_cast<char>(rng() % 256);
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(buf.data()), buf.size());
-    ++runs;
-  }
-  std::printf("fuzz_gdt: %llu inputs in %.0f s (seed %llu), no failures\n", static_cast<unsigned long long>(runs), seconds,
-              static_cast<unsigned long long>(seed));
-  return 0;
+  });
 }
 #endif

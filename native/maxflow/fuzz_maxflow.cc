@@ -369,6 +369,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 }
 
 #ifdef GAPBCFW_FUZZ_MAIN
+#include "fuzz_main.h"
 // Stand-alone driver for compilers without libFuzzer: random graph scripts and mutated DIMACS
 // files for a time budget (no coverage feedback), or replay of the files given as arguments.
 namespace {
@@ -401,33 +402,7 @@ std::string mutate(std::mt19937_64& rng, std::string s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  double seconds = 60;
-  uint64_t seed = 1;
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--seconds" && i + 1 < argc) {
-      seconds = std::atof(argv[++i]);
-    } else if (a == "--seed" && i + 1 < argc) {
-      seed = std::strtoull(argv[++i], nullptr, 10);
-    } else {
-      files.push_back(a);
-    }
-  }
-  if (!files.empty()) {
-    for (const std::string& f : files) {
-      std::ifstream in(f, std::ios::binary);
-      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-    }
-    std::printf("fuzz_maxflow: replayed %zu inputs\n", files.size());
-    return 0;
-  }
-  std::mt19937_64 rng(seed);
-  const auto t0 = std::chrono::steady_clock::now();
-  uint64_t runs = 0;
-  std::string buf;
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
+  return gapbcfw::RunFuzzMain(argc, argv, "fuzz_maxflow", 60, [](std::mt19937_64& rng, std::string& buf) {
     if (rng() % 2) {
       buf.assign(1, char(1));
       const size_t len = rng() % 700;
@@ -435,11 +410,6 @@ int main(int argc, char** argv) {
     } else {
       buf = std::string(1, char(0)) + mutate(rng, kSeeds[rng() % (sizeof kSeeds / sizeof *kSeeds)]);
     }
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(buf.data()), buf.size());
-    ++runs;
-  }
-  std::printf("fuzz_maxflow: %llu inputs in %.0f s (seed %llu), no failures\n", (unsigned long long)runs, seconds,
-              (unsigned long long)seed);
-  return 0;
+  });
 }
 #endif

@@ -12,19 +12,14 @@ namespace {
 // any value, which is the right trade when rows are dense, as segmentation features are).
 template <typename T>
 void score_rows_dot(const T* X, int64_t N, int32_t D, const double* W, int32_t K, double* out, int32_t threads) {
-  constexpr int64_t kRowsPerItem = 64;
-  const int64_t items = (N + kRowsPerItem - 1) / kRowsPerItem;
-  parallel_for(items, threads, [&](int64_t item) {
-    const int64_t end = std::min<int64_t>(N, (item + 1) * kRowsPerItem);
-    for (int64_t n = item * kRowsPerItem; n < end; ++n) {
-      const T* x = X + static_cast<size_t>(n) * D;
-      for (int32_t k = 0; k < K; ++k) {
-        const double* w = W + static_cast<size_t>(k) * D;
-        double s = 0.0;
+  parallel_for_blocked(N, 64, threads, [&](int64_t n) {
+    const T* x = X + static_cast<size_t>(n) * D;
+    for (int32_t k = 0; k < K; ++k) {
+      const double* w = W + static_cast<size_t>(k) * D;
+      double s = 0.0;
 #pragma omp simd reduction(+ : s)
-        for (int32_t j = 0; j < D; ++j) s += static_cast<double>(x[j]) * w[j];
-        out[static_cast<size_t>(n) * K + k] = s;
-      }
+      for (int32_t j = 0; j < D; ++j) s += static_cast<double>(x[j]) * w[j];
+      out[static_cast<size_t>(n) * K + k] = s;
     }
   });
 }
@@ -37,21 +32,16 @@ void score_rows_axpy(const T* X, int64_t N, int32_t D, const double* W, int32_t 
   std::vector<double> wt(static_cast<size_t>(D) * K);
   for (int32_t k = 0; k < K; ++k)
     for (int32_t j = 0; j < D; ++j) wt[static_cast<size_t>(j) * K + k] = W[static_cast<size_t>(k) * D + j];
-  constexpr int64_t kRowsPerItem = 64;
-  const int64_t items = (N + kRowsPerItem - 1) / kRowsPerItem;
-  parallel_for(items, threads, [&](int64_t item) {
-    const int64_t end = std::min<int64_t>(N, (item + 1) * kRowsPerItem);
-    for (int64_t n = item * kRowsPerItem; n < end; ++n) {
-      const T* x = X + static_cast<size_t>(n) * D;
-      double* s = out + static_cast<size_t>(n) * K;
-      for (int32_t k = 0; k < K; ++k) s[k] = 0.0;
-      for (int32_t j = 0; j < D; ++j) {
-        const double v = static_cast<double>(x[j]);
-        if (v == 0.0) continue;
-        const double* row = wt.data() + static_cast<size_t>(j) * K;
+  parallel_for_blocked(N, 64, threads, [&](int64_t n) {
+    const T* x = X + static_cast<size_t>(n) * D;
+    double* s = out + static_cast<size_t>(n) * K;
+    for (int32_t k = 0; k < K; ++k) s[k] = 0.0;
+    for (int32_t j = 0; j < D; ++j) {
+      const double v = static_cast<double>(x[j]);
+      if (v == 0.0) continue;
+      const double* row = wt.data() + static_cast<size_t>(j) * K;
 #pragma omp simd
-        for (int32_t k = 0; k < K; ++k) s[k] += v * row[k];
-      }
+      for (int32_t k = 0; k < K; ++k) s[k] += v * row[k];
     }
   });
 }
@@ -81,21 +71,16 @@ void score_rows_impl(const T* X, int64_t N, int32_t D, const double* W, int32_t 
 
 void score_sparse_rows(const int32_t* row_offsets, int64_t rows, const int32_t* ids, const double* values, const double* W,
                        int32_t K, double* out, int32_t threads) {
-  constexpr int64_t kRowsPerItem = 256;
-  const int64_t items = (rows + kRowsPerItem - 1) / kRowsPerItem;
   const int64_t work = static_cast<int64_t>(row_offsets[rows]) * K;
   const int32_t useful = static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(threads, work >> 16)));
-  parallel_for(items, useful, [&](int64_t item) {
-    const int64_t end = std::min<int64_t>(rows, (item + 1) * kRowsPerItem);
-    for (int64_t t = item * kRowsPerItem; t < end; ++t) {
-      double* s = out + static_cast<size_t>(t) * K;
-      for (int32_t k = 0; k < K; ++k) s[k] = 0.0;
-      for (int32_t j = row_offsets[t]; j < row_offsets[t + 1]; ++j) {
-        const double v = values != nullptr ? values[j] : 1.0;
-        const double* w = W + static_cast<size_t>(ids[j]) * K;
+  parallel_for_blocked(rows, 256, useful, [&](int64_t t) {
+    double* s = out + static_cast<size_t>(t) * K;
+    for (int32_t k = 0; k < K; ++k) s[k] = 0.0;
+    for (int32_t j = row_offsets[t]; j < row_offsets[t + 1]; ++j) {
+      const double v = values != nullptr ? values[j] : 1.0;
+      const double* w = W + static_cast<size_t>(ids[j]) * K;
 #pragma omp simd
-        for (int32_t k = 0; k < K; ++k) s[k] += v * w[k];
-      }
+      for (int32_t k = 0; k < K; ++k) s[k] += v * w[k];
     }
   });
 }
