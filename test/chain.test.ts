@@ -3,6 +3,7 @@ import { ChainModel, type DecodeBackend } from '../src/models/chain.js';
 import { InputError } from '../src/core/errors.js';
 import { dotSparse, copySparse, toDense } from '../src/core/vector.js';
 import { allLabellings, randomW, tinyChain } from './helpers/tiny.js';
+import { Rng } from '../src/core/rng.js';
 
 const backends: DecodeBackend[] = ['js', 'native'];
 
@@ -52,6 +53,34 @@ describe('chain model', () => {
       a.xs.forEach((x, i) => {
         expect(b.model.decode(w, x)).toEqual(a.model.decode(w, x));
         expect(b.model.lossAugmentedDecode(w, x, a.ys[i]!)).toEqual(a.model.lossAugmentedDecode(w, x, a.ys[i]!));
+      });
+    }
+  });
+
+  it('native and JS decoders pick the same labelling among exact ties (26 states, integer scores)', () => {
+    // Integer weights and binary features make many paths score exactly alike: the native decoder
+    // (forward maxima on wide vectors, argmax recomputed on the backtrack) must break every tie as the
+    // JS decoder's stored backpointers do (smallest previous state), plain, loss-augmented and batched.
+    const D = 5, K = 26;
+    const rng = new Rng(17);
+    const js = new ChainModel({ numFeatures: D, numLabels: K, backend: 'js' });
+    const nat = new ChainModel({ numFeatures: D, numLabels: K, backend: 'native' });
+    const xs: Float64Array[] = [];
+    const ys: Int32Array[] = [];
+    for (let s = 0; s < 40; s++) {
+      const T = 1 + rng.int(12);
+      xs.push(Float64Array.from({ length: T * D }, () => rng.int(2)));
+      ys.push(Int32Array.from({ length: T }, () => rng.int(K)));
+    }
+    for (let trial = 0; trial < 5; trial++) {
+      const w = Float64Array.from({ length: js.dim }, () => rng.int(3) - 1);
+      const labels: Int32Array[] = [];
+      nat.prepareBatch(xs, ys)(w, new Float64Array(xs.length), labels);
+      xs.forEach((x, i) => {
+        expect(nat.decode(w, x)).toEqual(js.decode(w, x));
+        const expected = js.lossAugmentedDecode(w, x, ys[i]!);
+        expect(nat.lossAugmentedDecode(w, x, ys[i]!)).toEqual(expected);
+        if (js.loss(ys[i]!, expected) - dotSparse(w, js.psi(x, ys[i]!, expected)) > 0) expect(labels[i]).toEqual(expected);
       });
     }
   });

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "scoring/parallel.h"
+#include "scoring/simd.h"
 
 namespace gapbcfw {
 
@@ -14,6 +15,28 @@ inline double dot(const double* a, const double* b, int32_t n) {
 #pragma omp simd reduction(+ : s)
   for (int32_t j = 0; j < n; ++j) s += a[j] * b[j];
   return s;
+}
+
+// Forward max-sum: delta[t][k] = theta[t][k] + max_j (delta[t-1][j] + tt[j][k]), all next states k at once
+// (an add and a max per pair, vectorised over k).
+GAPBCFW_WIDE_SIMD void viterbi_forward(const double* tt, int32_t K, const double* theta, int32_t T, double* delta) {
+  std::memcpy(delta, theta, sizeof(double) * K);
+  for (int32_t t = 1; t < T; ++t) {
+    const double* prev = delta + static_cast<size_t>(t - 1) * K;
+    double* cur = delta + static_cast<size_t>(t) * K;
+    const double* th = theta + static_cast<size_t>(t) * K;
+    for (int32_t k = 0; k < K; ++k) cur[k] = prev[0] + tt[k];
+    for (int32_t j = 1; j < K; ++j) {
+      const double p = prev[j];
+      const double* row = tt + static_cast<size_t>(j) * K;
+#pragma omp simd
+      for (int32_t k = 0; k < K; ++k) {
+        const double v = p + row[k];
+        cur[k] = v > cur[k] ? v : cur[k];
+      }
+    }
+    for (int32_t k = 0; k < K; ++k) cur[k] += th[k];
+  }
 }
 
 }  // namespace
@@ -28,10 +51,11 @@ void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T
     const double* xt = x + static_cast<size_t>(t) * D;
     double* th = theta + static_cast<size_t>(t) * K;
     for (int32_t k = 0; k < K; ++k) th[k] = dot(w + static_cast<size_t>(k) * D, xt, D);
-    if (y_true != nullptr) {
-      for (int32_t k = 0; k < K; ++k) th[k] += loss_unit;
-      th[y_true[t]] -= loss_unit;
-    }
+    // The loss before the biases, with the same operations as the batched pass and the TypeScript decoder
+    // (so that all three break exact ties alike).
+    if (y_true != nullptr)
+      for (int32_t k = 0; k < K; ++k)
+        if (k != y_true[t]) th[k] += loss_unit;
   }
   if (T > 0) {
     for (int32_t k = 0; k < K; ++k) theta[k] += first[k];
@@ -43,39 +67,18 @@ void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T
 double chain_viterbi(const double* trans, int32_t K, const double* theta, int32_t T, int32_t* out_y,
                      std::vector<double>& work) {
   if (T <= 0) return 0.0;
-  // work = [delta (T*K) | backpointers as doubles (T*K) | transitions transposed to prev-major (K*K)]
+  // work = [delta (T*K) | transitions transposed to prev-major (K*K)]. No backpointer table: the forward
+  // pass only takes maxima (an add and a max per (prev, next) pair, vectorised over next), and the
+  // backtrack recomputes the argmax at the T-1 states on the path, K candidates each. Both evaluate the
+  // same doubles delta[t-1][j] + trans[j + K*k], so the path equals a stored-backpointer Viterbi's.
   const size_t TK = static_cast<size_t>(T) * K;
   const size_t KK = static_cast<size_t>(K) * K;
-  if (work.size() < 2 * TK + KK) work.resize(2 * TK + KK);
+  if (work.size() < TK + KK) work.resize(TK + KK);
   double* delta = work.data();
-  double* back = delta + TK;
-  double* tt = back + TK;  // tt[j*K + k] = trans[j + K*k]: row j holds prev = j -> every next k, contiguous
+  double* tt = delta + TK;  // tt[j*K + k] = trans[j + K*k]: row j holds prev = j -> every next k, contiguous
   for (int32_t k = 0; k < K; ++k)
     for (int32_t j = 0; j < K; ++j) tt[static_cast<size_t>(j) * K + k] = trans[j + static_cast<size_t>(K) * k];
-  std::memcpy(delta, theta, sizeof(double) * K);
-  for (int32_t t = 1; t < T; ++t) {
-    const double* prev = delta + static_cast<size_t>(t - 1) * K;
-    double* cur = delta + static_cast<size_t>(t) * K;
-    double* bp = back + static_cast<size_t>(t) * K;
-    const double* th = theta + static_cast<size_t>(t) * K;
-    // All next states at once, vectorised over k; strict > keeps the smallest j on ties.
-    for (int32_t k = 0; k < K; ++k) {
-      cur[k] = prev[0] + tt[k];
-      bp[k] = 0.0;
-    }
-    for (int32_t j = 1; j < K; ++j) {
-      const double p = prev[j];
-      const double* row = tt + static_cast<size_t>(j) * K;
-#pragma omp simd
-      for (int32_t k = 0; k < K; ++k) {
-        const double v = p + row[k];
-        const bool better = v > cur[k];
-        cur[k] = better ? v : cur[k];
-        bp[k] = better ? static_cast<double>(j) : bp[k];
-      }
-    }
-    for (int32_t k = 0; k < K; ++k) cur[k] += th[k];
-  }
+  viterbi_forward(tt, K, theta, T, delta);
   const double* lastRow = delta + static_cast<size_t>(T - 1) * K;
   int32_t arg = 0;
   for (int32_t k = 1; k < K; ++k)
@@ -83,7 +86,19 @@ double chain_viterbi(const double* trans, int32_t K, const double* theta, int32_
   const double score = lastRow[arg];
   out_y[T - 1] = arg;
   for (int32_t t = T - 1; t > 0; --t) {
-    arg = static_cast<int32_t>(back[static_cast<size_t>(t) * K + arg]);
+    // First j attaining max_j delta[t-1][j] + trans[j + K*arg] (strict >: ties go to the smallest j).
+    const double* prev = delta + static_cast<size_t>(t - 1) * K;
+    const double* col = trans + static_cast<size_t>(K) * arg;
+    int32_t best = 0;
+    double bestValue = prev[0] + col[0];
+    for (int32_t j = 1; j < K; ++j) {
+      const double v = prev[j] + col[j];
+      if (v > bestValue) {
+        bestValue = v;
+        best = j;
+      }
+    }
+    arg = best;
     out_y[t - 1] = arg;
   }
   return score;
@@ -96,25 +111,37 @@ int64_t chain_psi(ChainShape s, const double* x, int32_t T, const int32_t* y_tru
   // Dense accumulator over the full dimension plus the list of touched coordinates.
   thread_local std::vector<double> acc;
   thread_local std::vector<uint8_t> touched;
+  thread_local std::vector<int32_t> nonzero;
   if (static_cast<int64_t>(acc.size()) < dim) {
     acc.assign(dim, 0.0);
     touched.assign(dim, 0);
   }
+  if (static_cast<int32_t>(nonzero.size()) < D) nonzero.resize(D);
+  // Plain pointers: a thread_local vector is reached through a TLS wrapper call on every use.
+  double* sum = acc.data();
+  uint8_t* seen = touched.data();
+  int32_t* features = nonzero.data();
   int64_t count = 0;
   auto add = [&](int64_t j, double v) {
-    if (!touched[j]) {
-      touched[j] = 1;
+    if (!seen[j]) {
+      seen[j] = 1;
       idx[count++] = static_cast<int32_t>(j);
     }
-    acc[j] += v;
+    sum[j] += v;
   };
   const int64_t first = static_cast<int64_t>(K) * D, last = first + K, trans = first + 2 * K;
   for (int32_t t = 0; t < T; ++t) {
     const int32_t a = y_true[t], b = y[t];
     if (a != b) {
       const double* xt = x + static_cast<size_t>(t) * D;
+      // Nonzero features listed without branches first (a branch per pixel mispredicts on OCR images).
+      int32_t m = 0;
       for (int32_t j = 0; j < D; ++j) {
-        if (xt[j] == 0.0) continue;
+        features[m] = j;
+        m += xt[j] != 0.0 ? 1 : 0;
+      }
+      for (int32_t q = 0; q < m; ++q) {
+        const int32_t j = features[q];
         add(static_cast<int64_t>(a) * D + j, xt[j]);
         add(static_cast<int64_t>(b) * D + j, -xt[j]);
       }
@@ -131,9 +158,9 @@ int64_t chain_psi(ChainShape s, const double* x, int32_t T, const int32_t* y_tru
   int64_t nnz = 0;
   for (int64_t q = 0; q < count; ++q) {
     const int32_t j = idx[q];
-    const double v = acc[j];
-    acc[j] = 0.0;
-    touched[j] = 0;
+    const double v = sum[j];
+    sum[j] = 0.0;
+    seen[j] = 0;
     if (v != 0.0) {
       idx[nnz] = j;
       val[nnz++] = v;

@@ -3,46 +3,85 @@
 #include <vector>
 
 #include "scoring/parallel.h"
+#include "scoring/simd.h"
 
 namespace gapbcfw {
 
 namespace {
 
+// Loss augmentation of one row of scores: + a for every class but the true one.
+GAPBCFW_INLINE void augment_row(double* s, int32_t K, int32_t truth, double a) {
+  for (int32_t k = 0; k < K; ++k) s[k] += k != truth ? a : 0.0;
+}
+
 // Few classes: K dot products per row, vectorised over the features (no branches; zeros cost as much as
 // any value, which is the right trade when rows are dense, as segmentation features are).
 template <typename T>
-void score_rows_dot(const T* X, int64_t N, int32_t D, const double* W, int32_t K, double* out, int32_t threads) {
+void score_rows_dot(const T* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
+                    const double* aug_weight, double* out, int32_t threads) {
   parallel_for_blocked(N, 64, threads, [&](int64_t n) {
     const T* x = X + static_cast<size_t>(n) * D;
+    double* out_row = out + static_cast<size_t>(n) * K;
     for (int32_t k = 0; k < K; ++k) {
       const double* w = W + static_cast<size_t>(k) * D;
       double s = 0.0;
 #pragma omp simd reduction(+ : s)
       for (int32_t j = 0; j < D; ++j) s += static_cast<double>(x[j]) * w[j];
-      out[static_cast<size_t>(n) * K + k] = s;
+      out_row[k] = s;
     }
+    if (aug_labels != nullptr) augment_row(out_row, K, aug_labels[n], aug_weight[n]);
   });
 }
 
 // Many classes: W transposed to feature-major (D x K), so a row's K scores are a sum of x_j * Wt[j, :] over
 // its nonzero features, contiguous in K (vectorised over K, zeros skipped: sparse OCR pixels and one-hot
-// multiclass features).
+// multiclass features). Rows [first, end) with the loss augmentation folded in.
 template <typename T>
-void score_rows_axpy(const T* X, int64_t N, int32_t D, const double* W, int32_t K, double* out, int32_t threads) {
-  std::vector<double> wt(static_cast<size_t>(D) * K);
-  for (int32_t k = 0; k < K; ++k)
-    for (int32_t j = 0; j < D; ++j) wt[static_cast<size_t>(j) * K + k] = W[static_cast<size_t>(k) * D + j];
-  parallel_for_blocked(N, 64, threads, [&](int64_t n) {
+GAPBCFW_INLINE void axpy_rows(const T* X, int64_t first, int64_t end, int32_t D, const double* wt, int32_t K,
+                              const int32_t* aug_labels, const double* aug_weight, double* out, int32_t* nonzero) {
+  for (int64_t n = first; n < end; ++n) {
     const T* x = X + static_cast<size_t>(n) * D;
+    // The row's nonzero features, listed without branches (a branch per pixel mispredicts on OCR images).
+    int32_t m = 0;
+    for (int32_t j = 0; j < D; ++j) {
+      nonzero[m] = j;
+      m += x[j] != 0 ? 1 : 0;
+    }
     double* s = out + static_cast<size_t>(n) * K;
     for (int32_t k = 0; k < K; ++k) s[k] = 0.0;
-    for (int32_t j = 0; j < D; ++j) {
+    for (int32_t q = 0; q < m; ++q) {
+      const int32_t j = nonzero[q];
       const double v = static_cast<double>(x[j]);
-      if (v == 0.0) continue;
-      const double* row = wt.data() + static_cast<size_t>(j) * K;
+      const double* row = wt + static_cast<size_t>(j) * K;
 #pragma omp simd
       for (int32_t k = 0; k < K; ++k) s[k] += v * row[k];
     }
+    if (aug_labels != nullptr) augment_row(s, K, aug_labels[n], aug_weight[n]);
+  }
+}
+
+GAPBCFW_WIDE_SIMD void axpy_rows_of(const double* X, int64_t first, int64_t end, int32_t D, const double* wt, int32_t K,
+                                    const int32_t* aug_labels, const double* aug_weight, double* out, int32_t* nonzero) {
+  axpy_rows(X, first, end, D, wt, K, aug_labels, aug_weight, out, nonzero);
+}
+
+GAPBCFW_WIDE_SIMD void axpy_rows_of(const float* X, int64_t first, int64_t end, int32_t D, const double* wt, int32_t K,
+                                    const int32_t* aug_labels, const double* aug_weight, double* out, int32_t* nonzero) {
+  axpy_rows(X, first, end, D, wt, K, aug_labels, aug_weight, out, nonzero);
+}
+
+template <typename T>
+void score_rows_axpy(const T* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
+                     const double* aug_weight, double* out, int32_t threads) {
+  std::vector<double> wt(static_cast<size_t>(D) * K);
+  for (int32_t k = 0; k < K; ++k)
+    for (int32_t j = 0; j < D; ++j) wt[static_cast<size_t>(j) * K + k] = W[static_cast<size_t>(k) * D + j];
+  constexpr int64_t kRowsPerTask = 64;
+  parallel_for((N + kRowsPerTask - 1) / kRowsPerTask, threads, [&](int64_t b) {
+    thread_local std::vector<int32_t> nonzero;
+    if (static_cast<int32_t>(nonzero.size()) < D) nonzero.resize(D);
+    axpy_rows_of(X, b * kRowsPerTask, std::min(N, (b + 1) * kRowsPerTask), D, wt.data(), K, aug_labels, aug_weight, out,
+                 nonzero.data());
   });
 }
 
@@ -52,18 +91,9 @@ void score_rows_impl(const T* X, int64_t N, int32_t D, const double* W, int32_t 
   const int64_t work = N * static_cast<int64_t>(D) * K;
   const int32_t useful = static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(threads, work >> 18)));
   if (K < 8) {
-    score_rows_dot(X, N, D, W, K, out, useful);
+    score_rows_dot(X, N, D, W, K, aug_labels, aug_weight, out, useful);
   } else {
-    score_rows_axpy(X, N, D, W, K, out, useful);
-  }
-  if (aug_labels != nullptr) {
-    for (int64_t n = 0; n < N; ++n) {
-      const double a = aug_weight[n];
-      const int32_t truth = aug_labels[n];
-      double* s = out + static_cast<size_t>(n) * K;
-      for (int32_t k = 0; k < K; ++k)
-        if (k != truth) s[k] += a;
-    }
+    score_rows_axpy(X, N, D, W, K, aug_labels, aug_weight, out, useful);
   }
 }
 

@@ -95,9 +95,7 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
       native.chainDecode(w, this.numFeatures, this.numLabels, x, T, yTrue, out);
       return out;
     }
-    const theta = this.nodeScores(w, x, T);
-    if (yTrue !== null) this.augmentLoss(theta, yTrue);
-    return this.viterbi(w, theta, T);
+    return this.viterbi(w, this.nodeScores(w, x, T, yTrue), T);
   }
 
   /**
@@ -167,12 +165,16 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
     return s;
   }
 
-  /** Node scores theta[t*K + k] = <w_k, x_t> plus the first/last biases (native or TypeScript), in a scratch buffer. */
-  private nodeScores(w: Float64Array, x: Float64Array, T: number): Float64Array {
+  /**
+   * Node scores theta[t*K + k] = <w_k, x_t>, plus 1/T for k != yTrue[t] when yTrue is given (eq. 4 of the
+   * 2013 paper), plus the first/last biases, in a scratch buffer. The loss goes in before the biases, as in
+   * native chain_node_scores and the batched pass, so all decoders break exact ties alike.
+   */
+  private nodeScores(w: Float64Array, x: Float64Array, T: number, yTrue: Int32Array | null = null): Float64Array {
     const { numFeatures: D, numLabels: K, offsets } = this;
     if (this.theta.length < T * K) this.theta = new Float64Array(T * K);
     const theta = this.theta;
-    if (this.backend === 'native') {
+    if (this.backend === 'native' && yTrue === null) {
       native.chainNodeScores(w, D, K, x, T, theta);
       return theta;
     }
@@ -183,6 +185,7 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
         theta[t * K + k] = s;
       }
     }
+    if (yTrue !== null) this.augmentLoss(theta, yTrue);
     for (let k = 0; k < K; k++) {
       theta[k]! += w[offsets.first + k]!;
       theta[(T - 1) * K + k]! += w[offsets.last + k]!;
