@@ -34,6 +34,7 @@
 #include "scoring/rows.h"
 #include "slic/slic.h"
 #include "hog/hog.h"
+#include "pose/tree.h"
 #include "solver/block_update.h"
 
 namespace {
@@ -1851,6 +1852,133 @@ void Register(Napi::Env env, Napi::Object exports) {
 
 // ============================================ end of HOG section =====================================
 
+// =====================================================================================================
+// Pose: batched loss-augmented decoding (filter responses + tree max-sum with GDT messages) on threads.
+// =====================================================================================================
+namespace posesec {
+
+// poseDecodeBatch(features: Float32Array[] | null (image i: rows[i]*cols[i]*dim), maps: Float64Array[] | null
+// (image i: P*rows[i]*cols[i] part score maps), rows: Int32Array (n), cols: Int32Array (n), dim, w: Float64Array,
+// filterSize, parents: Int32Array (P), order: Int32Array (P), springs: Float64Array (6P: ax, bx, ay, by, mx, my
+// per part), truthX: Int32Array (n*P) | null, truthY: Int32Array (n*P) | null, truthScale: Float64Array (n) |
+// null, outX: Int32Array (n*P), outY: Int32Array (n*P), threads): the loss-augmented (or, with null truths,
+// plain) argmax pose of every image (pose::DecodeBatch); exactly one of features/maps is given.
+Napi::Value PoseDecodeBatch(const Napi::CallbackInfo& info) {
+  const std::string fn = "poseDecodeBatch";
+  RequireArgCount(info, 16, fn.c_str());
+  const bool fromMaps = info[0].IsNull();
+  if (fromMaps == info[1].IsNull()) throw Napi::TypeError::New(info.Env(), fn + ": give exactly one of features and maps");
+  const Napi::Value given = fromMaps ? info[1] : info[0];
+  if (!given.IsArray()) throw Napi::TypeError::New(info.Env(), fn + (fromMaps ? ": maps must be an array of Float64Array" : ": features must be an array of Float32Array"));
+  const Napi::Array list = given.As<Napi::Array>();
+  const std::size_t n = list.Length();
+  const auto rows = RequireTypedArray<int32_t>(info, 2, fn + ": rows");
+  const auto cols = RequireTypedArray<int32_t>(info, 3, fn + ": cols");
+  RequireLength(rows, n, fn + ": rows");
+  RequireLength(cols, n, fn + ": cols");
+  const std::size_t dim = RequireSize(info, 4, fn + ": dim", 4096);
+  const auto w = RequireTypedArray<double>(info, 5, fn + ": w");
+  const std::size_t k = RequireSize(info, 6, fn + ": filterSize", 255);
+  const auto parents = RequireTypedArray<int32_t>(info, 7, fn + ": parents");
+  const auto order = RequireTypedArray<int32_t>(info, 8, fn + ": order");
+  const auto springValues = RequireTypedArray<double>(info, 9, fn + ": springs");
+  const std::size_t P = parents.ElementLength();
+  if (dim == 0 || k % 2 == 0 || P == 0) throw Napi::RangeError::New(info.Env(), fn + ": need dim >= 1, an odd filterSize and >= 1 part");
+  RequireLength(order, P, fn + ": order");
+  RequireLength(springValues, 6 * P, fn + ": springs");
+  if (w.ElementLength() < P * k * k * dim) {
+    throw Napi::RangeError::New(info.Env(), fn + ": w has length " + std::to_string(w.ElementLength()) + ", needs at least " +
+                                                std::to_string(P * k * k * dim));
+  }
+  RequireNoNaN(info.Env(), w.Data(), P * k * k * dim, fn + ": w", false, false);
+  // The order must list every part once, each after its parent, the root (parent -1) first.
+  std::vector<char> placed(P, 0);
+  for (std::size_t q = 0; q < P; ++q) {
+    const int32_t p = order[q];
+    if (p < 0 || static_cast<std::size_t>(p) >= P || placed[p]) throw Napi::RangeError::New(info.Env(), fn + ": order must be a permutation of the parts");
+    const int32_t parent = parents[p];
+    const bool ok = q == 0 ? parent == -1 : parent >= 0 && static_cast<std::size_t>(parent) < P && placed[parent];
+    if (!ok) throw Napi::RangeError::New(info.Env(), fn + ": order[" + std::to_string(q) + "] = " + std::to_string(p) + " does not follow its parent (root first)");
+    placed[p] = 1;
+  }
+  std::vector<gapbcfw::pose::Spring> springs(P);
+  for (std::size_t p = 0; p < P; ++p) {
+    const double* v = springValues.Data() + 6 * p;
+    RequireNoNaN(info.Env(), v, 6, fn + ": springs of part " + std::to_string(p), false, false);
+    if (v[0] < 0 || v[2] < 0) throw Napi::RangeError::New(info.Env(), fn + ": quadratic spring coefficients must be >= 0 (part " + std::to_string(p) + ")");
+    if (v[4] != std::floor(v[4]) || v[5] != std::floor(v[5]) || std::fabs(v[4]) > hogsec::kMaxSide || std::fabs(v[5]) > hogsec::kMaxSide) {
+      throw Napi::RangeError::New(info.Env(), fn + ": mean offsets must be integers of at most 2^15 cells (part " + std::to_string(p) + ")");
+    }
+    springs[p] = {v[0], v[1], v[2], v[3], static_cast<int32_t>(v[4]), static_cast<int32_t>(v[5])};
+  }
+  std::vector<const float*> features(fromMaps ? 0 : n);
+  std::vector<const double*> maps(fromMaps ? n : 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string name = fn + (fromMaps ? ": maps[" : ": features[") + std::to_string(i) + "]";
+    const std::size_t r = static_cast<std::size_t>(rows[i]), c = static_cast<std::size_t>(cols[i]);
+    if (rows[i] < 1 || cols[i] < 1 || r > hogsec::kMaxSide || c > hogsec::kMaxSide) throw Napi::RangeError::New(info.Env(), fn + ": image " + std::to_string(i) + " needs a grid of 1 to 2^15 cells per side");
+    const Napi::Value v = list[i];
+    const napi_typedarray_type type = fromMaps ? napi_float64_array : napi_float32_array;
+    if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type) {
+      throw Napi::TypeError::New(info.Env(), name + (fromMaps ? " must be a Float64Array" : " must be a Float32Array"));
+    }
+    if (fromMaps) {
+      const auto m = v.As<Napi::Float64Array>();
+      RequireLength(m, P * r * c, name);
+      RequireNoNaN(info.Env(), m.Data(), P * r * c, name, false, false);
+      maps[i] = m.Data();
+    } else {
+      const auto f = v.As<Napi::Float32Array>();
+      RequireLength(f, r * c * dim, name);
+      for (std::size_t q = 0; q < r * c * dim; ++q) {
+        if (!std::isfinite(f[q])) throw Napi::RangeError::New(info.Env(), name + "[" + std::to_string(q) + "] is not finite");
+      }
+      features[i] = f.Data();
+    }
+  }
+  const bool augmented = !info[10].IsNull();
+  Napi::TypedArrayOf<int32_t> truthX, truthY;
+  Napi::TypedArrayOf<double> truthScale;
+  if (augmented) {
+    truthX = RequireTypedArray<int32_t>(info, 10, fn + ": truthX");
+    truthY = RequireTypedArray<int32_t>(info, 11, fn + ": truthY");
+    truthScale = RequireTypedArray<double>(info, 12, fn + ": truthScale");
+    RequireLength(truthX, n * P, fn + ": truthX");
+    RequireLength(truthY, n * P, fn + ": truthY");
+    RequireLength(truthScale, n, fn + ": truthScale");
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!(truthScale[i] > 0) || !std::isfinite(truthScale[i])) throw Napi::RangeError::New(info.Env(), fn + ": truthScale[" + std::to_string(i) + "] must be positive and finite");
+      for (std::size_t p = 0; p < P; ++p) {
+        const int32_t x = truthX[i * P + p], y = truthY[i * P + p];
+        if (x < 0 || x >= cols[i] || y < 0 || y >= rows[i]) throw Napi::RangeError::New(info.Env(), fn + ": truth of image " + std::to_string(i) + ", part " + std::to_string(p) + " lies outside its grid");
+      }
+    }
+  }
+  auto outX = RequireTypedArray<int32_t>(info, 13, fn + ": outX");
+  auto outY = RequireTypedArray<int32_t>(info, 14, fn + ": outY");
+  RequireLength(outX, n * P, fn + ": outX");
+  RequireLength(outY, n * P, fn + ": outY");
+  const int32_t threads = static_cast<int32_t>(std::max<std::size_t>(RequireSize(info, 15, fn + ": threads", 256), 1));
+  const gapbcfw::pose::Tree tree{static_cast<int32_t>(P), parents.Data(), order.Data(), springs.data()};
+  const gapbcfw::pose::PoseBatch batch{static_cast<int32_t>(n), fromMaps ? maps.data() : nullptr, fromMaps ? nullptr : features.data(), rows.Data(), cols.Data(), static_cast<int32_t>(dim),
+                                       w.Data(), static_cast<int32_t>(k), augmented ? truthX.Data() : nullptr,
+                                       augmented ? truthY.Data() : nullptr, augmented ? truthScale.Data() : nullptr};
+  try {
+    gapbcfw::pose::DecodeBatch(batch, tree, outX.Data(), outY.Data(), threads);
+  } catch (const std::bad_alloc&) {
+    throw Napi::Error::New(info.Env(), fn + ": out of memory");
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), fn + ": " + e.what());
+  }
+  return info.Env().Undefined();
+}
+
+void Register(Napi::Env env, Napi::Object exports) {
+  exports.Set("poseDecodeBatch", Napi::Function::New(env, PoseDecodeBatch, "poseDecodeBatch"));
+}
+
+}  // namespace posesec
+
 }  // namespace
 
 // =====================================================================================================
@@ -1864,6 +1992,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   maxflowsec::Register(env, exports);
   slicsec::Register(env, exports);
   hogsec::Register(env, exports);
+  posesec::Register(env, exports);
   return exports;
 }
 

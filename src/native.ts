@@ -57,6 +57,14 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
   scoreRows(X: Float64Array | Float32Array, N: number, D: number, W: Float64Array, K: number, augLabels: Int32Array | null, augWeight: Float64Array | null, out: Float64Array, threads: number): void;
   /** out[t*K+k] = sum_j values[j] * W[ids[j]*K + k] over the nonzeros of sparse row t (values null: 1); native threads. */
   scoreSparseRows(rowOffsets: Int32Array, ids: Int32Array, values: Float64Array | null, W: Float64Array, F: number, K: number, out: Float64Array, threads: number): void;
+  /**
+   * Pose (native/pose/tree.h): the argmax pose of n images on native threads. Part p's map is either given
+   * (maps[i]: P x cells, e.g. from a scoring backend) or the response of w's p-th filterSize^2 x dim filter
+   * on the image's float32 cell features (exactly one of features/maps is non-null); plus the loss map of the
+   * truth (truthX/truthY n x P, truthScale n) unless those are null; then exact tree max-sum with GDT
+   * messages (springs: ax, bx, ay, by, mx, my per part). Writes the parts' cells to outX/outY (n x P).
+   */
+  poseDecodeBatch(features: Float32Array[] | null, maps: Float64Array[] | null, rows: Int32Array, cols: Int32Array, dim: number, w: Float64Array, filterSize: number, parents: Int32Array, order: Int32Array, springs: Float64Array, truthX: Int32Array | null, truthY: Int32Array | null, truthScale: Float64Array | null, outX: Int32Array, outY: Int32Array, threads: number): void;
   /** Node scores out[t*K + k] = <w_k, x_t> plus the first/last-label biases at t = 0 and T-1 (no loss term). */
   chainNodeScores(w: Float64Array, D: number, K: number, x: Float64Array, T: number, out: Float64Array): void;
   /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */

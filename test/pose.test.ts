@@ -164,6 +164,91 @@ describe('PoseModel', () => {
   });
 });
 
+describe('PoseModel batched exact pass (native tree decoder on threads)', () => {
+  /** Random images of several grid sizes, float32 features, w within the bounds. */
+  function batchCase(seed: number, integer: boolean) {
+    const rnd = lcg(seed);
+    const parents = [1, -1, 1, 2, 0];
+    const P = parents.length;
+    const value = () => (integer ? Math.floor(rnd() * 3) - 1 : rnd() * 2 - 1);
+    const model = new PoseModel({ parents, meanOffsets: parents.map(() => ({ dx: Math.floor(rnd() * 5) - 2, dy: Math.floor(rnd() * 5) - 2 })), filterSize: 3, featureDim: 3, defScale: 2, threads: 2 });
+    const xs: PoseInput[] = [];
+    const ys: PoseLabel[] = [];
+    for (let i = 0; i < 9; i++) {
+      const rows = 2 + (i % 4);
+      const cols = 3 + ((i * 5) % 4);
+      xs.push({ rows, cols, dim: 3, data: Float32Array.from({ length: rows * cols * 3 }, value) });
+      ys.push({ x: Int32Array.from({ length: P }, () => Math.floor(rnd() * cols)), y: Int32Array.from({ length: P }, () => Math.floor(rnd() * rows)), scale: integer ? 1 : 1 + rnd() * 2 });
+    }
+    const w = Float64Array.from({ length: model.dim }, value);
+    for (const j of model.quadraticIndices()) w[j] = Math.abs(w[j]!) * (integer ? 1 : 0.3);
+    return { model, xs, ys, w };
+  }
+
+  for (const integer of [false, true]) {
+    it(`gives the per-image labels and bit-identical hinges (${integer ? 'integer scores, many exact ties' : 'random scores'})`, async () => {
+      const { JsBackend, NativeBackend } = await import('../kernels/index.js');
+      for (let seed = 1; seed <= 4; seed++) {
+        const { model, xs, ys, w } = batchCase(seed, integer);
+        const expected = xs.map((x, i) => model.lossAugmentedDecode(w, x, ys[i]!));
+        const expectedHinge = expected.map((z, i) => Math.max(0, model.loss(ys[i]!, z) - dotSparse(w, model.psi(xs[i]!, ys[i]!, z))));
+        // native filter responses inside the decoder; the native and TypeScript backends through im2col rows
+        for (const scoring of [undefined, new NativeBackend(2), new JsBackend()]) {
+          const hinge = new Float64Array(xs.length);
+          const labels: PoseLabel[] = [];
+          model.prepareBatch(xs, ys, scoring)(w, hinge, labels);
+          expect([...hinge]).toEqual(expectedHinge);
+          // im2col sums the patch in another order: labels may differ only where scores tie exactly
+          if (scoring === undefined || integer) labels.forEach((z, i) => expect({ x: [...z.x], y: [...z.y] }).toEqual({ x: [...expected[i]!.x], y: [...expected[i]!.y] }));
+        }
+      }
+    });
+  }
+
+  it('equals brute force over every labelling on tiny grids', () => {
+    for (const [seed, parents] of [[5, [-1, 0, 0]], [6, [1, -1]]] as const) {
+      const P = parents.length;
+      const { model, x, yTrue, w } = tinyCase(seed, P, [...parents], 3, 3);
+      const x32: PoseInput = { ...x, data: Float32Array.from(x.data) };
+      let best = -Infinity;
+      for (const l of allLabellings(P, 3, 3)) {
+        const y: PoseLabel = { x: Int32Array.from(l.x), y: Int32Array.from(l.y) };
+        best = Math.max(best, model.loss(yTrue, y) - dotSparse(w, model.psi(x32, yTrue, y)));
+      }
+      const hinge = new Float64Array(1);
+      model.prepareBatch([x32], [yTrue])(w, hinge);
+      expect(hinge[0]).toBeCloseTo(best, 9);
+    }
+  });
+
+  it('is what the solvers use: BCFW traces equal those of the per-image pass', () => {
+    const { model, xs, ys } = batchCase(9, false);
+    const batched = modelProblem(model, xs, ys);
+    expect(batched.hingeAll).toBeDefined();
+    const a = train(batched, { lambda: 0.1, maxPasses: 4, gapCheck: 1, seed: 2 });
+    const b = train({ ...batched, hingeAll: undefined }, { lambda: 0.1, maxPasses: 4, gapCheck: 1, seed: 2 });
+    expect([...a.w]).toEqual([...b.w]);
+    expect(a.trace.map((t) => t.gap)).toEqual(b.trace.map((t) => t.gap));
+  });
+
+  it('rejects malformed batches with clear errors', async () => {
+    const { native } = await import('../src/native.js');
+    const { model, xs, ys, w } = batchCase(3, false);
+    const pass = model.prepareBatch(xs, ys);
+    expect(() => pass(new Float64Array(3), new Float64Array(xs.length))).toThrow(/w must have length/);
+    const one = (over: Partial<Record<string, unknown>>) => () => {
+      const a = { features: [xs[0]!.data], maps: null, rows: Int32Array.of(xs[0]!.rows), cols: Int32Array.of(xs[0]!.cols), w, order: Int32Array.of(1, 0, 2, 3, 4), ...over };
+      native.poseDecodeBatch(a.features as Float32Array[], a.maps as null, a.rows, a.cols, 3, a.w as Float64Array, 3, model.parents, a.order, new Float64Array(30), null, null, null, new Int32Array(5), new Int32Array(5), 1);
+    };
+    expect(one({})).not.toThrow();
+    expect(one({ features: [new Float32Array(4)] })).toThrow(/features\[0\] has length 4/);
+    expect(one({ features: [Float32Array.from(xs[0]!.data, (v, j) => (j === 7 ? NaN : v))] })).toThrow(/features\[0\]\[7\] is not finite/);
+    expect(one({ order: Int32Array.of(0, 1, 2, 3, 4) })).toThrow(/does not follow its parent/);
+    expect(one({ maps: [new Float64Array(5 * xs[0]!.rows * xs[0]!.cols)] })).toThrow(/exactly one of features and maps/);
+    expect(one({ w: Float64Array.from(w, (v, j) => (j === 0 ? Infinity : v)) })).toThrow(/w\[0\] is Infinity/);
+  });
+});
+
 describe('PCP / PCK', () => {
   it('scores a perfect prediction 1 and a far one 0', () => {
     const gx = Float64Array.from({ length: 14 }, (_, j) => 10 + 5 * j);

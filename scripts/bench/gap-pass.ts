@@ -4,13 +4,14 @@
  * block, as batch FW needs). Each batched row also says whether its gap equals the per-object one (to
  * 1e-9 relative for float64 backends, 1e-6 for float32).
  *
- *   npx tsx scripts/bench/gap-pass.ts [--repeats 5] [--models chain,multiclass,conll] [--gpujs-cpu] [--horse DIR [--horse-limit N]]
+ *   npx tsx scripts/bench/gap-pass.ts [--repeats 5] [--models chain,multiclass,conll,pose] [--gpujs-cpu] [--horse DIR [--horse-limit N]] [--pose-limit N]
  *
  * Data: OCR-large (chain), Fashion-MNIST test (multiclass, 10,000 x 784) and CoNLL-2000 train (sparse
  * chain; only when present) from ../shared/data (or
  * $GAPBCFW_DATA); generated data of the same shapes when they are absent. --horse adds the segmentation
- * model on a prepared horse set (gapbcfw prepare-horse; its training split, at most --horse-limit images). gpu.js cpu mode is plain JS
- * and slow: pass --gpujs-cpu to include it.
+ * model on a prepared horse set (gapbcfw prepare-horse; its training split, at most --horse-limit images).
+ * `pose` runs the LSP pose model on the first --pose-limit (200) LSP-small training images when LSP is
+ * present. gpu.js cpu mode is plain JS and slow: pass --gpujs-cpu to include it.
  */
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -29,9 +30,12 @@ import { HorseDataset } from '../../src/data/horse.js';
 import { bcfw } from '../../src/solvers/bcfw.js';
 import { fullOraclePass } from '../../src/solvers/common.js';
 import { buildModel, loadTask } from '../../src/data/datasets.js';
+import { loadLspJoints, lspExamples, lspSplit, meanOffsets } from '../../src/data/lsp.js';
+import { LSP_TREE_PARENTS } from '../../src/models/pose-eval.js';
+import { PoseModel } from '../../src/models/pose.js';
 
 const { values } = parseArgs({
-  options: { repeats: { type: 'string', default: '5' }, models: { type: 'string', default: 'chain,multiclass,conll' }, 'gpujs-cpu': { type: 'boolean' }, horse: { type: 'string' }, 'horse-limit': { type: 'string', default: '1000' } },
+  options: { repeats: { type: 'string', default: '5' }, models: { type: 'string', default: 'chain,multiclass,conll' }, 'gpujs-cpu': { type: 'boolean' }, horse: { type: 'string' }, 'horse-limit': { type: 'string', default: '1000' }, 'pose-limit': { type: 'string', default: '200' } },
 });
 const repeats = Number(values.repeats);
 const threads = availableParallelism();
@@ -130,5 +134,17 @@ if (values.horse !== undefined) {
   const model = new SegmentationModel({ dUnary: ds.meta.dUnary, dPairwise: ds.meta.dPairwise });
   const w = bcfw(modelProblem(model, xs, ys), { lambda: 10, maxPasses: 5, gapCheck: 5 }).w;
   results.push({ data: `horse ${values.horse}`, ...bench('segmentation', model, xs, ys, w) });
+}
+if (models.includes('pose') && hasData('lsp', 'joints.mat')) {
+  // LSP images as in `gapbcfw pose train` (HOG cells, sbin 4); filter responses + GDT tree max-sum.
+  const dir = dataPath('lsp');
+  const ann = loadLspJoints(dir);
+  const { train: trIdx } = lspSplit(ann.length, 'small');
+  const set = await lspExamples(dir, ann, trIdx.slice(0, Number(values['pose-limit'])), { sbin: 4 });
+  const xs = set.map((e) => e.input);
+  const ys = set.map((e) => e.label);
+  const model = new PoseModel({ parents: LSP_TREE_PARENTS, meanOffsets: meanOffsets(ys, LSP_TREE_PARENTS), threads });
+  const w = bcfw(modelProblem(model, xs, ys), { lambda: 0.01, maxPasses: 2, gapCheck: 2 }).w;
+  results.push({ data: `lsp-small train (${xs.length} images)`, ...bench('pose', model, xs, ys, w) });
 }
 console.log(JSON.stringify({ cpu: cpus()[0]?.model, threads, repeats, results }, null, 1));

@@ -100,7 +100,7 @@ const KNOWN: Bench[] = [
   },
   {
     name: 'gap-pass',
-    args: ['--repeats', '5'],
+    args: ['--repeats', '5', '--models', 'chain,multiclass,conll,pose'],
     summarize: (j) => {
       const rows: Row[] = [];
       const extra: string[] = [];

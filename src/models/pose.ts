@@ -17,10 +17,14 @@
  * @module
  */
 import { check, InputError } from '../core/errors.js';
-import type { Bounds, StructuredModel } from '../core/problem.js';
-import { SparseAccumulator, type SparseVector } from '../core/vector.js';
+import { availableParallelism } from 'node:os';
+import type { FeatureRows, ScoringBackend } from '../../kernels/backend.js';
+import type { BatchPass, Bounds, StructuredModel } from '../core/problem.js';
+import { SparseAccumulator, dotSparse, type SparseVector } from '../core/vector.js';
+import { native } from '../native.js';
 import { distanceTransform2d, type GdtImpl } from '../gdt.js';
 import { filterResponses } from '../hog.js';
+import { NativeBackend } from '../../kernels/native.js';
 
 /** HOG (or any cell-feature) grid: feature d of cell (r, c) at `data[(r*cols + c)*dim + d]`. */
 export interface PoseInput {
@@ -186,9 +190,11 @@ export interface PoseModelOptions {
   gdt?: GdtImpl;
   /** Filter responses: 'native' (C++, for Float32Array features) or 'ts'. Default 'native'. */
   scoring?: 'native' | 'ts';
+  /** Native threads of batched exact passes. Default: os.availableParallelism(). */
+  threads?: number;
 }
 
-/** Time spent by the oracles of a model (accumulated; reset at will). */
+/** Time spent by the per-image oracles of a model (accumulated; reset at will; batched passes not included). */
 export interface PoseTiming {
   calls: number;
   scoringMs: number;
@@ -214,6 +220,7 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
   private readonly acc: SparseAccumulator;
   private readonly gdt: GdtImpl;
   private readonly scoring: 'native' | 'ts';
+  private readonly threads: number;
 
   constructor(opts: PoseModelOptions) {
     const P = opts.parents.length;
@@ -226,6 +233,8 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
     this.defScale = opts.defScale ?? 4;
     this.gdt = opts.gdt ?? 'native';
     this.scoring = opts.scoring ?? 'native';
+    this.threads = opts.threads ?? availableParallelism();
+    check(Number.isInteger(this.threads) && this.threads >= 1, `threads must be a positive integer, got ${this.threads}`);
     check(Number.isInteger(this.filterSize) && this.filterSize >= 1 && this.filterSize % 2 === 1, `filterSize must be an odd positive integer, got ${this.filterSize}`);
     check(Number.isInteger(this.featureDim) && this.featureDim >= 1, `featureDim must be a positive integer, got ${this.featureDim}`);
     check(this.defScale > 0 && Number.isFinite(this.defScale), `defScale must be positive, got ${this.defScale}`);
@@ -378,6 +387,120 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
 
   decode(w: Float64Array, x: PoseInput): PoseLabel {
     return this.solve(w, x, undefined);
+  }
+
+  /**
+   * The batched exact pass (DESIGN seam 4): every image's loss-augmented pose at once, decoded on native
+   * threads (native/pose/tree.cc: the filter responses, loss maps and tree max-sum with GDT messages of
+   * {@link treeMaxSum}). With a scoring backend, the filter responses are its product instead: each cell's
+   * k x k x D patch is one feature row (im2col, zero outside the grid; prepared once when the rows fit in
+   * 2^25 values, else per chunk and pass) and the P part filters are W. Every H_i = L - <w, psi> is then
+   * computed from the decoded pose with the per-image path's own arithmetic (bit-identical H).
+   */
+  prepareBatch(xs: readonly PoseInput[], ys: readonly PoseLabel[], scoring?: ScoringBackend): BatchPass<PoseLabel> {
+    const P = this.numParts;
+    const n = xs.length;
+    check(ys.length === n, `got ${n} images but ${ys.length} poses`);
+    const rows = Int32Array.from(xs, (x) => x.rows);
+    const cols = Int32Array.from(xs, (x) => x.cols);
+    const truthX = new Int32Array(n * P);
+    const truthY = new Int32Array(n * P);
+    ys.forEach((y, i) => {
+      truthX.set(y.x, i * P);
+      truthY.set(y.y, i * P);
+    });
+    const truthScale = Float64Array.from(ys, (y) => y.scale!);
+    const parents = this.parents;
+    const order = Int32Array.from(this.order);
+    const outX = new Int32Array(n * P);
+    const outY = new Int32Array(n * P);
+    const springs = new Float64Array(6 * P);
+    const allFloat32 = xs.every((x) => x.data instanceof Float32Array);
+    const responses = scoring === undefined && this.scoring === 'native' && allFloat32 ? null : this.batchResponses(xs, scoring);
+    const features = responses ? null : xs.map((x) => x.data as Float32Array);
+    return (w, hinge, labels) => {
+      this.checkW(w);
+      this.edgeCosts(w).forEach((e, p) => springs.set([e.ax, e.bx, e.ay, e.by, e.mx, e.my], 6 * p));
+      const maps = responses ? responses(w) : null;
+      native.poseDecodeBatch(features, maps, rows, cols, this.featureDim, w, this.filterSize, parents, order, springs, truthX, truthY, truthScale, outX, outY, this.threads);
+      for (let i = 0; i < n; i++) {
+        let z: PoseLabel = { x: outX.slice(i * P, (i + 1) * P), y: outY.slice(i * P, (i + 1) * P) };
+        // L - <w, psi>: fullOraclePass's per-image arithmetic, so both paths give bit-identical H
+        let h = this.loss(ys[i]!, z) - dotSparse(w, this.psi(xs[i]!, ys[i]!, z));
+        if (h < 0) {
+          // float32 scores proposed a pose below the ground truth, whose H is exactly 0
+          h = 0;
+          z = { x: Int32Array.from(ys[i]!.x), y: Int32Array.from(ys[i]!.y) };
+        }
+        hinge[i] = h;
+        if (labels) labels[i] = z;
+      }
+    };
+  }
+
+  /**
+   * Filter responses of all images from a scoring backend (NativeBackend when none is given): returns, for
+   * a w, one P x cells map per image. The rows are im2col patches, in chunks of at most 2^24 values.
+   */
+  private batchResponses(xs: readonly PoseInput[], scoring: ScoringBackend | undefined): (w: Float64Array) => Float64Array[] {
+    const backend = scoring ?? new NativeBackend(this.threads);
+    const P = this.numParts;
+    const F = this.filterLength;
+    const chunks: { start: number; end: number; cells: number; prepared: FeatureRows | null }[] = [];
+    let total = 0;
+    for (let start = 0; start < xs.length; ) {
+      let end = start;
+      let cells = 0;
+      while (end < xs.length && (end === start || (cells + xs[end]!.rows * xs[end]!.cols) * F <= 2 ** 24)) cells += xs[end]!.rows * xs[end++]!.cols;
+      chunks.push({ start, end, cells, prepared: null });
+      total += cells;
+      start = end;
+    }
+    const keep = total * F <= 2 ** 25;
+    const patches = (c: (typeof chunks)[number]): FeatureRows => backend.prepare(this.im2col(xs.slice(c.start, c.end), c.cells), c.cells, F);
+    if (keep) for (const c of chunks) c.prepared = patches(c);
+    const maps = xs.map((x) => new Float64Array(P * x.rows * x.cols));
+    let scores = new Float64Array(0);
+    return (w) => {
+      for (const c of chunks) {
+        if (scores.length < c.cells * P) scores = new Float64Array(c.cells * P);
+        backend.score(c.prepared ?? patches(c), w.subarray(0, P * F), P, scores.subarray(0, c.cells * P));
+        // cell-major scores -> one part-major map per image
+        let row = 0;
+        for (let i = c.start; i < c.end; i++) {
+          const cells = xs[i]!.rows * xs[i]!.cols;
+          const map = maps[i]!;
+          for (let q = 0; q < cells; q++, row++) for (let p = 0; p < P; p++) map[p * cells + q] = scores[row * P + p]!;
+        }
+      }
+      return maps;
+    };
+  }
+
+  /** Rows of k x k x D patches (the filter layout: (i*k + j)*D + d), one per cell, zero outside the grid. */
+  private im2col(xs: readonly PoseInput[], cells: number): Float32Array | Float64Array {
+    const k = this.filterSize;
+    const rad = (k - 1) / 2;
+    const D = this.featureDim;
+    const F = this.filterLength;
+    const out = xs.every((x) => x.data instanceof Float32Array) ? new Float32Array(cells * F) : new Float64Array(cells * F);
+    let row = 0;
+    for (const { rows, cols, data } of xs) {
+      for (let r = 0; r < rows; r++) {
+        for (let c = 0; c < cols; c++, row++) {
+          for (let i = 0; i < k; i++) {
+            const rr = r + i - rad;
+            if (rr < 0 || rr >= rows) continue;
+            for (let j = 0; j < k; j++) {
+              const cc = c + j - rad;
+              if (cc < 0 || cc >= cols) continue;
+              out.set(data.subarray((rr * cols + cc) * D, (rr * cols + cc + 1) * D), row * F + (i * k + j) * D);
+            }
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /** Adds sign * phi(x, y) into the accumulator. */
