@@ -13,7 +13,8 @@
  *
  * Capacity types ({@link CapacityType}): `'int32'` (exact, the fastest; a sum `capFwd + capRev`
  * beyond 2^31-1 is refused), `'int64'` (exact, integers up to 2^53 from JS) and `'float64'` (doubles;
- * residuals within a tolerance of 1e-12 times the largest capacity count as saturated). Capacity
+ * a residual counts as saturated within 1e-12 times its own arc pair's, or its node's terminal,
+ * capacities, so a 1e20 hard constraint leaves unit arcs exact). Capacity
  * arrays may be Int32Array or Float64Array whatever the type; every entry is checked (negative, NaN,
  * Infinity, non-integers for the integer types, out-of-range values), as are node ids, lengths and
  * self-loops: bad input throws an {@link InputError} naming the array and the index, never crashes.
@@ -324,14 +325,17 @@ export class MaxflowGraph {
     return r;
   }
 
-  /** Saturation tolerance of the next solve (0 for integer types). */
+  /**
+   * The explicit saturation tolerance, else a bound on the default relative thresholds (2e-12 times the
+   * largest capacity ever given); 0 for integer types.
+   */
   get tolerance(): number {
     return call(() => this.#g.tolerance());
   }
 
   /**
-   * Sets the saturation tolerance of a float64 graph (finite, >= 0; 0 = exact comparisons). The
-   * default is 1e-12 times the largest capacity ever given.
+   * Sets an absolute saturation tolerance for a float64 graph (finite, >= 0; 0 = exact comparisons),
+   * replacing the default relative thresholds (1e-12 times each arc pair's or node's terminal capacities).
    */
   setTolerance(tolerance: number): this {
     if (typeof tolerance !== 'number') throw new InputError(`MaxflowGraph.setTolerance: tolerance must be a number, got ${describe(tolerance)}`);

@@ -71,6 +71,28 @@ describe('max-flow vs an independent Dinic reference', () => {
     }
   });
 
+  it('float64 hard constraints (1e20 capacities) leave the unit-scale arcs exact: flow and cut as with int64', () => {
+    // Random unit-scale graphs with node 0 pinned to the source and node n-1 to the sink by a "hard"
+    // terminal capacity: 1e20 in float64 against 2^40 in exact int64 (neither can be saturated).
+    const rnd = mulberry32(29);
+    for (let it = 0; it < 30; it++) {
+      const spec = asType(randomGraph(rnd, FAMILIES[it % 4]!), Float64Array);
+      const n = spec.numNodes;
+      if (n < 2) continue;
+      const pin = (huge: number) => {
+        const sourceCap = Float64Array.from(spec.sourceCap ?? new Float64Array(n));
+        const sinkCap = Float64Array.from(spec.sinkCap ?? new Float64Array(n));
+        sourceCap[0] = huge;
+        sinkCap[n - 1] = huge;
+        return { ...spec, sourceCap, sinkCap };
+      };
+      const exact = maxflow({ ...pin(2 ** 40), capType: 'int64' });
+      const float = maxflow({ ...pin(1e20), capType: 'float64' });
+      expect(Array.from(float.segments), `#${it}`).toEqual(Array.from(exact.segments));
+      expect(float.flow, `#${it}`).toBeCloseTo(exact.flow, 6);
+    }
+  });
+
   it('the empty graph and graphs without edges', () => {
     expect(maxflow({ numNodes: 0, edgeFrom: new Int32Array(0), edgeTo: new Int32Array(0), capFwd: new Int32Array(0) })).toEqual({ flow: 0, segments: new Uint8Array(0) });
     const r = maxflow({ numNodes: 3, edgeFrom: new Int32Array(0), edgeTo: new Int32Array(0), capFwd: new Int32Array(0), sourceCap: Int32Array.of(2, 0, 5), sinkCap: Int32Array.of(3, 4, 1) });

@@ -235,7 +235,9 @@ Cap FlowGraph<Cap>::tolerance() const {
   if constexpr (std::is_integral_v<Cap>) {
     return 0;
   } else {
-    return has_explicit_tol_ ? explicit_tol_ : 1e-12 * max_cap_;
+    // The default thresholds are relative (kRelativeTolerance times an arc pair's or a node's terminal
+    // capacities), so none exceeds kRelativeTolerance times twice the largest capacity.
+    return has_explicit_tol_ ? explicit_tol_ : 2 * kRelativeTolerance * max_cap_;
   }
 }
 
@@ -252,9 +254,10 @@ Side FlowGraph<Cap>::segment(NodeId n) const {
 template <class Cap>
 typename FlowGraph<Cap>::Flow FlowGraph<Cap>::maxflow() {
   if (structure_dirty_) build_arcs();
-  const Cap tol = tolerance();
-  if (tol != tol_) {  // tree links were validated against the old tolerance: rebuild the trees
-    tol_ = tol;
+  // tol_: the explicit tolerance, or -1 for the default relative thresholds (0 for integers).
+  const Cap mode = has_explicit_tol_ ? explicit_tol_ : (std::is_integral_v<Cap> ? 0 : -1);
+  if (mode != tol_) {  // tree links were validated against the old thresholds: rebuild the trees
+    tol_ = mode;
     trees_valid_ = false;
   }
   if (trees_valid_) {
@@ -334,7 +337,7 @@ void FlowGraph<Cap>::init_trees() {
     NodeState& s = st_[i];
     s = NodeState{};
     const Cap t = tr_[i];
-    if (t > tol_ || t < -tol_) {
+    if (t > node_tol(i) || t < -node_tol(i)) {
       s.tree = t > 0 ? kInS : kInT;
       s.parent = kTerminal;
       s.dist = 1;
@@ -351,7 +354,7 @@ bool FlowGraph<Cap>::link_ok(NodeId c) const {
   const int32_t pa = st_[c].parent;
   const uint8_t tree = st_[c].tree;
   if (st_[head_[pa]].tree != tree) return false;
-  return tree == kInS ? res_[sister_[pa]] > tol_ : res_[pa] > tol_;
+  return open(tree == kInS ? sister_[pa] : pa);
 }
 
 template <class Cap>
@@ -366,7 +369,7 @@ void FlowGraph<Cap>::repair_trees() {
     NodeState& s = st_[n];
     s.changed = 0;
     const Cap t = tr_[n];
-    if (t > tol_ || t < -tol_) {
+    if (t > node_tol(n) || t < -node_tol(n)) {
       s.tree = t > 0 ? kInS : kInT;
       s.parent = kTerminal;
       s.dist = 1;
@@ -423,7 +426,7 @@ int32_t FlowGraph<Cap>::grow(NodeId p) {
   const int32_t end = first_[p + 1];
   if (sp.tree == kInS) {
     for (int32_t a = first_[p]; a < end; ++a) {
-      if (!(res_[a] > tol_)) continue;
+      if (!open(a)) continue;
       NodeState& sq = st_[head_[a]];
       if (sq.tree == kFree) {
         sq.tree = kInS;
@@ -438,7 +441,7 @@ int32_t FlowGraph<Cap>::grow(NodeId p) {
   } else {
     for (int32_t a = first_[p]; a < end; ++a) {
       const int32_t in = sister_[a];
-      if (!(res_[in] > tol_)) continue;
+      if (!open(in)) continue;
       NodeState& sq = st_[head_[a]];
       if (sq.tree == kFree) {
         sq.tree = kInT;
@@ -471,12 +474,12 @@ void FlowGraph<Cap>::augment(int32_t bridge) {
 
   res_[bridge] -= b;
   res_[sister_[bridge]] += b;
-  if (res_[bridge] <= tol_) res_[bridge] = 0;
+  if (!open(bridge)) res_[bridge] = 0;
   for (n = u;;) {
     const int32_t pa = st_[n].parent;
     if (pa == kTerminal) {
       tr_[n] -= b;
-      if (tr_[n] <= tol_) {
+      if (tr_[n] <= node_tol(n)) {
         tr_[n] = 0;
         make_orphan(n);
       }
@@ -486,7 +489,7 @@ void FlowGraph<Cap>::augment(int32_t bridge) {
     res_[down] -= b;
     res_[pa] += b;
     const NodeId next = head_[pa];
-    if (res_[down] <= tol_) {
+    if (!open(down)) {
       res_[down] = 0;
       make_orphan(n);
     }
@@ -496,7 +499,7 @@ void FlowGraph<Cap>::augment(int32_t bridge) {
     const int32_t pa = st_[n].parent;  // n -> parent
     if (pa == kTerminal) {
       tr_[n] += b;
-      if (tr_[n] >= -tol_) {
+      if (tr_[n] >= -node_tol(n)) {
         tr_[n] = 0;
         make_orphan(n);
       }
@@ -505,7 +508,7 @@ void FlowGraph<Cap>::augment(int32_t bridge) {
     res_[pa] -= b;
     res_[sister_[pa]] += b;
     const NodeId next = head_[pa];
-    if (res_[pa] <= tol_) {
+    if (!open(pa)) {
       res_[pa] = 0;
       make_orphan(n);
     }
@@ -534,7 +537,7 @@ void FlowGraph<Cap>::adopt() {
     for (int32_t a = first_[o]; a < end; ++a) {
       const NodeId q = head_[a];
       if (st_[q].tree != tree) continue;
-      if (!((tree == kInS ? res_[sister_[a]] : res_[a]) > tol_)) continue;
+      if (!open(tree == kInS ? sister_[a] : a)) continue;
       int32_t d = 0;
       NodeId x = q;
       bool valid = true;
@@ -575,7 +578,7 @@ void FlowGraph<Cap>::adopt() {
       const NodeId q = head_[a];
       const uint8_t tq = st_[q].tree;
       if (tq == kFree) continue;
-      if ((tq == kInS ? res_[sister_[a]] : res_[a]) > tol_) activate(q);
+      if (open(tq == kInS ? sister_[a] : a)) activate(q);
       if (tq == tree && st_[q].parent == sister_[a]) make_orphan(q);
     }
     so.tree = kFree;

@@ -41,15 +41,19 @@
 // in int64_t and must fit there (not checked during augmentation). Sizes: at most INT32_MAX nodes
 // and 2^30 - 1 edges (std::length_error).
 //
-// Tolerance (double only). A residual r is treated as saturated when r <= tol. After each
-// augmentation a residual that drops to <= tol is snapped to exactly 0, so no arc is ever used for
-// a path of negligible capacity and the search cannot spin on rounding residue. The default tol is
-// 1e-12 times the largest capacity ever given to the graph (re-evaluated at each maxflow(); when
-// it changed, the search trees are rebuilt, the flow is kept); an explicit set_tolerance(t)
-// (t >= 0, t == 0 meaning exact comparisons) overrides it. Residuals <= tol are thus never used by
-// the search (only the direct s->n->t push at capacity-setting time ignores tol), "reachable" in the cut convention means through residuals > tol, and the flow
-// value and the cut capacity agree up to (number of cut arcs) * tol plus rounding. For integer
-// types tol is 0 and everything is exact.
+// Tolerance (double only). A residual r is treated as saturated when r <= its threshold. By default
+// the threshold is relative to the capacities the residual belongs to: 1e-12 * (r_uv + r_vu) for the
+// two arcs of an edge (their sum is invariant under pushes) and 1e-12 * (source cap + sink cap) for a
+// node's terminal residual. Capacities of very different scales (a 1e20 hard constraint beside unit
+// arcs) thus keep their own resolution. An explicit set_tolerance(t) (t >= 0, t == 0 meaning exact
+// comparisons) replaces every threshold by t (the search trees are rebuilt when it changes, the flow
+// is kept). After each augmentation a residual that drops to or below its threshold is snapped to
+// exactly 0, so no arc is ever used for a path of negligible capacity and the search cannot spin on
+// rounding residue. Residuals at or below their threshold are never used by the search (only the
+// direct s->n->t push at capacity-setting time ignores them), "reachable" in the cut convention means
+// through residuals above it, and the flow value and the cut capacity agree up to (number of cut arcs)
+// * tolerance() plus rounding, where tolerance() is the explicit t or the largest default threshold,
+// 2e-12 times the largest capacity ever given. For integer types everything is exact.
 #ifndef GAPBCFW_MAXFLOW_FLOW_GRAPH_H_
 #define GAPBCFW_MAXFLOW_FLOW_GRAPH_H_
 
@@ -122,7 +126,8 @@ class FlowGraph {
   Cap residual_uv(EdgeId e) const { return arc_residual(2 * size_t(check_edge(e))); }
   Cap residual_vu(EdgeId e) const { return arc_residual(2 * size_t(check_edge(e)) + 1); }
 
-  // Saturation tolerance in use by the last (or next) maxflow(); 0 for integer capacities.
+  // The explicit saturation tolerance, else an upper bound on the default relative thresholds (2e-12
+  // times the largest capacity); 0 for integer capacities.
   Cap tolerance() const;
   template <class C = Cap, std::enable_if_t<std::is_floating_point_v<C>, int> = 0>
   void set_tolerance(Cap tol) {
@@ -155,6 +160,26 @@ class FlowGraph {
   void invalidate_solution() { solved_ = false; }
   void note_cap(Cap c);
   void mark_changed(NodeId n);
+
+  // Saturation thresholds (see "Tolerance"): a residual is usable only above them. By default they are
+  // relative: kRelativeTolerance times the capacity of an arc pair (r_uv + r_vu, invariant under
+  // pushes) or of a node's terminal arcs, so capacities of very different scales (e.g. 1e20 for a hard
+  // constraint beside unit arcs) keep their own resolution; tol_ >= 0 is an explicit absolute tolerance.
+  static constexpr double kRelativeTolerance = 1e-12;
+  bool open(int32_t a) const {
+    if constexpr (std::is_integral_v<Cap>) {
+      return res_[a] > 0;
+    } else {
+      return res_[a] > (tol_ >= 0 ? tol_ : kRelativeTolerance * (res_[a] + res_[sister_[a]]));
+    }
+  }
+  Cap node_tol(size_t i) const {
+    if constexpr (std::is_integral_v<Cap>) {
+      return 0;
+    } else {
+      return tol_ >= 0 ? tol_ : kRelativeTolerance * (source_cap_[i] + sink_cap_[i]);
+    }
+  }
 
   void build_arcs();
   void init_trees();
@@ -194,7 +219,7 @@ class FlowGraph {
   Flow flow_ = 0;         // flow value of the current state (after reparametrisation offsets)
   Flow solved_flow_ = 0;  // value returned by the last maxflow()
   bool solved_ = false;
-  Cap tol_ = 0;
+  Cap tol_ = std::is_integral_v<Cap> ? 0 : -1;  // explicit tolerance in use, -1: the relative default
   Cap max_cap_ = 0;
   Cap explicit_tol_ = 0;
   bool has_explicit_tol_ = false;

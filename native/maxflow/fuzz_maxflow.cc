@@ -178,8 +178,8 @@ void check_solve(FlowGraph<Cap>& g, const Model<Cap>& m) {
     for (double x : cs) total += x;
     for (double x : cuv) total += x;
     for (double x : cvu) total += x;
-    // Residuals <= tol count as saturated, and tol follows the largest capacity the graph ever
-    // had: each of the <= 2n + 2m arcs of a cut may differ by tol.
+    // Residuals at or below their threshold count as saturated, and tol bounds every threshold
+    // (2e-12 x the largest capacity ever given): each of the <= 2n + 2m arcs of a cut may differ by tol.
     const double slack = 1e-9 * total + (2.0 * m.n + 2.0 * m.eu.size() + 2) * tol;
     const double ref = edmonds_karp<double>(m.n, cs, ct, m.eu, m.ev, cuv, cvu, 1e-12 * total);
     FUZZ_CHECK(std::fabs(f - ff) <= slack);

@@ -167,7 +167,16 @@ void verify(const FlowGraph<Cap>& g, const Spec<Cap>& s, const std::string& labe
   using V = FlowOf<Cap>;
   const V tol = slack(s, g);
   const V flow = g.flow();
-  const Cap sat = g.tolerance();
+  // Saturation thresholds of the default tolerance (flow_graph.h, "Tolerance"): relative to an edge's
+  // pair of residuals and to a node's terminal capacities; 0 for integers.
+  auto arc_sat = [&](int e) -> Cap {
+    if constexpr (std::is_integral_v<Cap>) return 0;
+    else return 1e-12 * (g.residual_uv(e) + g.residual_vu(e));
+  };
+  auto node_sat = [&](int i) -> Cap {
+    if constexpr (std::is_integral_v<Cap>) return 0;
+    else return 1e-12 * (s.cs[i] + s.ct[i]);
+  };
   std::vector<char> S(s.n);
   for (int i = 0; i < s.n; ++i) S[i] = g.segment(i) == Side::kSource;
 
@@ -184,33 +193,33 @@ void verify(const FlowGraph<Cap>& g, const Spec<Cap>& s, const std::string& labe
   // reachability set from s (documented convention, free nodes on the sink side).
   bool saturated = true;
   for (int i = 0; i < s.n; ++i) {
-    if (!S[i] && g.source_residual(i) > sat) saturated = false;
-    if (S[i] && g.sink_residual(i) > sat) saturated = false;
+    if (!S[i] && g.source_residual(i) > node_sat(i)) saturated = false;
+    if (S[i] && g.sink_residual(i) > node_sat(i)) saturated = false;
   }
   for (int e = 0; e < int(s.edges.size()); ++e) {
     const auto& ed = s.edges[e];
-    if (S[ed.u] && !S[ed.v] && g.residual_uv(e) > sat) saturated = false;
-    if (S[ed.v] && !S[ed.u] && g.residual_vu(e) > sat) saturated = false;
+    if (S[ed.u] && !S[ed.v] && g.residual_uv(e) > arc_sat(e)) saturated = false;
+    if (S[ed.v] && !S[ed.u] && g.residual_vu(e) > arc_sat(e)) saturated = false;
   }
   check(saturated, label + ": unsaturated arc leaves the source side");
   {
-    std::vector<std::vector<std::pair<int, Cap>>> adj(s.n);
+    std::vector<std::vector<int>> adj(s.n);  // heads reachable through a residual above its threshold
     for (int e = 0; e < int(s.edges.size()); ++e) {
-      adj[s.edges[e].u].push_back({s.edges[e].v, g.residual_uv(e)});
-      adj[s.edges[e].v].push_back({s.edges[e].u, g.residual_vu(e)});
+      if (g.residual_uv(e) > arc_sat(e)) adj[s.edges[e].u].push_back(s.edges[e].v);
+      if (g.residual_vu(e) > arc_sat(e)) adj[s.edges[e].v].push_back(s.edges[e].u);
     }
     std::vector<char> reach(s.n, 0);
     std::vector<int> stack;
     for (int i = 0; i < s.n; ++i)
-      if (g.source_residual(i) > sat) {
+      if (g.source_residual(i) > node_sat(i)) {
         reach[i] = 1;
         stack.push_back(i);
       }
     while (!stack.empty()) {
       const int a = stack.back();
       stack.pop_back();
-      for (const auto& [b, r] : adj[a])
-        if (!reach[b] && r > sat) {
+      for (const int b : adj[a])
+        if (!reach[b]) {
           reach[b] = 1;
           stack.push_back(b);
         }
@@ -239,7 +248,7 @@ void verify(const FlowGraph<Cap>& g, const Spec<Cap>& s, const std::string& labe
   check(conserved, label + ": flow conservation violated");
 
   if (with_reference) {
-    const auto ref = reference(s, std::is_integral_v<Cap> ? V(0) : V(sat));
+    const auto ref = reference(s, std::is_integral_v<Cap> ? V(0) : V(g.tolerance()));
     check(close(flow, ref.flow, tol), label + ": flow " + std::to_string(flow) + " != reference " + std::to_string(ref.flow));
     if constexpr (std::is_integral_v<Cap>) {
       // The inclusion-minimal min cut is unique, so the sides must match the reference exactly.
@@ -495,15 +504,47 @@ void edge_cases() {
     check(throws_type<std::logic_error>([&] { g.segment(0); }), "segment after a change throws");
   }
   {
-    // Double tolerance: a path of capacity far below the default tolerance is not used; with
-    // tolerance 0 comparisons are exact.
+    // Hard constraints: a 5e20 arc beside unit-scale arcs (the CLRS network) gives the exact flow and
+    // cut of the same network in int64 with the huge arc at 1e15 (also never saturated).
+    auto clrs = [](auto& g, auto huge) {
+      g.add_terminal_caps(1, 16, 0);
+      g.add_terminal_caps(2, 13, 0);
+      g.add_terminal_caps(3, 0, 20);
+      g.add_terminal_caps(4, 0, huge);
+      g.add_edge(1, 2, 10, 4);
+      g.add_edge(1, 3, 12, 0);
+      g.add_edge(3, 2, 9, 0);
+      g.add_edge(2, 4, 14, 0);
+      g.add_edge(4, 3, 7, 0);
+    };
+    FlowGraph<double> hd(5);
+    FlowGraph<int64_t> hi(5);
+    clrs(hd, 5e20);
+    clrs(hi, int64_t{1000000000000000});
+    check(hd.maxflow() == 26.0 && hi.maxflow() == 26, "a 5e20 hard constraint keeps the unit arcs' flow (26)");
+    bool same = true;
+    for (int i = 0; i < 5; ++i) same = same && hd.segment(i) == hi.segment(i);
+    check(same, "a 5e20 hard constraint keeps the exact minimum cut");
+  }
+  {
+    // Double tolerance: the default thresholds are relative to each arc's own capacities, so a
+    // 1e-20 path beside unit arcs is used, and unit arcs beside a 1e20 one keep their resolution;
+    // an explicit tolerance is absolute (0: exact comparisons).
     FlowGraph<double> g(3);
     g.add_terminal_caps(0, 1e-20, 0);
     g.add_terminal_caps(1, 0, 1.0);
     g.add_terminal_caps(2, 0.5, 0);
     g.add_edge(0, 1, 1.0, 0);
-    check(g.maxflow() == 0, "double default tolerance ignores a 1e-20 path");
-    check(g.tolerance() == 1e-12, "default tolerance is 1e-12 x largest capacity");
+    check(g.maxflow() == 1e-20, "double default tolerance keeps a 1e-20 path (relative thresholds)");
+    check(g.tolerance() == 2e-12, "tolerance() bounds the default thresholds: 2e-12 x largest capacity");
+    g.set_tolerance(1e-15);
+    check(g.maxflow() == 1e-20, "an explicit tolerance does not undo pushed flow");
+    FlowGraph<double> abs(3);
+    abs.set_tolerance(1e-15);
+    abs.add_terminal_caps(0, 1e-20, 0);
+    abs.add_terminal_caps(1, 0, 1.0);
+    abs.add_edge(0, 1, 1.0, 0);
+    check(abs.maxflow() == 0, "an explicit absolute tolerance ignores a path below it");
     g.set_tolerance(0);
     check(g.maxflow() == 1e-20 && g.tolerance() == 0, "tolerance 0 keeps tiny capacities");
     g.add_edge(2, 1, 0.25, 0);
