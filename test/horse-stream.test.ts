@@ -180,13 +180,17 @@ describe('streamed problem = in-memory problem', () => {
     const w = Float64Array.from({ length: DU + DP }, (_, j) => (j < DU ? rng.next() * 2 - 1 : rng.next()));
     const inMemory = modelProblem(model, mem.xs, mem.ys);
     const whole = new Float64Array(mem.xs.length);
-    inMemory.hingeAll!(w, whole);
+    const wholePredictions: Uint8Array[] = [];
+    inMemory.hingeAll!(w, whole, undefined, wholePredictions);
+    mem.xs.forEach((x, i) => expect(Array.from(wholePredictions[i]!)).toEqual(Array.from(model.decode(w, x))));
     const set = new StreamedHorseSet(ds, ds.indices('train'), { slots: 1 });
     const seen: number[] = [];
     const streamedProblem = modelProblem(model, set.lazyInputs(), set.ys, { onPassProgress: (done, total) => seen.push(done / total) });
     const streamed = new Float64Array(mem.xs.length);
-    streamedProblem.hingeAll!(w, streamed);
+    const streamedPredictions: Uint8Array[] = [];
+    streamedProblem.hingeAll!(w, streamed, undefined, streamedPredictions);
     expect(bytesOf(streamed).equals(bytesOf(whole))).toBe(true);
+    expect(streamedPredictions.map((y) => Array.from(y))).toEqual(wholePredictions.map((y) => Array.from(y)));
     expect(seen.at(-1)).toBe(1);
     // chunks of 5 images (the default is 128): the same numbers
     const chunked = new Float64Array(mem.xs.length);

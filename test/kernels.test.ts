@@ -157,11 +157,12 @@ describe('batched chain pass per backend', () => {
     for (const seed of [1, 2]) {
       const w = randomW(model.dim, seed, 0.5);
       const ref = perObject(w);
-      const byDefault = { hinge: new Float64Array(xs.length), labels: [] as Int32Array[] };
-      model.prepareBatch(xs, ys)(w, byDefault.hinge, byDefault.labels);
+      const byDefault = { hinge: new Float64Array(xs.length), labels: [] as Int32Array[], predictions: [] as Int32Array[] };
+      model.prepareBatch(xs, ys)(w, byDefault.hinge, byDefault.labels, byDefault.predictions);
       ref.forEach((r, i) => {
         expect(Array.from(byDefault.labels[i]!)).toEqual(Array.from(r.y));
         expect(byDefault.hinge[i]).toBeCloseTo(r.h, 12);
+        expect(Array.from(byDefault.predictions[i]!), `prediction ${i}`).toEqual(Array.from(model.decode(w, xs[i]!)));
       });
       for (const [name, make] of backends) {
         const backend = make();
@@ -235,10 +236,12 @@ describe('batched multiclass pass per backend', () => {
       const backend = make();
       const hinge = new Float64Array(xs.length);
       const labels: number[] = [];
-      model.prepareBatch(xs, ys, backend)(w, hinge, labels);
+      const predictions: number[] = [];
+      model.prepareBatch(xs, ys, backend)(w, hinge, labels, predictions);
       backend.dispose();
       let differ = 0;
       for (let i = 0; i < xs.length; i++) {
+        if (backend.precision === 'float64') expect(predictions[i], `${name}, prediction ${i}`).toBe(model.decode(w, xs[i]!));
         const y = model.lossAugmentedDecode(w, xs[i]!, ys[i]!);
         const h = Math.max(0, model.loss(ys[i]!, y) - dotSparse(w, model.psi(xs[i]!, ys[i]!, y)));
         if (labels[i] === y) expect(hinge[i], `${name}, example ${i}`).toBeCloseTo(h, 12);
@@ -330,9 +333,11 @@ describe('batched segmentation pass per backend', () => {
       const scoring = make();
       const hinge = new Float64Array(graphs.length);
       const labels: Uint8Array[] = [];
-      model.prepareBatch(graphs, truths, scoring)(w, hinge, labels);
+      const predictions: Uint8Array[] = [];
+      model.prepareBatch(graphs, truths, scoring)(w, hinge, labels, predictions);
       scoring?.dispose();
       for (let i = 0; i < graphs.length; i++) {
+        if (scoring?.precision !== 'float32') expect(Array.from(predictions[i]!), `${name}, prediction ${i}`).toEqual(Array.from(model.decode(w, graphs[i]!)));
         expect(hinge[i], `${name}, image ${i}`).toBeCloseTo(bruteH(i, w), scoring?.precision === 'float32' ? 5 : 12);
         if (Array.from(labels[i]!).join() === Array.from(perObject[i]!.y).join()) expect(hinge[i]).toBe(Math.max(0, perObject[i]!.h));
       }
@@ -365,8 +370,10 @@ describe('batched sparse-chain (CoNLL-style) pass', () => {
       const problem = modelProblem(model, xs, ys);
       const hinge = new Float64Array(xs.length);
       const labels: Int32Array[] = [];
-      model.prepareBatch(xs, ys)(w, hinge, labels);
+      const predictions: Int32Array[] = [];
+      model.prepareBatch(xs, ys)(w, hinge, labels, predictions);
       for (let i = 0; i < xs.length; i++) {
+        expect(Array.from(predictions[i]!), `${backend}, prediction ${i}`).toEqual(Array.from(model.decode(w, xs[i]!)));
         const y = problem.oracle(i, w);
         expect(Array.from(labels[i]!), `${backend}, sentence ${i}`).toEqual(Array.from(y));
         expect(hinge[i]).toBe(Math.max(0, problem.loss(i, y) - dotSparse(w, problem.psi(i, y))));

@@ -191,13 +191,16 @@ describe('PoseModel batched exact pass (native tree decoder on threads)', () => 
       for (let seed = 1; seed <= 4; seed++) {
         const { model, xs, ys, w } = batchCase(seed, integer);
         const expected = xs.map((x, i) => model.lossAugmentedDecode(w, x, ys[i]!));
+        const plain = xs.map((x) => model.decode(w, x));
         const expectedHinge = expected.map((z, i) => Math.max(0, model.loss(ys[i]!, z) - dotSparse(w, model.psi(xs[i]!, ys[i]!, z))));
         // native filter responses inside the decoder; the native and TypeScript backends through im2col rows
         for (const scoring of [undefined, new NativeBackend(2), new JsBackend()]) {
           const hinge = new Float64Array(xs.length);
           const labels: PoseLabel[] = [];
-          model.prepareBatch(xs, ys, scoring)(w, hinge, labels);
+          const predictions: PoseLabel[] = [];
+          model.prepareBatch(xs, ys, scoring)(w, hinge, labels, predictions);
           expect([...hinge]).toEqual(expectedHinge);
+          if (scoring === undefined || integer) predictions.forEach((z, i) => expect({ x: [...z.x], y: [...z.y] }).toEqual({ x: [...plain[i]!.x], y: [...plain[i]!.y] }));
           // im2col sums the patch in another order: labels may differ only where scores tie exactly
           if (scoring === undefined || integer) labels.forEach((z, i) => expect({ x: [...z.x], y: [...z.y] }).toEqual({ x: [...expected[i]!.x], y: [...expected[i]!.y] }));
         }

@@ -86,8 +86,11 @@ export async function runGap(args: string[], io: Io): Promise<number> {
   if (end > start) {
     const xs = set.xs.slice(start, end);
     const ys = set.ys.slice(start, end);
-    for (const h of fullOraclePass(modelProblem(model, xs, ys, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', v.quiet ?? false) }), trained.w).hinge) hinge.push(h);
-    for (let i = 0; i < xs.length; i++) loss.push(model.loss(ys[i], model.decode(trained.w, xs[i])));
+    // One pass gives the hinges and, where the model's batched pass can, the plain predictions too.
+    const predictions: unknown[] = new Array(xs.length);
+    const problem = modelProblem(model, xs, ys, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', v.quiet ?? false) });
+    for (const h of fullOraclePass(problem, trained.w, undefined, predictions).hinge) hinge.push(h);
+    for (let i = 0; i < xs.length; i++) loss.push(model.loss(ys[i], predictions[i]));
   }
   let wSq = 0;
   for (const x of trained.w) wSq += x * x;

@@ -53,8 +53,12 @@ export interface StructuredModel<X, Y> {
 /**
  * A prepared batched pass at a given w: writes hinge[i] = H_i(w) = max_y L(y_i, y) - <w, psi_i(y)> for every
  * example (in float64, from the decoded labels) and, when `labels` is given, the decoded argmax labels.
+ * When `predictions` is given, a model may also write the plain argmax of every example (no loss term: the
+ * test-time prediction) from the same pass, sparing a second read of the data; entries it leaves
+ * undefined are the caller's to fill (fullOraclePass does, with Problem.predict). Predictions are the
+ * argmax of the backend's scores: with a float32 backend they may differ from the float64 decode on near-ties.
  */
-export type BatchPass<Y> = (w: Float64Array, hinge: Float64Array, labels?: Y[]) => void;
+export type BatchPass<Y> = (w: Float64Array, hinge: Float64Array, labels?: Y[], predictions?: Y[]) => void;
 
 /** Per-coordinate box constraints on w; arrays of length dim (either may be omitted). */
 export interface Bounds {
@@ -83,8 +87,8 @@ export interface Problem<Y = unknown> {
   labelKey(y: Y): string;
   /** Box constraints on w (see StructuredModel.bounds). */
   readonly bounds?: Bounds;
-  /** Optional: H_i(w) of every block at once (the exact pass without building psi), and the argmax labels. */
-  hingeAll?(w: Float64Array, hinge: Float64Array, labels?: Y[]): void;
+  /** Optional: H_i(w) of every block at once (the exact pass without building psi), the argmax labels and predictions (see BatchPass). */
+  hingeAll?(w: Float64Array, hinge: Float64Array, labels?: Y[], predictions?: Y[]): void;
   /** out[k] = L_i(y_k) - <w, psi_i(y_k)> for the given labels of block i. */
   labelScores(i: number, w: Float64Array, labels: readonly Y[], out: Float64Array): void;
   /** JSON form of a label (for checkpoints). */
@@ -129,7 +133,7 @@ export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[
     labelFromJSON: (v) => model.labelFromJSON(v),
     ...(model.bounds ? { bounds: model.bounds } : {}),
     ...(model.prepareBatch
-      ? { hingeAll: (w: Float64Array, hinge: Float64Array, labels?: Y[]) => (batch ??= model.prepareBatch!(xs, ys, options.scoring))(w, hinge, labels) }
+      ? { hingeAll: (w: Float64Array, hinge: Float64Array, labels?: Y[], predictions?: Y[]) => (batch ??= model.prepareBatch!(xs, ys, options.scoring))(w, hinge, labels, predictions) }
       : {}),
   };
 }

@@ -134,10 +134,7 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
     const unit = new Float64Array(tokens);
     for (let s = 0; s < n; s++) unit.fill(1 / (offsets[s + 1]! - offsets[s]!), offsets[s]!, offsets[s + 1]!);
     const theta = new Float64Array(tokens * K);
-    return (w, hinge, labels) => {
-      this.checkW(w);
-      // theta = <w_k, x_t> + 1/T [k != y_t] (loss-augmented, 2013 paper eq. 4), then the first/last biases.
-      backend.score(rows, w.subarray(0, K * D), K, theta, { labels: yAll, weight: unit });
+    const addBiases = (w: Float64Array): void => {
       for (let s = 0; s < n; s++) {
         const a = offsets[s]! * K;
         const b = (offsets[s + 1]! - 1) * K;
@@ -146,7 +143,21 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
           theta[b + k]! += w[at.last + k]!;
         }
       }
-      native.chainViterbiBatch(theta, offsets, w.subarray(at.transitions, at.transitions + K * K), K, outY, threads);
+    };
+    return (w, hinge, labels, predictions) => {
+      this.checkW(w);
+      const trans = w.subarray(at.transitions, at.transitions + K * K);
+      if (predictions) {
+        // plain decoding: theta = <w_k, x_t> plus the biases, no loss
+        backend.score(rows, w.subarray(0, K * D), K, theta);
+        addBiases(w);
+        native.chainViterbiBatch(theta, offsets, trans, K, outY, threads);
+        for (let s = 0; s < n; s++) predictions[s] = outY.slice(offsets[s]!, offsets[s + 1]!);
+      }
+      // theta = <w_k, x_t> + 1/T [k != y_t] (loss-augmented, 2013 paper eq. 4), then the first/last biases.
+      backend.score(rows, w.subarray(0, K * D), K, theta, { labels: yAll, weight: unit });
+      addBiases(w);
+      native.chainViterbiBatch(theta, offsets, trans, K, outY, threads);
       native.chainHingeOfLabels(w, D, K, xAll, offsets, yAll, outY, hinge, threads);
       finish(hinge, labels);
     };

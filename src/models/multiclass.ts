@@ -124,16 +124,24 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
     const truth = Int32Array.from(ys);
     const ones = new Float64Array(n).fill(1);
     const scores = new Float64Array(per * K);
-    return (w, hinge, labels) => {
+    const argmax = (out: Float64Array, r: number): number => {
+      let y = 0;
+      for (let c = 1; c < K; c++) if (out[r * K + c]! > out[r * K + y]!) y = c;
+      return y;
+    };
+    return (w, hinge, labels, predictions) => {
       if (w.length !== this.dim) throw new InputError(`w must have length ${this.dim}, got ${w.length}`);
       for (const { start, rows, prepared } of chunks) {
         const X = prepared ?? backend.prepare(densify(start, rows, dense!.subarray(0, rows * F)), rows, F);
         const out = scores.subarray(0, rows * K);
+        if (predictions) {
+          backend.score(X, w, K, out); // plain scores: the predictions
+          for (let r = 0; r < rows; r++) predictions[start + r] = argmax(out, r);
+        }
         backend.score(X, w, K, out, { labels: truth.subarray(start, start + rows), weight: ones.subarray(start, start + rows) });
         for (let r = 0; r < rows; r++) {
           const i = start + r;
-          let y = 0;
-          for (let c = 1; c < K; c++) if (out[r * K + c]! > out[r * K + y]!) y = c;
+          let y = argmax(out, r);
           const yi = ys[i]!;
           // L - <w, psi>: the per-object path's arithmetic, so both give bit-identical H for the same label
           let h = y === yi ? 0 : 1 - dotSparse(w, this.psi(xs[i]!, yi, y));

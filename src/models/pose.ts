@@ -395,7 +395,8 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
    * {@link treeMaxSum}). With a scoring backend, the filter responses are its product instead: each cell's
    * k x k x D patch is one feature row (im2col, zero outside the grid; prepared once when the rows fit in
    * 2^25 values, else per chunk and pass) and the P part filters are W. Every H_i = L - <w, psi> is then
-   * computed from the decoded pose with the per-image path's own arithmetic (bit-identical H).
+   * computed from the decoded pose with the per-image path's own arithmetic (bit-identical H). Predictions
+   * (plain decoding, no loss maps) reuse the same responses.
    */
   prepareBatch(xs: readonly PoseInput[], ys: readonly PoseLabel[], scoring?: ScoringBackend): BatchPass<PoseLabel> {
     const P = this.numParts;
@@ -418,10 +419,14 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
     const allFloat32 = xs.every((x) => x.data instanceof Float32Array);
     const responses = scoring === undefined && this.scoring === 'native' && allFloat32 ? null : this.batchResponses(xs, scoring);
     const features = responses ? null : xs.map((x) => x.data as Float32Array);
-    return (w, hinge, labels) => {
+    return (w, hinge, labels, predictions) => {
       this.checkW(w);
       this.edgeCosts(w).forEach((e, p) => springs.set([e.ax, e.bx, e.ay, e.by, e.mx, e.my], 6 * p));
       const maps = responses ? responses(w) : null;
+      if (predictions) {
+        native.poseDecodeBatch(features, maps, rows, cols, this.featureDim, w, this.filterSize, parents, order, springs, null, null, null, outX, outY, this.threads);
+        for (let i = 0; i < n; i++) predictions[i] = { x: outX.slice(i * P, (i + 1) * P), y: outY.slice(i * P, (i + 1) * P) };
+      }
       native.poseDecodeBatch(features, maps, rows, cols, this.featureDim, w, this.filterSize, parents, order, springs, truthX, truthY, truthScale, outX, outY, this.threads);
       for (let i = 0; i < n; i++) {
         let z: PoseLabel = { x: outX.slice(i * P, (i + 1) * P), y: outY.slice(i * P, (i + 1) * P) };

@@ -3,7 +3,8 @@
  * Potts weights p_e = f_ij^T w_P of every image from the scoring backend (native SIMD on float32 features
  * by default; gpu.js or TypeScript when asked), the loss-augmented cuts of all images solved at once on
  * native threads (maxflowBatchSync), and each H_i(w) = L(y_i, y) - <w, psi_i(y)> recomputed in float64 from
- * the decoded labelling with the model's own psi, exactly as the per-object path computes it.
+ * the decoded labelling with the model's own psi, exactly as the per-object path computes it. Predictions
+ * (the plain cuts, no loss terms) come from the same potentials, solved in the same max-flow batch.
  */
 import { performance } from 'node:perf_hooks';
 import { availableParallelism } from 'node:os';
@@ -29,7 +30,7 @@ export function segmentationBatch(
     unary: scoring.prepare(x.unary, x.numNodes, dU),
     pairwise: scoring.prepare(x.pairwise, x.edgeFrom.length, dP),
   }));
-  return (w, hinge, labels) => {
+  return (w, hinge, labels, predictions) => {
     if (!(w instanceof Float64Array) || w.length !== model.dim) throw new TypeError(`w must be a Float64Array of length ${model.dim}`);
     const wU = w.subarray(0, dU);
     const wP = w.subarray(dU);
@@ -37,6 +38,7 @@ export function segmentationBatch(
       const end = Math.min(xs.length, start + IMAGES_PER_BATCH);
       const t0 = performance.now();
       const graphs = [];
+      const plain = [];
       for (let i = start; i < end; i++) {
         const x = xs[i]!;
         const unary = new Float64Array(x.numNodes);
@@ -44,10 +46,12 @@ export function segmentationBatch(
         scoring.score(rows[i]!.unary, wU, 1, unary);
         scoring.score(rows[i]!.pairwise, wP, 1, potts);
         graphs.push(model.cutGraph(model.cutFromPotentials(unary, potts, x, ys[i]!), x));
+        if (predictions) plain.push(model.cutGraph(model.cutFromPotentials(unary, potts, x, null), x));
       }
       const t1 = performance.now();
-      const cuts = maxflowBatchSync(graphs, { threads });
+      const cuts = maxflowBatchSync(predictions ? [...graphs, ...plain] : graphs, { threads });
       model.countCall(t1 - t0, performance.now() - t1, end - start);
+      if (predictions) for (let i = start; i < end; i++) predictions[i] = cuts[graphs.length + i - start]!.segments;
       for (let i = start; i < end; i++) {
         let y: SegmentationLabel = cuts[i - start]!.segments;
         let h = model.loss(ys[i]!, y) - dotSparse(w, model.psi(xs[i]!, ys[i]!, y));
@@ -92,7 +96,7 @@ export function streamedSegmentationBatch(
 ): BatchPass<SegmentationLabel> {
   const per = options.imagesPerChunk ?? 128;
   if (!Number.isInteger(per) || per < 1) throw new TypeError(`imagesPerChunk must be a positive integer, got ${per}`);
-  return (w, hinge, labels) => {
+  return (w, hinge, labels, predictions) => {
     for (let start = 0; start < set.n; start += per) {
       const end = Math.min(set.n, start + per);
       const xs: SegmentationGraph[] = [];
@@ -102,9 +106,11 @@ export function streamedSegmentationBatch(
       }
       const part = new Float64Array(end - start);
       const partLabels: SegmentationLabel[] | undefined = labels ? [] : undefined;
-      segmentationBatch(model, xs, set.ys.slice(start, end), scoring)(w, part, partLabels);
+      const partPredictions: SegmentationLabel[] | undefined = predictions ? [] : undefined;
+      segmentationBatch(model, xs, set.ys.slice(start, end), scoring)(w, part, partLabels, partPredictions);
       hinge.set(part, start);
       if (labels) partLabels!.forEach((y, q) => (labels[start + q] = y));
+      if (predictions) partPredictions!.forEach((y, q) => (predictions[start + q] = y));
       options.onProgress?.(end, set.n);
     }
   };

@@ -249,7 +249,7 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
     const outY = new Int32Array(tokens);
     const threads = availableParallelism();
     const { first, last, transitions } = this.offsets;
-    return (w, hinge, labels) => {
+    return (w, hinge, labels, predictions) => {
       this.checkW(w);
       if (this.backend === 'native') {
         native.scoreSparseRows(rowOffsets, ids, values, w.subarray(0, F * K), F, K, theta, threads);
@@ -263,6 +263,11 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
         }
       } else {
         xs.forEach((x, s) => this.nodeScores(w, x, theta.subarray(seq[s]! * K, seq[s + 1]! * K)));
+      }
+      if (predictions) {
+        // the plain node scores, before the loss goes in
+        native.chainViterbiBatch(theta, seq, w.subarray(transitions, transitions + K * K), K, outY, threads);
+        for (let s = 0; s < n; s++) predictions[s] = outY.slice(seq[s]!, seq[s + 1]!);
       }
       for (let s = 0; s < n; s++) this.augmentLoss(theta.subarray(seq[s]! * K, seq[s + 1]! * K), ys[s]!);
       native.chainViterbiBatch(theta, seq, w.subarray(transitions, transitions + K * K), K, outY, threads);

@@ -115,23 +115,26 @@ export interface FullPass {
 /**
  * Calls the oracle on every block at w (DESIGN seam 3: the exact pass), batched through Problem.hingeAll
  * when the problem has it. If `psiSum` is given, sum_i psi_i(y*_i) and sum_i L_i(y*_i) are accumulated
- * into it (batch FW needs them), block by block.
+ * into it (batch FW needs them), block by block. If `predictions` is given, it receives the plain
+ * prediction of every block (from the batched pass where the model provides them, else Problem.predict).
  */
-export function fullOraclePass(problem: Problem, w: Float64Array, psiSum?: { dense: Float64Array; loss: number }): FullPass {
+export function fullOraclePass(problem: Problem, w: Float64Array, psiSum?: { dense: Float64Array; loss: number }, predictions?: unknown[]): FullPass {
   const hinge = new Float64Array(problem.n);
   let hingeSum = 0;
   if (problem.hingeAll) {
     // Batched: all n loss-augmented decodings at once; psi is built only where batch FW needs it.
     const labels: unknown[] | undefined = psiSum ? new Array<unknown>(problem.n) : undefined;
-    problem.hingeAll(w, hinge, labels);
+    problem.hingeAll(w, hinge, labels, predictions);
     for (let i = 0; i < problem.n; i++) {
       const h = (hinge[i] = checkedHinge(hinge[i]!, i));
       hingeSum += h;
       if (psiSum && h > 0) addPsi(psiSum, problem.psi(i, labels![i]), problem.loss(i, labels![i]));
+      if (predictions && predictions[i] === undefined) predictions[i] = problem.predict(i, w);
     }
     return { hingeSum, hinge };
   }
   for (let i = 0; i < problem.n; i++) {
+    if (predictions) predictions[i] = problem.predict(i, w);
     const y = problem.oracle(i, w);
     const psi = problem.psi(i, y);
     const L = problem.loss(i, y);
