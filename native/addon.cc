@@ -1865,11 +1865,14 @@ namespace posesec {
 // plain) argmax pose of every image (pose::DecodeBatch); exactly one of features/maps is given.
 Napi::Value PoseDecodeBatch(const Napi::CallbackInfo& info) {
   const std::string fn = "poseDecodeBatch";
+  const Napi::Env env = info.Env();
+  auto rangeError = [&](const std::string& what) { return Napi::RangeError::New(env, fn + ": " + what); };
+  auto typeError = [&](const std::string& what) { return Napi::TypeError::New(env, fn + ": " + what); };
   RequireArgCount(info, 16, fn.c_str());
   const bool fromMaps = info[0].IsNull();
-  if (fromMaps == info[1].IsNull()) throw Napi::TypeError::New(info.Env(), fn + ": give exactly one of features and maps");
+  if (fromMaps == info[1].IsNull()) throw typeError("give exactly one of features and maps");
   const Napi::Value given = fromMaps ? info[1] : info[0];
-  if (!given.IsArray()) throw Napi::TypeError::New(info.Env(), fn + (fromMaps ? ": maps must be an array of Float64Array" : ": features must be an array of Float32Array"));
+  if (!given.IsArray()) throw typeError(fromMaps ? "maps must be an array of Float64Array" : "features must be an array of Float32Array");
   const Napi::Array list = given.As<Napi::Array>();
   const std::size_t n = list.Length();
   const auto rows = RequireTypedArray<int32_t>(info, 2, fn + ": rows");
@@ -1883,55 +1886,59 @@ Napi::Value PoseDecodeBatch(const Napi::CallbackInfo& info) {
   const auto order = RequireTypedArray<int32_t>(info, 8, fn + ": order");
   const auto springValues = RequireTypedArray<double>(info, 9, fn + ": springs");
   const std::size_t P = parents.ElementLength();
-  if (dim == 0 || k % 2 == 0 || P == 0) throw Napi::RangeError::New(info.Env(), fn + ": need dim >= 1, an odd filterSize and >= 1 part");
+  if (dim == 0 || k % 2 == 0 || P == 0) throw rangeError("need dim >= 1, an odd filterSize and >= 1 part");
   RequireLength(order, P, fn + ": order");
   RequireLength(springValues, 6 * P, fn + ": springs");
-  if (w.ElementLength() < P * k * k * dim) {
-    throw Napi::RangeError::New(info.Env(), fn + ": w has length " + std::to_string(w.ElementLength()) + ", needs at least " +
-                                                std::to_string(P * k * k * dim));
+  const std::size_t filters = P * k * k * dim;
+  if (w.ElementLength() < filters) {
+    throw rangeError("w has length " + std::to_string(w.ElementLength()) + ", needs at least " + std::to_string(filters));
   }
-  RequireNoNaN(info.Env(), w.Data(), P * k * k * dim, fn + ": w", false, false);
+  RequireNoNaN(env, w.Data(), filters, fn + ": w", false, false);
   // The order must list every part once, each after its parent, the root (parent -1) first.
   std::vector<char> placed(P, 0);
   for (std::size_t q = 0; q < P; ++q) {
     const int32_t p = order[q];
-    if (p < 0 || static_cast<std::size_t>(p) >= P || placed[p]) throw Napi::RangeError::New(info.Env(), fn + ": order must be a permutation of the parts");
+    if (p < 0 || static_cast<std::size_t>(p) >= P || placed[p]) throw rangeError("order must be a permutation of the parts");
     const int32_t parent = parents[p];
     const bool ok = q == 0 ? parent == -1 : parent >= 0 && static_cast<std::size_t>(parent) < P && placed[parent];
-    if (!ok) throw Napi::RangeError::New(info.Env(), fn + ": order[" + std::to_string(q) + "] = " + std::to_string(p) + " does not follow its parent (root first)");
+    if (!ok) throw rangeError("order[" + std::to_string(q) + "] = " + std::to_string(p) + " does not follow its parent (root first)");
     placed[p] = 1;
   }
   std::vector<gapbcfw::pose::Spring> springs(P);
   for (std::size_t p = 0; p < P; ++p) {
     const double* v = springValues.Data() + 6 * p;
-    RequireNoNaN(info.Env(), v, 6, fn + ": springs of part " + std::to_string(p), false, false);
-    if (v[0] < 0 || v[2] < 0) throw Napi::RangeError::New(info.Env(), fn + ": quadratic spring coefficients must be >= 0 (part " + std::to_string(p) + ")");
-    if (v[4] != std::floor(v[4]) || v[5] != std::floor(v[5]) || std::fabs(v[4]) > hogsec::kMaxSide || std::fabs(v[5]) > hogsec::kMaxSide) {
-      throw Napi::RangeError::New(info.Env(), fn + ": mean offsets must be integers of at most 2^15 cells (part " + std::to_string(p) + ")");
-    }
+    const std::string part = " (part " + std::to_string(p) + ")";
+    RequireNoNaN(env, v, 6, fn + ": springs" + part, false, false);
+    if (v[0] < 0 || v[2] < 0) throw rangeError("quadratic spring coefficients must be >= 0" + part);
+    const bool offsetsOk = v[4] == std::floor(v[4]) && v[5] == std::floor(v[5]) && std::fabs(v[4]) <= hogsec::kMaxSide &&
+                           std::fabs(v[5]) <= hogsec::kMaxSide;
+    if (!offsetsOk) throw rangeError("mean offsets must be integers of at most 2^15 cells" + part);
     springs[p] = {v[0], v[1], v[2], v[3], static_cast<int32_t>(v[4]), static_cast<int32_t>(v[5])};
   }
+  // Pointers into the images' arrays (read on the worker threads during this synchronous call).
   std::vector<const float*> features(fromMaps ? 0 : n);
   std::vector<const double*> maps(fromMaps ? n : 0);
   for (std::size_t i = 0; i < n; ++i) {
     const std::string name = fn + (fromMaps ? ": maps[" : ": features[") + std::to_string(i) + "]";
     const std::size_t r = static_cast<std::size_t>(rows[i]), c = static_cast<std::size_t>(cols[i]);
-    if (rows[i] < 1 || cols[i] < 1 || r > hogsec::kMaxSide || c > hogsec::kMaxSide) throw Napi::RangeError::New(info.Env(), fn + ": image " + std::to_string(i) + " needs a grid of 1 to 2^15 cells per side");
+    if (rows[i] < 1 || cols[i] < 1 || r > hogsec::kMaxSide || c > hogsec::kMaxSide) {
+      throw rangeError("image " + std::to_string(i) + " needs a grid of 1 to 2^15 cells per side");
+    }
     const Napi::Value v = list[i];
     const napi_typedarray_type type = fromMaps ? napi_float64_array : napi_float32_array;
     if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type) {
-      throw Napi::TypeError::New(info.Env(), name + (fromMaps ? " must be a Float64Array" : " must be a Float32Array"));
+      throw Napi::TypeError::New(env, name + (fromMaps ? " must be a Float64Array" : " must be a Float32Array"));
     }
     if (fromMaps) {
       const auto m = v.As<Napi::Float64Array>();
       RequireLength(m, P * r * c, name);
-      RequireNoNaN(info.Env(), m.Data(), P * r * c, name, false, false);
+      RequireNoNaN(env, m.Data(), P * r * c, name, false, false);
       maps[i] = m.Data();
     } else {
       const auto f = v.As<Napi::Float32Array>();
       RequireLength(f, r * c * dim, name);
       for (std::size_t q = 0; q < r * c * dim; ++q) {
-        if (!std::isfinite(f[q])) throw Napi::RangeError::New(info.Env(), name + "[" + std::to_string(q) + "] is not finite");
+        if (!std::isfinite(f[q])) throw Napi::RangeError::New(env, name + "[" + std::to_string(q) + "] is not finite");
       }
       features[i] = f.Data();
     }
@@ -1947,10 +1954,11 @@ Napi::Value PoseDecodeBatch(const Napi::CallbackInfo& info) {
     RequireLength(truthY, n * P, fn + ": truthY");
     RequireLength(truthScale, n, fn + ": truthScale");
     for (std::size_t i = 0; i < n; ++i) {
-      if (!(truthScale[i] > 0) || !std::isfinite(truthScale[i])) throw Napi::RangeError::New(info.Env(), fn + ": truthScale[" + std::to_string(i) + "] must be positive and finite");
+      const std::string image = "image " + std::to_string(i);
+      if (!(truthScale[i] > 0) || !std::isfinite(truthScale[i])) throw rangeError("truthScale of " + image + " must be positive and finite");
       for (std::size_t p = 0; p < P; ++p) {
         const int32_t x = truthX[i * P + p], y = truthY[i * P + p];
-        if (x < 0 || x >= cols[i] || y < 0 || y >= rows[i]) throw Napi::RangeError::New(info.Env(), fn + ": truth of image " + std::to_string(i) + ", part " + std::to_string(p) + " lies outside its grid");
+        if (x < 0 || x >= cols[i] || y < 0 || y >= rows[i]) throw rangeError("truth of " + image + ", part " + std::to_string(p) + " lies outside its grid");
       }
     }
   }
@@ -1960,17 +1968,28 @@ Napi::Value PoseDecodeBatch(const Napi::CallbackInfo& info) {
   RequireLength(outY, n * P, fn + ": outY");
   const int32_t threads = static_cast<int32_t>(std::max<std::size_t>(RequireSize(info, 15, fn + ": threads", 256), 1));
   const gapbcfw::pose::Tree tree{static_cast<int32_t>(P), parents.Data(), order.Data(), springs.data()};
-  const gapbcfw::pose::PoseBatch batch{static_cast<int32_t>(n), fromMaps ? maps.data() : nullptr, fromMaps ? nullptr : features.data(), rows.Data(), cols.Data(), static_cast<int32_t>(dim),
-                                       w.Data(), static_cast<int32_t>(k), augmented ? truthX.Data() : nullptr,
-                                       augmented ? truthY.Data() : nullptr, augmented ? truthScale.Data() : nullptr};
+  gapbcfw::pose::PoseBatch batch{};
+  batch.n = static_cast<int32_t>(n);
+  batch.maps = fromMaps ? maps.data() : nullptr;
+  batch.features = fromMaps ? nullptr : features.data();
+  batch.rows = rows.Data();
+  batch.cols = cols.Data();
+  batch.dim = static_cast<int32_t>(dim);
+  batch.w = w.Data();
+  batch.filter_size = static_cast<int32_t>(k);
+  if (augmented) {
+    batch.truth_x = truthX.Data();
+    batch.truth_y = truthY.Data();
+    batch.truth_scale = truthScale.Data();
+  }
   try {
     gapbcfw::pose::DecodeBatch(batch, tree, outX.Data(), outY.Data(), threads);
   } catch (const std::bad_alloc&) {
-    throw Napi::Error::New(info.Env(), fn + ": out of memory");
+    throw Napi::Error::New(env, fn + ": out of memory");
   } catch (const std::exception& e) {
-    throw Napi::Error::New(info.Env(), fn + ": " + e.what());
+    throw Napi::Error::New(env, fn + ": " + e.what());
   }
-  return info.Env().Undefined();
+  return env.Undefined();
 }
 
 void Register(Napi::Env env, Napi::Object exports) {

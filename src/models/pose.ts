@@ -24,6 +24,7 @@ import { SparseAccumulator, dotSparse, type SparseVector } from '../core/vector.
 import { native } from '../native.js';
 import { distanceTransform2d, type GdtImpl } from '../gdt.js';
 import { filterResponses } from '../hog.js';
+import { JsBackend } from '../../kernels/js.js';
 import { NativeBackend } from '../../kernels/native.js';
 
 /** HOG (or any cell-feature) grid: feature d of cell (r, c) at `data[(r*cols + c)*dim + d]`. */
@@ -444,11 +445,12 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
   }
 
   /**
-   * Filter responses of all images from a scoring backend (NativeBackend when none is given): returns, for
-   * a w, one P x cells map per image. The rows are im2col patches, in chunks of at most 2^24 values.
+   * Filter responses of all images from a scoring backend (by default NativeBackend, JsBackend for a model
+   * with TypeScript scoring): returns, for a w, one P x cells map per image. The rows are im2col patches,
+   * in chunks of at most 2^24 values.
    */
   private batchResponses(xs: readonly PoseInput[], scoring: ScoringBackend | undefined): (w: Float64Array) => Float64Array[] {
-    const backend = scoring ?? new NativeBackend(this.threads);
+    const backend = scoring ?? (this.scoring === 'ts' ? new JsBackend() : new NativeBackend(this.threads));
     const P = this.numParts;
     const F = this.filterLength;
     const chunks: { start: number; end: number; cells: number; prepared: FeatureRows | null }[] = [];
