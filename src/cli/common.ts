@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { GapbcfwError, InputError } from '../core/errors.js';
+import type { SolverResult } from '../solvers/common.js';
 
 /** Shared pieces of the `gapbcfw` commands: argument parsing, number flags, the final report. */
 
@@ -38,6 +39,12 @@ export const integer = (min: number) => (x: number) => Number.isInteger(x) && x 
  * Prints the result of a command: with --json one JSON object as the last stdout line (undefined fields
  * dropped), otherwise a headline and one `key: value` line per field.
  */
+/** The solver figures that every training report shows (`train` and `pose train`), in one order. */
+export function solverSummary(result: SolverResult): Record<string, unknown> {
+  const { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact } = result;
+  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact };
+}
+
 export function report(summary: Record<string, unknown>, json: boolean, io: Io, headline: string): void {
   const clean = Object.fromEntries(Object.entries(summary).filter(([, x]) => x !== undefined));
   if (json) {

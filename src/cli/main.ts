@@ -25,7 +25,7 @@ import { runPrepareHorse, runTrainHorse, runPredict } from './horse.js';
 import { runPath } from './path.js';
 import { loadPath } from '../io/path-file.js';
 import { pathWeights } from '../path/regpath.js';
-import { UsageError, integer, number, parse, positive, report, reportFailure, type Io } from './common.js';
+import { UsageError, integer, number, parse, positive, report, reportFailure, solverSummary, type Io } from './common.js';
 import { CLI_SOLVERS, TRAIN_OPTIONS, backendOf, scoringOf, trainOptions, type TrainValues } from './train-options.js';
 import { describeBackend } from '../../kernels/index.js';
 
@@ -174,14 +174,7 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
     lambda: result.lambda,
     n: problem.n,
     dim: problem.dim,
-    passes: result.passes,
-    effectivePasses: result.effectivePasses,
-    oracleCalls: result.oracleCalls,
-    seconds: result.seconds,
-    primal: result.primal,
-    dual: result.dual,
-    gap: result.gap,
-    gapIsExact: result.gapIsExact,
+    ...solverSummary(result),
     ...('counters' in result && (result as BcfwResult).storedLabels !== undefined
       ? { cacheHits: (result as BcfwResult).counters.cacheHits, storedLabels: (result as BcfwResult).storedLabels }
       : {}),

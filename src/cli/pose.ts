@@ -17,7 +17,7 @@ import { labelToPixels, loadImage, loadLspJoints, lspExamples, lspImagePath, lsp
 import { LSP_STICKS, LSP_TREE_PARENTS, MeanPose, pcpPck, type PoseMetrics, type PosePoints } from '../models/pose-eval.js';
 import { PoseModel, type PoseModelOptions } from '../models/pose.js';
 import { train } from '../solvers/index.js';
-import { UsageError, integer, nonNegative, number, parse, positive, report, type Io } from './common.js';
+import { UsageError, integer, nonNegative, number, parse, positive, report, solverSummary, type Io } from './common.js';
 
 export const POSE_USAGE = `gapbcfw pose: LSP pose estimation (tree of 14 joints, HOG part filters, GDT max-sum oracle)
 
@@ -150,14 +150,7 @@ export async function runPose(args: string[], io: Io): Promise<number> {
         testImages: testSet.length,
         dim: model.dim,
         lambda,
-        passes: result.passes,
-        effectivePasses: result.effectivePasses,
-        oracleCalls: result.oracleCalls,
-        seconds: result.seconds,
-        primal: result.primal,
-        dual: result.dual,
-        gap: result.gap,
-        gapIsExact: result.gapIsExact,
+        ...solverSummary(result),
         trainError: result.trainError,
         oracleMsPerImage: trainOracleMs,
         decodeMsPerImage: ev.decodeMsPerImage,
