@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Rng } from '../src/core/rng.js';
 import { modelProblem, meanLoss } from '../src/core/problem.js';
 import { FormatError, InputError } from '../src/core/errors.js';
-import { HorseDataset, mergeHorseParts, writeHorseDataset, type HorseRecord } from '../src/data/horse.js';
-import { HorseRecordReader, shouldStream, StreamedHorseSet } from '../src/data/horse-stream.js';
+import { HorseDataset, mergeHorseParts, trainingBytes, writeHorseDataset, type HorseRecord } from '../src/data/horse.js';
+import { HorseRecordReader, shouldStream, StreamedHorseSet, streamedSetOf } from '../src/data/horse-stream.js';
 import { loadTask } from '../src/data/datasets.js';
 import { SegmentationModel, segmentationLoss } from '../src/models/segmentation.js';
 import { streamedSegmentationBatch } from '../src/models/segmentation-batch.js';
@@ -14,7 +14,7 @@ import { dotSparse } from '../src/core/vector.js';
 import { train, type TrainOptions } from '../src/solvers/index.js';
 import { main } from '../src/cli/main.js';
 import { runTrainHorse } from '../src/cli/horse.js';
-import { loadModel } from '../src/io/model.js';
+import { fingerprint, loadModel } from '../src/io/model.js';
 import { capture } from './helpers/capture.js';
 
 const DU = 12;
@@ -288,6 +288,40 @@ describe('validation of streamed records', () => {
     }
     expect(loadTask(`horse:${dir}`, { stream: true }).description).toMatch(/streamed from disk/);
     expect(loadTask(`horse:${dir}`).description).not.toMatch(/streamed/);
+  });
+});
+
+describe('fingerprint of a horse set', () => {
+  it('is the same in memory and streamed, costs no read after a pass, sees features but not the superpixel map', () => {
+    const copy = join(root, 'fp');
+    writeSet(copy, 8, 2, 21);
+    const inMemory = loadTask(`horse:${copy}`, { stream: false });
+    const streamed = loadTask(`horse:${copy}`, { stream: true });
+    const fp = fingerprint(inMemory.train);
+    expect(fp).toMatch(/^horse:8:[0-9a-f]{8}$/);
+    // a pass reads every record: the fingerprint then needs no further read
+    const set = streamedSetOf(streamed.train.xs)!;
+    modelProblem(new SegmentationModel({ dUnary: DU, dPairwise: DP }), streamed.train.xs, streamed.train.ys).hingeAll!(new Float64Array(DU + DP), new Float64Array(8));
+    const reads = set.reader.stats.reads;
+    expect(fingerprint(streamed.train)).toBe(fp);
+    expect(set.reader.stats.reads).toBe(reads);
+    expect(fingerprint(streamed.test!)).toBe(fingerprint(inMemory.test!));
+    expect(fingerprint(inMemory.test!)).not.toBe(fp);
+    // flip one byte: in the first record's superpixel map (the record's last bytes), then in its unary features
+    const ds = new HorseDataset(copy);
+    const im = ds.meta.images[0]!;
+    const bin = join(copy, 'horse.bin');
+    const flip = (at: number) => {
+      const b = readFileSync(bin);
+      b[at] = b[at]! ^ 0xff;
+      writeFileSync(bin, b);
+    };
+    flip(im.offset + im.bytes - 1);
+    expect(fingerprint(loadTask(`horse:${copy}`, { stream: false }).train)).toBe(fp);
+    flip(im.offset + trainingBytes(im) - 1);
+    const changed = fingerprint(loadTask(`horse:${copy}`, { stream: false }).train);
+    expect(changed).not.toBe(fp);
+    expect(fingerprint(loadTask(`horse:${copy}`, { stream: true }).train)).toBe(changed);
   });
 });
 

@@ -23,6 +23,8 @@ export type ModelSpec =
 export interface LabelledSet<X = unknown, Y = unknown> {
   xs: X[];
   ys: Y[];
+  /** The set's own fingerprint where its format has a cheaper one than checksumming every input (horse sets). */
+  fingerprint?: () => string;
 }
 
 /** A data set named on the command line, loaded: the model it calls for, a training part and an optional test part. */
@@ -124,8 +126,8 @@ export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData 
         const [tr, te] = [new StreamedHorseSet(ds, trainIdx), new StreamedHorseSet(ds, testIdx)];
         return {
           spec,
-          train: { xs: tr.lazyInputs(), ys: tr.ys },
-          test: te.n > 0 ? { xs: te.lazyInputs(), ys: te.ys } : undefined,
+          train: { xs: tr.lazyInputs(), ys: tr.ys, fingerprint: () => tr.fingerprint() },
+          test: te.n > 0 ? { xs: te.lazyInputs(), ys: te.ys, fingerprint: () => te.fingerprint() } : undefined,
           description: `horse: ${tr.n} train / ${te.n} test images (streamed from disk), ${spec.numFeatures} unary + ${spec.dPairwise} pairwise features`,
         };
       }
@@ -135,8 +137,8 @@ export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData 
       for (const part of [train, test]) part.ys.forEach((y, i) => withAreas(y, part.xs[i]!.areas));
       return {
         spec,
-        train: { xs: train.xs, ys: train.ys },
-        test: test.xs.length > 0 ? { xs: test.xs, ys: test.ys } : undefined,
+        train: { xs: train.xs, ys: train.ys, fingerprint: () => train.fingerprint },
+        test: test.xs.length > 0 ? { xs: test.xs, ys: test.ys, fingerprint: () => test.fingerprint } : undefined,
         description: `horse: ${train.xs.length} train / ${test.xs.length} test images, ${spec.numFeatures} unary + ${spec.dPairwise} pairwise features`,
       };
     }

@@ -20,10 +20,10 @@ import { check, FormatError, InputError } from '../core/errors.js';
 import { PROBLEM_FACTORY, type Problem, type ProblemOptions, type StructuredModel } from '../core/problem.js';
 import { streamedSegmentationBatch } from '../models/segmentation-batch.js';
 import { SegmentationModel, withAreas, type SegmentationGraph, type SegmentationLabel } from '../models/segmentation.js';
-import type { HorseDataset, HorseImageEntry } from './horse.js';
+import { crc32 } from '../io/model-file.js';
+import { horseFingerprint, RECORD_HEADER_BYTES as HEADER, trainingBytes, type HorseDataset, type HorseImageEntry } from './horse.js';
 
 const MAGIC = 0x31525348; // 'HSR1' read as a little-endian u32
-const HEADER = 28;
 const pad4 = (n: number) => (n + 3) & ~3;
 /** Byte offset of the record inside a slot buffer: 28 + 4 = 32 puts edges at 4k, areas at 8k, features at 4k. */
 const SHIFT = 4;
@@ -62,6 +62,9 @@ export class HorseRecordReader {
   private readonly slots: Slot[];
   private clock = 0;
   private readonly maxBytes: number;
+  /** CRC-32 of each record's training bytes, taken on its first read (see {@link checksum}). */
+  private readonly checksums: Uint32Array;
+  private readonly summed: Uint8Array;
 
   constructor(
     readonly ds: HorseDataset,
@@ -72,6 +75,8 @@ export class HorseRecordReader {
     let max = HEADER;
     for (const im of ds.meta.images) max = Math.max(max, im.bytes);
     this.maxBytes = max;
+    this.checksums = new Uint32Array(ds.meta.images.length);
+    this.summed = new Uint8Array(ds.meta.images.length);
     // allocUnsafeSlow: a buffer of its own ArrayBuffer at byte offset 0, so views at SHIFT + k are aligned.
     this.slots = Array.from({ length: slots }, () => ({ record: -1, buf: Buffer.allocUnsafeSlow(max + SHIFT), graph: undefined, labels: undefined, superpixels: undefined, used: 0 }));
   }
@@ -138,6 +143,10 @@ export class HorseRecordReader {
     const mapBytes = pad4(2 * im.height * im.width);
     const bytes = withMap || mapBytes > im.bytes - HEADER ? im.bytes : im.bytes - mapBytes;
     const { N, E, dU, dP, H, W } = this.readInto(k, victim.buf, bytes);
+    if (!this.summed[k]) {
+      this.checksums[k] = crc32(victim.buf.subarray(SHIFT, SHIFT + trainingBytes(im)));
+      this.summed[k] = 1;
+    }
     const ab = victim.buf.buffer;
     let off = victim.buf.byteOffset + SHIFT + HEADER;
     const view = <T>(C: { new (b: ArrayBufferLike, o: number, n: number): T }, n: number, bytes: number): T => {
@@ -162,6 +171,12 @@ export class HorseRecordReader {
       st.ms += ms;
     }
     return victim;
+  }
+
+  /** CRC-32 of record k's training bytes (as HorseDataset.read computes it): taken on its first read, else read now. */
+  checksum(k: number): number {
+    if (!this.summed[k]) this.slotOf(k, false);
+    return this.checksums[k]!;
   }
 
   /** The graph of record k: views into a slot buffer, valid until `slots` other records were read. */
@@ -279,6 +294,11 @@ export class StreamedHorseSet {
         ? { hingeAll: streamedSegmentationBatch(this, model, options.scoring, options.onPassProgress ? { onProgress: options.onPassProgress } : {}) }
         : {}),
     };
+  }
+
+  /** The set's {@link horseFingerprint} (equal to the in-memory one; free for records a pass has read). */
+  fingerprint(): string {
+    return horseFingerprint(this.indices.map((k) => this.reader.checksum(k)));
   }
 
   /** A set of the examples [start, end) of this one (sharing the reader). */

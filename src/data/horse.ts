@@ -40,6 +40,7 @@ import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
 import type { SegmentationGraph } from '../models/segmentation.js';
 import { slic } from '../slic.js';
+import { crc32 } from '../io/model-file.js';
 
 export const HORSE_FORMAT = 'gapbcfw-horse';
 export const HORSE_VERSION = 1;
@@ -121,6 +122,8 @@ export interface HorseRecord {
   graph: SegmentationGraph;
   labels: Uint8Array;
   superpixels: Uint16Array;
+  /** CRC-32 of the record's training bytes (see {@link trainingBytes}); set by {@link HorseDataset.read}. */
+  checksum?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -459,6 +462,28 @@ export function featuriseImage(image: HorseImage, codebooks: HorseCodebooks, opt
 
 const MAGIC = 'HSR1';
 const pad4 = (n: number) => (n + 3) & ~3;
+/** Bytes of a record's header (magic and six u32). */
+export const RECORD_HEADER_BYTES = 28;
+
+/**
+ * Bytes of record `im` before its superpixel map: all that training reads (header, graph, areas,
+ * labels, features); the map only serves overlays and pixel metrics.
+ */
+export function trainingBytes(im: HorseImageEntry): number {
+  const map = pad4(2 * im.height * im.width);
+  return map > im.bytes - RECORD_HEADER_BYTES ? im.bytes : im.bytes - map;
+}
+
+/**
+ * Fingerprint of a horse set (which `gap` and `eval` compare with a model's training set before using its
+ * saved dual): the CRC-32 of the CRC-32s of every record's training bytes, in set order. The in-memory
+ * and streamed readers take each record's CRC when they read it anyway, so a set read by a pass costs
+ * nothing more.
+ */
+export function horseFingerprint(checksums: readonly number[]): string {
+  const crc = crc32(new Uint8Array(Uint32Array.from(checksums).buffer));
+  return `horse:${checksums.length}:${crc.toString(16).padStart(8, '0')}`;
+}
 
 /** The bytes of one record (see the module comment). */
 export function encodeRecord(r: HorseRecord): Buffer {
@@ -673,16 +698,16 @@ export class HorseDataset {
       if (got !== im.bytes) throw new FormatError(`truncated at record ${k} (${im.name})`, bin);
       const r = decodeRecord(buf, im.name, `${bin} record ${k} (${im.name})`);
       if (r.graph.numNodes !== im.numNodes || r.graph.edgeFrom.length !== im.numEdges) throw new FormatError(`record ${k} (${im.name}) does not match the index`, bin);
-      return r;
+      return { ...r, checksum: crc32(buf.subarray(0, trainingBytes(im))) };
     } finally {
       closeSync(fd);
     }
   }
 
-  /** Loads every record of a split into memory (inputs and labels for modelProblem). */
-  load(split: 'train' | 'test' | 'all', limit = Infinity): { xs: SegmentationGraph[]; ys: Uint8Array[]; records: HorseRecord[] } {
+  /** Loads every record of a split into memory (inputs and labels for modelProblem, and the set's {@link horseFingerprint}). */
+  load(split: 'train' | 'test' | 'all', limit = Infinity): { xs: SegmentationGraph[]; ys: Uint8Array[]; records: HorseRecord[]; fingerprint: string } {
     const records = this.indices(split).slice(0, limit).map((k) => this.read(k));
-    return { xs: records.map((r) => r.graph), ys: records.map((r) => r.labels), records };
+    return { xs: records.map((r) => r.graph), ys: records.map((r) => r.labels), records, fingerprint: horseFingerprint(records.map((r) => r.checksum!)) };
   }
 
   /** Copies of the colour and gradient k-means codebooks stored in `horse.json` (to featurise new images consistently). */

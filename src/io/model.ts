@@ -72,11 +72,13 @@ export function loadModel(path: string): TrainedModel {
 }
 
 /**
- * A checksum of a data set (inputs and labels), to recognise the training set of a model. Inputs are typed
- * arrays or plain objects of typed arrays and numbers (sparse rows, sparse sequences, superpixel graphs),
- * fed field by field in key order.
+ * A checksum of a data set (inputs and labels), to recognise the training set of a model: the set's own
+ * `fingerprint()` where it has one (horse sets: per-record CRCs, taken as records are read), else a CRC of
+ * every input and label. Inputs are typed arrays or plain objects of typed arrays and numbers (sparse rows,
+ * sparse sequences, superpixel graphs), fed field by field in key order.
  */
 export function fingerprint(set: LabelledSet): string {
+  if (set.fingerprint) return set.fingerprint();
   let crc = 0;
   const feed = (a: ArrayBufferView) => {
     crc = crc32(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), crc);
