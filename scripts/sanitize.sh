@@ -62,6 +62,9 @@ for test in native/*/test_*.cc; do
   for s in "$dir"/*.cc; do
     case "$(basename "$s")" in test_* | bench_* | fuzz_*) ;; *) srcs+=("$s") ;; esac
   done
+  # sources of other folders that the test names on a "// link:" line
+  read -r -a linked <<<"$(sed -n 's|^// link: ||p' "$test" | head -n 1)"
+  srcs+=("${linked[@]}")
   "$CXX" -std=c++17 -g -O1 "${SAN[@]}" -Wall -Wextra -Inative "${srcs[@]}" -o "$OUT/bin/$name"
   echo "sanitize: running $name"
   "$OUT/bin/$name" >"$OUT/bin/$name.out" 2>&1 || { cat "$OUT/bin/$name.out" >&2; echo "sanitize: $name failed" >&2; exit 1; }

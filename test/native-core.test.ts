@@ -1,6 +1,6 @@
 /**
- * Compiles the plain C++ core of native/gdt with its standalone test program (no Node headers, no
- * addon) and runs it: this keeps native/gdt buildable and testable on its own.
+ * Compiles the plain C++ cores of native/gdt and native/pose with their standalone test programs (no Node headers, no
+ * addon) and runs them: this keeps those cores buildable and testable on their own.
  */
 import { describe, expect, it } from 'vitest';
 import { compileAndRun, hasGxx } from './helpers/native-program.js';
@@ -8,5 +8,11 @@ import { compileAndRun, hasGxx } from './helpers/native-program.js';
 describe.skipIf(!hasGxx)('native/gdt standalone C++ test (g++ -std=c++17 -O2, no Node headers)', () => {
   it('compiles test_gdt.cc + gdt.cc and exits with code 0', () => {
     expect(compileAndRun('test_gdt', ['gdt/test_gdt.cc', 'gdt/gdt.cc'])).toMatch(/all \d+ checks passed/);
+  });
+});
+
+describe.skipIf(!hasGxx)('native/pose standalone C++ test (tree max-sum against brute force, batch against sequential)', () => {
+  it('compiles test_tree.cc + tree.cc with the GDT and HOG cores and exits with code 0', () => {
+    expect(compileAndRun('test_tree', ['pose/test_tree.cc', 'pose/tree.cc', 'gdt/gdt.cc', 'hog/hog.cc'])).toMatch(/all \d+ checks passed/);
   });
 });
