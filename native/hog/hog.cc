@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "scoring/simd.h"
+
 namespace gapbcfw {
 namespace hog {
 
@@ -113,32 +115,51 @@ void Compute(const double* image, std::size_t height, std::size_t width, std::si
   }
 }
 
+namespace {
+
+// acc += the response of one filter wf: for each tap (i, j) and feature d, one flat update
+// acc[q] += a * plane_d[q + i*Cp + j - rad] over the whole padded map (vectorised, no reductions).
+// Planes carry a zero border of rad cells, so taps that leave the grid add exact zeros.
+GAPBCFW_WIDE_SIMD void AccumulateTaps(const double* planes, long R, long Cp, std::size_t dim, const double* wf, long k,
+                                      double* acc) {
+  const long rad = k / 2;
+  const std::size_t plane = static_cast<std::size_t>(R + 2 * rad) * Cp;
+  const long end = R * Cp - rad;  // acc[q] for q in [rad, end) covers every cell (and junk border columns)
+  for (long i = 0; i < k; ++i) {
+    for (long j = 0; j < k; ++j) {
+      const double* wt = wf + (static_cast<std::size_t>(i) * k + j) * dim;
+      for (std::size_t d = 0; d < dim; ++d) {
+        const double a = wt[d];
+        if (a == 0) continue;
+        const double* x = planes + d * plane + i * Cp + j - rad;
+#pragma omp simd
+        for (long q = rad; q < end; ++q) acc[q] += a * x[q];
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void FilterResponses(const float* feat, std::size_t rows, std::size_t cols, std::size_t dim, const double* w,
                      std::size_t numFilters, std::size_t k, double* out) {
   if (k % 2 == 0) throw std::invalid_argument("FilterResponses: k must be odd");
-  const long rad = static_cast<long>(k / 2);
-  const long R = static_cast<long>(rows), C = static_cast<long>(cols);
+  // The features as dim zero-bordered planes of (rows + 2 rad) x (cols + 2 rad) doubles (channel-major),
+  // so that every tap of a filter is one flat update of a padded response map.
+  const std::size_t rad = k / 2, Cp = cols + 2 * rad, plane = (rows + 2 * rad) * Cp;
+  thread_local std::vector<double> planes, acc;
+  planes.assign(dim * plane, 0.0);
+  acc.resize(rows * Cp);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c)
+      for (std::size_t d = 0; d < dim; ++d)
+        planes[d * plane + (r + rad) * Cp + c + rad] = static_cast<double>(feat[(r * cols + c) * dim + d]);
   for (std::size_t f = 0; f < numFilters; ++f) {
+    std::fill(acc.begin(), acc.end(), 0.0);
+    AccumulateTaps(planes.data(), static_cast<long>(rows), static_cast<long>(Cp), dim, w + f * k * k * dim, static_cast<long>(k),
+                   acc.data());
     double* map = out + f * rows * cols;
-    std::fill(map, map + rows * cols, 0.0);
-    for (long i = 0; i < static_cast<long>(k); ++i) {
-      const long di = i - rad;
-      const long r0 = std::max(0L, -di), r1 = std::min(R, R - di);
-      for (long j = 0; j < static_cast<long>(k); ++j) {
-        const long dj = j - rad;
-        const long c0 = std::max(0L, -dj), c1 = std::min(C, C - dj);
-        const double* wt = w + f * k * k * dim + (static_cast<std::size_t>(i) * k + static_cast<std::size_t>(j)) * dim;
-        for (long r = r0; r < r1; ++r) {
-          for (long c = c0; c < c1; ++c) {
-            const float* x = feat + (static_cast<std::size_t>(r + di) * cols + static_cast<std::size_t>(c + dj)) * dim;
-            double s = 0;
-#pragma omp simd reduction(+ : s)
-            for (std::size_t d = 0; d < dim; ++d) s += wt[d] * static_cast<double>(x[d]);
-            map[r * C + c] += s;
-          }
-        }
-      }
-    }
+    for (std::size_t r = 0; r < rows; ++r) std::copy_n(acc.data() + r * Cp + rad, cols, map + r * cols);
   }
 }
 

@@ -296,7 +296,7 @@ export class StreamedHorseSet {
     };
   }
 
-  /** The set's {@link horseFingerprint} (equal to the in-memory one; free for records a pass has read). */
+  /** The set's fingerprint, the CRC of its records' CRCs (equal to the in-memory one; free for records a pass has read). */
   fingerprint(): string {
     return horseFingerprint(this.indices.map((k) => this.reader.checksum(k)));
   }

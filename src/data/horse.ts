@@ -122,7 +122,7 @@ export interface HorseRecord {
   graph: SegmentationGraph;
   labels: Uint8Array;
   superpixels: Uint16Array;
-  /** CRC-32 of the record's training bytes (see {@link trainingBytes}); set by {@link HorseDataset.read}. */
+  /** CRC-32 of the record's training bytes (see `trainingBytes`); set by {@link HorseDataset.read}. */
   checksum?: number;
 }
 
@@ -704,7 +704,7 @@ export class HorseDataset {
     }
   }
 
-  /** Loads every record of a split into memory (inputs and labels for modelProblem, and the set's {@link horseFingerprint}). */
+  /** Loads every record of a split into memory (inputs and labels for modelProblem, and the set's fingerprint: the CRC of its records' CRCs). */
   load(split: 'train' | 'test' | 'all', limit = Infinity): { xs: SegmentationGraph[]; ys: Uint8Array[]; records: HorseRecord[]; fingerprint: string } {
     const records = this.indices(split).slice(0, limit).map((k) => this.read(k));
     return { xs: records.map((r) => r.graph), ys: records.map((r) => r.labels), records, fingerprint: horseFingerprint(records.map((r) => r.checksum!)) };
