@@ -21,9 +21,19 @@ export type GpuJsMode = (typeof GPUJS_MODES)[number];
 
 type GpuJsModule = typeof import('gpu.js');
 let gpuJs: GpuJsModule | undefined;
-/** Loads gpu.js on first use (it pulls in a JS parser; most runs never need it). */
+/**
+ * Loads gpu.js on first use (it pulls in a JS parser; most runs never need it). gpu.js is an optional peer
+ * dependency: it is not installed with gapbcfw (its optional `gl` dependency would download or compile
+ * headless-gl at install time), so a machine with a GPU adds it with `npm install gpu.js@2.24.1`.
+ */
 function loadGpuJs(): GpuJsModule {
-  return (gpuJs ??= createRequire(import.meta.url)('gpu.js') as GpuJsModule);
+  if (gpuJs) return gpuJs;
+  try {
+    return (gpuJs = createRequire(import.meta.url)('gpu.js') as GpuJsModule);
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'MODULE_NOT_FOUND') throw e;
+    throw new Error('gpu.js is not installed (an optional peer dependency of gapbcfw): npm install gpu.js@2.24.1 to enable this backend');
+  }
 }
 
 /** Largest number of values of one 2-D input or output in a chunk (flat offsets stay exact in float32). */

@@ -190,6 +190,13 @@ console.log(r('node-gyp-build').resolve(dir));`;
     TIMEOUT,
   );
 
+  it('leaves out the optional gpu.js (and its gl / webgpu binaries); the gpujs backend says how to add it', () => {
+    for (const dep of ['gpu.js', 'gl', 'webgpu']) expect(existsSync(path.join(project, 'node_modules', dep)), dep).toBe(false);
+    const r = run(bin(), ['train', 'synthetic:chain', '--backend', 'gpujs', '--max-passes', '1'], { cwd: project, env });
+    expect(r.status, describeRun('gapbcfw train --backend gpujs', r)).toBe(2);
+    expect(r.stderr).toMatch(/gpu\.js is not installed.*npm install gpu\.js@2\.24\.1/);
+  });
+
   it('gapbcfw train nope:x exits 2 with a one-line message', () => {
     const r = run(bin(), ['train', 'nope:x'], { cwd: project, env });
     expect(r.status, describeRun('gapbcfw train nope:x', r)).toBe(2);
