@@ -4,6 +4,7 @@
  * fastest. The choice is cached on disk per machine, Node version and package version.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism, cpus, homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -108,10 +109,19 @@ function defaultCacheFile(): string {
   return join(dir, 'backend.json');
 }
 
+/** The installed gpu.js version, or 'absent' (an optional peer dependency; installing it later recalibrates). */
+function gpuJsVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('gpu.js/package.json') as { version: string }).version;
+  } catch {
+    return 'absent';
+  }
+}
+
 function cacheKey(options: BackendOptions): string {
   const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   const cpu = cpus()[0]?.model ?? 'cpu';
-  return [hostname(), `${process.platform}-${process.arch}`, cpu, `node ${process.versions.node}`, `gapbcfw ${version}`, `threads ${options.threads ?? availableParallelism()}`, `gpu.js ${options.gpuMode ?? 'gpu'}`].join(' | ');
+  return [hostname(), `${process.platform}-${process.arch}`, cpu, `node ${process.versions.node}`, `gapbcfw ${version}`, `threads ${options.threads ?? availableParallelism()}`, `gpu.js ${gpuJsVersion()} ${options.gpuMode ?? 'gpu'}`].join(' | ');
 }
 
 function readCache(file: string): Record<string, BackendReport> {
