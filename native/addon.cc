@@ -605,6 +605,40 @@ Napi::Value ScoreRows(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// multiclassHinges(rowOffsets: Int32Array (rows+1), ids: Int32Array (distinct per row, in 0..F-1), values: Float64Array,
+// w: Float64Array (K*F, class-major), F, K, y: Int32Array (rows), yHat: Int32Array (rows), hinge: Float64Array (rows),
+// threads): Crammer-Singer hinges of given labels with the per-object arithmetic (multiclass_hinges).
+Napi::Value MulticlassHinges(const Napi::CallbackInfo& info) {
+  const std::string fn = "multiclassHinges";
+  RequireArgCount(info, 10, fn.c_str());
+  const auto offsets = RequireTypedArray<int32_t>(info, 0, fn + ": rowOffsets");
+  const std::size_t rows = RequireOffsets(offsets, fn + ": rowOffsets");
+  const std::size_t nnz = static_cast<std::size_t>(offsets[rows]);
+  const auto ids = RequireTypedArray<int32_t>(info, 1, fn + ": ids");
+  const auto values = RequireTypedArray<double>(info, 2, fn + ": values");
+  RequireLength(ids, nnz, fn + ": ids");
+  RequireLength(values, nnz, fn + ": values");
+  const auto w = RequireTypedArray<double>(info, 3, fn + ": w");
+  const std::size_t F = RequireSize(info, 4, fn + ": F", std::size_t{1} << 31);
+  const std::size_t K = RequireSize(info, 5, fn + ": K", 1u << 15);
+  if (F == 0 || K == 0) throw Napi::RangeError::New(info.Env(), fn + ": F and K must be >= 1");
+  RequireLength(w, F * K, fn + ": w");
+  for (std::size_t j = 0; j < nnz; ++j) {
+    if (ids[j] < 0 || static_cast<std::size_t>(ids[j]) >= F) {
+      throw Napi::RangeError::New(info.Env(), fn + ": ids[" + std::to_string(j) + "] = " + std::to_string(ids[j]) + " is outside 0.." +
+                                                  std::to_string(F - 1));
+    }
+  }
+  const auto y = RequireLabels(info, 6, rows, K, fn + ": y");
+  const auto yHat = RequireLabels(info, 7, rows, K, fn + ": yHat");
+  auto hinge = RequireTypedArray<double>(info, 8, fn + ": hinge");
+  RequireLength(hinge, rows, fn + ": hinge");
+  const std::size_t threads = RequireSize(info, 9, fn + ": threads", 256);
+  gapbcfw::multiclass_hinges(offsets.Data(), static_cast<int64_t>(rows), ids.Data(), values.Data(), w.Data(), static_cast<int32_t>(F),
+                             y.Data(), yHat.Data(), hinge.Data(), static_cast<int32_t>(std::max<std::size_t>(threads, 1)));
+  return info.Env().Undefined();
+}
+
 // scoreSparseRows(rowOffsets: Int32Array (rows+1), ids: Int32Array, values: Float64Array | null, W: Float64Array
 // (F*K, feature-major), F, K, out: Float64Array (rows*K), threads): node scores of sparse rows on native threads.
 Napi::Value ScoreSparseRows(const Napi::CallbackInfo& info) {
@@ -646,6 +680,7 @@ void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("chainHingeOfLabels", Napi::Function::New(env, ChainHingeOfLabels, "chainHingeOfLabels"));
   exports.Set("scoreRows", Napi::Function::New(env, ScoreRows, "scoreRows"));
   exports.Set("scoreSparseRows", Napi::Function::New(env, ScoreSparseRows, "scoreSparseRows"));
+  exports.Set("multiclassHinges", Napi::Function::New(env, MulticlassHinges, "multiclassHinges"));
   exports.Set("chainNodeScores", Napi::Function::New(env, ChainNodeScores, "chainNodeScores"));
   exports.Set("chainPsi", Napi::Function::New(env, ChainPsi, "chainPsi"));
 }

@@ -65,6 +65,11 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
    * messages (springs: ax, bx, ay, by, mx, my per part). Writes the parts' cells to outX/outY (n x P).
    */
   poseDecodeBatch(features: Float32Array[] | null, maps: Float64Array[] | null, rows: Int32Array, cols: Int32Array, dim: number, w: Float64Array, filterSize: number, parents: Int32Array, order: Int32Array, springs: Float64Array, truthX: Int32Array | null, truthY: Int32Array | null, truthScale: Float64Array | null, outX: Int32Array, outY: Int32Array, threads: number): void;
+  /**
+   * Crammer-Singer hinges of given labels yHat for sparse rows (ids distinct per row; w class-major, K x F):
+   * 0 where yHat = y, else 1 - <w, psi> summed in the per-object path's order. Native threads.
+   */
+  multiclassHinges(rowOffsets: Int32Array, ids: Int32Array, values: Float64Array, w: Float64Array, F: number, K: number, y: Int32Array, yHat: Int32Array, hinge: Float64Array, threads: number): void;
   /** Node scores out[t*K + k] = <w_k, x_t> plus the first/last-label biases at t = 0 and T-1 (no loss term). */
   chainNodeScores(w: Float64Array, D: number, K: number, x: Float64Array, T: number, out: Float64Array): void;
   /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */

@@ -1,6 +1,7 @@
 // Scoring backends (kernels/): every backend against the float64 reference, gpu.js chunking and indices
 // beyond 2^24, the batched chain and multiclass passes per backend against the per-object oracle and
 // brute-force enumeration, thread-count independence, and the calibrated chooser with its cache.
+import { native } from '../src/native.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -244,7 +245,7 @@ describe('batched multiclass pass per backend', () => {
         if (backend.precision === 'float64') expect(predictions[i], `${name}, prediction ${i}`).toBe(model.decode(w, xs[i]!));
         const y = model.lossAugmentedDecode(w, xs[i]!, ys[i]!);
         const h = Math.max(0, model.loss(ys[i]!, y) - dotSparse(w, model.psi(xs[i]!, ys[i]!, y)));
-        if (labels[i] === y) expect(hinge[i], `${name}, example ${i}`).toBeCloseTo(h, 12);
+        if (labels[i] === y) expect(hinge[i], `${name}, example ${i}`).toBe(h); // bit-identical to the per-object H
         else {
           differ++;
           expect(Math.abs(hinge[i]! - h)).toBeLessThan(1e-5);
@@ -252,6 +253,25 @@ describe('batched multiclass pass per backend', () => {
       }
       expect(differ, name).toBeLessThanOrEqual(backend.precision === 'float32' ? 2 : 0);
     }
+  });
+
+  it('rows that repeat a feature take the TypeScript psi (which merges the repeats): the same H as per object', () => {
+    const w = randomW(model.dim, 4);
+    const repeated = xs.map((x, i) => (i % 7 === 0 && x.nnz > 0 ? { indices: Int32Array.from([...x.indices, x.indices[0]!]), values: Float64Array.from([...x.values, 0.25]), nnz: x.nnz + 1 } : x));
+    const hinge = new Float64Array(xs.length);
+    model.prepareBatch(repeated, ys)(w, hinge);
+    repeated.forEach((x, i) => {
+      const y = model.lossAugmentedDecode(w, x, ys[i]!);
+      expect(hinge[i], `example ${i}`).toBe(Math.max(0, model.loss(ys[i]!, y) - dotSparse(w, model.psi(x, ys[i]!, y))));
+    });
+  });
+
+  it('multiclassHinges rejects malformed rows with clear errors', () => {
+    const one = (ids: Int32Array, y = Int32Array.of(0), yHat = Int32Array.of(1)) => () =>
+      native.multiclassHinges(Int32Array.of(0, ids.length), ids, new Float64Array(ids.length), new Float64Array(2 * 3), 3, 2, y, yHat, new Float64Array(1), 1);
+    expect(one(Int32Array.of(0, 2))).not.toThrow();
+    expect(one(Int32Array.of(0, 3))).toThrow(/ids\[1\] = 3 is outside 0..2/);
+    expect(one(Int32Array.of(0), Int32Array.of(2))).toThrow(/y\[0\] = 2 is outside 0..1/);
   });
 });
 

@@ -115,6 +115,25 @@ void score_sparse_rows(const int32_t* row_offsets, int64_t rows, const int32_t* 
   });
 }
 
+void multiclass_hinges(const int32_t* row_offsets, int64_t rows, const int32_t* ids, const double* values, const double* w,
+                       int32_t F, const int32_t* y, const int32_t* yhat, double* hinge, int32_t threads) {
+  parallel_for_blocked(rows, 256, threads, [&](int64_t t) {
+    if (yhat[t] == y[t]) {
+      hinge[t] = 0.0;
+      return;
+    }
+    const double* wa = w + static_cast<size_t>(y[t]) * F;
+    const double* wb = w + static_cast<size_t>(yhat[t]) * F;
+    double s = 0.0;
+    for (int32_t j = row_offsets[t]; j < row_offsets[t + 1]; ++j) {
+      const double v = values[j];
+      s += wa[ids[j]] * v;
+      s += wb[ids[j]] * -v;
+    }
+    hinge[t] = 1.0 - s;
+  });
+}
+
 void score_rows(const double* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
                 const double* aug_weight, double* out, int32_t threads) {
   score_rows_impl(X, N, D, W, K, aug_labels, aug_weight, out, threads);

@@ -23,4 +23,11 @@ void score_rows(const float* X, int64_t N, int32_t D, const double* W, int32_t K
 void score_sparse_rows(const int32_t* row_offsets, int64_t rows, const int32_t* ids, const double* values, const double* W,
                        int32_t K, double* out, int32_t threads);
 
+// Crammer-Singer hinges of given labels (the multiclass model, w class-major: class y owns w[y*F .. y*F+F)):
+// for sparse rows t in [0, rows) with distinct ids, hinge[t] = 0 when yhat[t] == y[t], else
+// 1 - <w, psi> with psi = [x_t in block y_t, -x_t in block yhat_t] summed as the per-object path does:
+// s += w[y F + id_j] x_j, then s += w[yhat F + id_j] (-x_j), for j in row order.
+void multiclass_hinges(const int32_t* row_offsets, int64_t rows, const int32_t* ids, const double* values, const double* w,
+                       int32_t F, const int32_t* y, const int32_t* yhat, double* hinge, int32_t threads);
+
 }  // namespace gapbcfw

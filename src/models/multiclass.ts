@@ -4,6 +4,8 @@ import type { FeatureRows, ScoringBackend } from '../../kernels/backend.js';
 import { NativeBackend } from '../../kernels/native.js';
 import type { CsrMatrix } from '../core/data.js';
 import { SparseAccumulator, dotSparse, type SparseVector } from '../core/vector.js';
+import { native } from '../native.js';
+import { availableParallelism } from 'node:os';
 
 /**
  * Multiclass SVM in the Crammer-Singer form as an SSVM (2013 paper, Sec. 6): phi(x, y) puts x into the
@@ -99,7 +101,8 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
    * prepared across passes while the whole set stays under 2^25 values), scored by the backend with +1 on
    * every wrong class (the 0-1 loss augmentation), and the argmax of each row is taken with ties to the
    * smallest class, as the per-object oracle does. H_i = [y != y_i] - <w, psi_i(y)> is then recomputed in
-   * float64 on the sparse row, as the per-object path does. Native SIMD threads by default.
+   * float64 on the sparse rows with the per-object path's sums (native threads, `multiclassHinges`, when
+   * every row lists distinct features; else psi in TypeScript). Native SIMD threads by default.
    */
   prepareBatch(xs: readonly SparseVector[], ys: readonly number[], scoring?: ScoringBackend): BatchPass<number> {
     const backend = scoring ?? new NativeBackend();
@@ -112,7 +115,7 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
       into.fill(0);
       for (let r = 0; r < rows; r++) {
         const x = xs[start + r]!;
-        for (let k = 0; k < x.nnz; k++) into[r * F + x.indices[k]!] = x.values[k]!;
+        for (let k = 0; k < x.nnz; k++) into[r * F + x.indices[k]!]! += x.values[k]!; // a repeated feature sums, as in psi
       }
       return into;
     };
@@ -124,6 +127,9 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
     const truth = Int32Array.from(ys);
     const ones = new Float64Array(n).fill(1);
     const scores = new Float64Array(per * K);
+    const csr = packedRows(xs, F);
+    const yHat = new Int32Array(n);
+    const threads = availableParallelism();
     const argmax = (out: Float64Array, r: number): number => {
       let y = 0;
       for (let c = 1; c < K; c++) if (out[r * K + c]! > out[r * K + y]!) y = c;
@@ -139,23 +145,44 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
           for (let r = 0; r < rows; r++) predictions[start + r] = argmax(out, r);
         }
         backend.score(X, w, K, out, { labels: truth.subarray(start, start + rows), weight: ones.subarray(start, start + rows) });
-        for (let r = 0; r < rows; r++) {
-          const i = start + r;
-          let y = argmax(out, r);
-          const yi = ys[i]!;
-          // L - <w, psi>: the per-object path's arithmetic, so both give bit-identical H for the same label
-          let h = y === yi ? 0 : 1 - dotSparse(w, this.psi(xs[i]!, yi, y));
-          if (h < 0) {
-            // a float32 near-tie proposed a label below the ground truth, whose H is exactly 0
-            h = 0;
-            y = yi;
-          }
-          hinge[i] = h;
-          if (labels) labels[i] = y;
+        for (let r = 0; r < rows; r++) yHat[start + r] = argmax(out, r);
+      }
+      // L - <w, psi>: the per-object path's arithmetic, so both give bit-identical H for the same label
+      if (csr) native.multiclassHinges(csr.offsets, csr.ids, csr.values, w, F, K, truth, yHat, hinge, threads);
+      for (let i = 0; i < n; i++) {
+        let y = yHat[i]!;
+        const yi = ys[i]!;
+        let h = csr ? hinge[i]! : y === yi ? 0 : 1 - dotSparse(w, this.psi(xs[i]!, yi, y));
+        if (h < 0) {
+          // a float32 near-tie proposed a label below the ground truth, whose H is exactly 0
+          h = 0;
+          y = yi;
         }
+        hinge[i] = h;
+        if (labels) labels[i] = y;
       }
     };
   }
+}
+
+/** The rows packed as one CSR (for native hinges), or null when a row repeats a feature (psi would merge it). */
+function packedRows(xs: readonly SparseVector[], F: number): { offsets: Int32Array; ids: Int32Array; values: Float64Array } | null {
+  const offsets = new Int32Array(xs.length + 1);
+  xs.forEach((x, r) => (offsets[r + 1] = offsets[r]! + x.nnz));
+  const ids = new Int32Array(offsets[xs.length]!);
+  const values = new Float64Array(ids.length);
+  const seen = new Int32Array(F).fill(-1);
+  for (let r = 0; r < xs.length; r++) {
+    const x = xs[r]!;
+    for (let k = 0; k < x.nnz; k++) {
+      const j = x.indices[k]!;
+      if (seen[j] === r) return null;
+      seen[j] = r;
+    }
+    ids.set(x.indices.subarray(0, x.nnz), offsets[r]!);
+    values.set(x.values.subarray(0, x.nnz), offsets[r]!);
+  }
+  return { offsets, ids, values };
 }
 
 /** Views of the rows of a CSR matrix as sparse vectors (no copy). */
