@@ -32,6 +32,7 @@
 #include "maxflow/flow_graph.h"
 #include "scoring/chain.h"
 #include "scoring/rows.h"
+#include "scoring/segmentation.h"
 #include "slic/slic.h"
 #include "hog/hog.h"
 #include "pose/tree.h"
@@ -143,18 +144,22 @@ void RequireArgCount(const Napi::CallbackInfo& info, std::size_t count, const ch
   }
 }
 
-/// Returns info[idx] as a typed array of element type T (zero-copy), or throws a TypeError naming the
-/// expected and the actual type. `.As<>()` alone is an unchecked cast, hence this helper.
+/// Returns v as a typed array of element type T (zero-copy), or throws a TypeError naming the expected
+/// and the actual type. `.As<>()` alone is an unchecked cast, hence this helper.
 template <typename T>
-Napi::TypedArrayOf<T> RequireTypedArray(const Napi::CallbackInfo& info, std::size_t idx,
-                                        const std::string& name) {
-  const Napi::Value v = info[idx];
+Napi::TypedArrayOf<T> TypedArrayValue(const Napi::Value& v, const std::string& name) {
   if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != TypedArrayKind<T>::kType) {
     const char* kind = TypedArrayKind<T>::kName;
-    throw Napi::TypeError::New(info.Env(), name + (kind[0] == 'I' ? " must be an " : " must be a ") + kind +
-                                               ", got " + DescribeValue(v));
+    throw Napi::TypeError::New(v.Env(), name + (kind[0] == 'I' ? " must be an " : " must be a ") + kind + ", got " +
+                                            DescribeValue(v));
   }
   return v.As<Napi::TypedArrayOf<T>>();
+}
+
+/// info[idx] as a typed array of element type T (see TypedArrayValue).
+template <typename T>
+Napi::TypedArrayOf<T> RequireTypedArray(const Napi::CallbackInfo& info, std::size_t idx, const std::string& name) {
+  return TypedArrayValue<T>(info[idx], name);
 }
 
 /// Throws a RangeError unless `arr` has exactly `expected` elements.
@@ -605,6 +610,60 @@ Napi::Value ScoreRows(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// Element i of the array argument info[idx], a typed array of element type T (name[i] in messages).
+template <class T>
+Napi::TypedArrayOf<T> RequireListElement(const Napi::CallbackInfo& info, std::size_t idx, std::size_t i, const std::string& name) {
+  return TypedArrayValue<T>(info[idx].As<Napi::Array>()[static_cast<uint32_t>(i)], name + "[" + std::to_string(i) + "]");
+}
+
+// segmentationPsiDots(unary: Float32Array[], pairwise: Float32Array[], edgeFrom: Int32Array[], edgeTo: Int32Array[],
+// yTrue: Uint8Array[], y: Uint8Array[], dU, dP, w: Float64Array (dU+dP), dots: Float64Array (n), threads):
+// dots[i] = <w, psi_i> of n superpixel images with the per-object arithmetic (segmentation_psi_dots).
+Napi::Value SegmentationPsiDots(const Napi::CallbackInfo& info) {
+  const std::string fn = "segmentationPsiDots";
+  RequireArgCount(info, 11, fn.c_str());
+  const char* names[6] = {"unary", "pairwise", "edgeFrom", "edgeTo", "yTrue", "y"};
+  for (int a = 0; a < 6; ++a)
+    if (!info[a].IsArray()) throw Napi::TypeError::New(info.Env(), fn + ": " + names[a] + " must be an array of typed arrays");
+  const std::size_t n = info[0].As<Napi::Array>().Length();
+  for (int a = 1; a < 6; ++a) {
+    if (info[a].As<Napi::Array>().Length() != n) throw Napi::RangeError::New(info.Env(), fn + ": " + names[a] + " must hold " + std::to_string(n) + " arrays");
+  }
+  const std::size_t dU = RequireSize(info, 6, fn + ": dU", 1u << 24);
+  const std::size_t dP = RequireSize(info, 7, fn + ": dP", 1u << 24);
+  const auto w = RequireTypedArray<double>(info, 8, fn + ": w");
+  RequireLength(w, dU + dP, fn + ": w");
+  auto dots = RequireTypedArray<double>(info, 9, fn + ": dots");
+  RequireLength(dots, n, fn + ": dots");
+  const std::size_t threads = RequireSize(info, 10, fn + ": threads", 256);
+  std::vector<gapbcfw::SegmentationImage> images(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto unary = RequireListElement<float>(info, 0, i, fn + ": unary");
+    const auto pairwise = RequireListElement<float>(info, 1, i, fn + ": pairwise");
+    const auto from = RequireListElement<int32_t>(info, 2, i, fn + ": edgeFrom");
+    const auto to = RequireListElement<int32_t>(info, 3, i, fn + ": edgeTo");
+    const auto yTrue = RequireListElement<uint8_t>(info, 4, i, fn + ": yTrue");
+    const auto y = RequireListElement<uint8_t>(info, 5, i, fn + ": y");
+    const std::string image = fn + ": image " + std::to_string(i);
+    const std::size_t N = yTrue.ElementLength(), E = from.ElementLength();
+    if (y.ElementLength() != N || unary.ElementLength() != N * dU || to.ElementLength() != E || pairwise.ElementLength() != E * dP) {
+      throw Napi::RangeError::New(info.Env(), image + ": lengths disagree (labels, N*dU unary and E*dP pairwise features, E edge ends)");
+    }
+    for (std::size_t k = 0; k < N; ++k) {
+      if (yTrue[k] > 1 || y[k] > 1) throw Napi::RangeError::New(info.Env(), image + ": labels must be 0 or 1");
+    }
+    for (std::size_t e = 0; e < E; ++e) {
+      if (from[e] < 0 || to[e] < 0 || static_cast<std::size_t>(from[e]) >= N || static_cast<std::size_t>(to[e]) >= N) {
+        throw Napi::RangeError::New(info.Env(), image + ": edge " + std::to_string(e) + " has an end outside 0.." + std::to_string(N - 1));
+      }
+    }
+    images[i] = {static_cast<int32_t>(N), static_cast<int32_t>(E), unary.Data(), pairwise.Data(), from.Data(), to.Data(), yTrue.Data(), y.Data()};
+  }
+  gapbcfw::segmentation_psi_dots(images.data(), static_cast<int32_t>(n), static_cast<int32_t>(dU), static_cast<int32_t>(dP), w.Data(), dots.Data(),
+                                 static_cast<int32_t>(std::max<std::size_t>(threads, 1)));
+  return info.Env().Undefined();
+}
+
 // multiclassHinges(rowOffsets: Int32Array (rows+1), ids: Int32Array (distinct per row, in 0..F-1), values: Float64Array,
 // w: Float64Array (K*F, class-major), F, K, y: Int32Array (rows), yHat: Int32Array (rows), hinge: Float64Array (rows),
 // threads): Crammer-Singer hinges of given labels with the per-object arithmetic (multiclass_hinges).
@@ -681,6 +740,7 @@ void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("scoreRows", Napi::Function::New(env, ScoreRows, "scoreRows"));
   exports.Set("scoreSparseRows", Napi::Function::New(env, ScoreSparseRows, "scoreSparseRows"));
   exports.Set("multiclassHinges", Napi::Function::New(env, MulticlassHinges, "multiclassHinges"));
+  exports.Set("segmentationPsiDots", Napi::Function::New(env, SegmentationPsiDots, "segmentationPsiDots"));
   exports.Set("chainNodeScores", Napi::Function::New(env, ChainNodeScores, "chainNodeScores"));
   exports.Set("chainPsi", Napi::Function::New(env, ChainPsi, "chainPsi"));
 }
@@ -1169,17 +1229,6 @@ std::unique_ptr<GraphImplBase> BuildGraph(const GraphInput& in) {
 }
 
 // ---- argument parsing on the JS thread (types and lengths; values are checked while building) ----
-
-/// A typed array of element type T from a JS value; TypeError naming the expected type otherwise.
-template <typename T>
-Napi::TypedArrayOf<T> TypedArrayValue(const Napi::Value& v, const std::string& name) {
-  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != TypedArrayKind<T>::kType) {
-    const char* kind = TypedArrayKind<T>::kName;
-    throw Napi::TypeError::New(v.Env(), name + (kind[0] == 'I' ? " must be an " : " must be a ") + kind + ", got " +
-                                            DescribeValue(v));
-  }
-  return v.As<Napi::TypedArrayOf<T>>();
-}
 
 /// An Int32Array or Float64Array of `length` entries, or (when optional) null/undefined = zeros.
 /// `keep` collects the arrays that async work must reference.

@@ -70,6 +70,11 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
    * 0 where yHat = y, else 1 - <w, psi> summed in the per-object path's order. Native threads.
    */
   multiclassHinges(rowOffsets: Int32Array, ids: Int32Array, values: Float64Array, w: Float64Array, F: number, K: number, y: Int32Array, yHat: Int32Array, hinge: Float64Array, threads: number): void;
+  /**
+   * dots[i] = <w, psi_i> of n superpixel images (unary N x dU and pairwise E x dP float32 features, edge ends,
+   * ground truth and labelling 0/1), accumulated as SegmentationModel.psi does; native threads.
+   */
+  segmentationPsiDots(unary: Float32Array[], pairwise: Float32Array[], edgeFrom: Int32Array[], edgeTo: Int32Array[], yTrue: Uint8Array[], y: Uint8Array[], dU: number, dP: number, w: Float64Array, dots: Float64Array, threads: number): void;
   /** Node scores out[t*K + k] = <w_k, x_t> plus the first/last-label biases at t = 0 and T-1 (no loss term). */
   chainNodeScores(w: Float64Array, D: number, K: number, x: Float64Array, T: number, out: Float64Array): void;
   /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */

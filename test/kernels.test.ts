@@ -266,6 +266,16 @@ describe('batched multiclass pass per backend', () => {
     });
   });
 
+  it('segmentationPsiDots rejects malformed images with clear errors', () => {
+    const call = (over: { y?: Uint8Array; to?: Int32Array; unary?: unknown }) => () =>
+      native.segmentationPsiDots([(over.unary ?? new Float32Array(2 * 3)) as Float32Array], [new Float32Array(1 * 2)], [Int32Array.of(0)], [over.to ?? Int32Array.of(1)], [Uint8Array.of(0, 1)], [over.y ?? Uint8Array.of(1, 1)], 3, 2, new Float64Array(5), new Float64Array(1), 1);
+    expect(call({})).not.toThrow();
+    expect(call({ y: Uint8Array.of(2, 0) })).toThrow(/labels must be 0 or 1/);
+    expect(call({ to: Int32Array.of(2) })).toThrow(/edge 0 has an end outside 0..1/);
+    expect(call({ unary: new Float64Array(6) })).toThrow(/unary\[0\] must be a Float32Array/);
+    expect(call({ unary: new Float32Array(5) })).toThrow(/lengths disagree/);
+  });
+
   it('multiclassHinges rejects malformed rows with clear errors', () => {
     const one = (ids: Int32Array, y = Int32Array.of(0), yHat = Int32Array.of(1)) => () =>
       native.multiclassHinges(Int32Array.of(0, ids.length), ids, new Float64Array(ids.length), new Float64Array(2 * 3), 3, 2, y, yHat, new Float64Array(1), 1);

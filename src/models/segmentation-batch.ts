@@ -3,7 +3,8 @@
  * Potts weights p_e = f_ij^T w_P of every image from the scoring backend (native SIMD on float32 features
  * by default; gpu.js or TypeScript when asked), the loss-augmented cuts of all images solved at once on
  * native threads (maxflowBatchSync), and each H_i(w) = L(y_i, y) - <w, psi_i(y)> recomputed in float64 from
- * the decoded labelling with the model's own psi, exactly as the per-object path computes it. Predictions
+ * the decoded labelling, <w, psi> on native threads with the arithmetic of the model's psi
+ * (segmentationPsiDots), so exactly as the per-object path computes it. Predictions
  * (the plain cuts, no loss terms) come from the same potentials, solved in the same max-flow batch.
  */
 import { performance } from 'node:perf_hooks';
@@ -11,7 +12,7 @@ import { availableParallelism } from 'node:os';
 import type { FeatureRows, ScoringBackend } from '../../kernels/backend.js';
 import { NativeBackend } from '../../kernels/native.js';
 import type { BatchPass } from '../core/problem.js';
-import { dotSparse } from '../core/vector.js';
+import { native } from '../native.js';
 import { maxflowBatchSync } from '../maxflow.js';
 import type { SegmentationGraph, SegmentationLabel, SegmentationModel } from './segmentation.js';
 
@@ -52,9 +53,12 @@ export function segmentationBatch(
       const cuts = maxflowBatchSync(predictions ? [...graphs, ...plain] : graphs, { threads });
       model.countCall(t1 - t0, performance.now() - t1, end - start);
       if (predictions) for (let i = start; i < end; i++) predictions[i] = cuts[graphs.length + i - start]!.segments;
+      const part = xs.slice(start, end);
+      const dots = new Float64Array(end - start);
+      native.segmentationPsiDots(part.map((x) => x.unary), part.map((x) => x.pairwise), part.map((x) => x.edgeFrom), part.map((x) => x.edgeTo), ys.slice(start, end), cuts.slice(0, end - start).map((c) => c.segments), dU, dP, w, dots, threads);
       for (let i = start; i < end; i++) {
         let y: SegmentationLabel = cuts[i - start]!.segments;
-        let h = model.loss(ys[i]!, y) - dotSparse(w, model.psi(xs[i]!, ys[i]!, y));
+        let h = model.loss(ys[i]!, y) - dots[i - start]!;
         if (h < 0) {
           // a float32 near-tie (or rounding) proposed a labelling below the ground truth, whose H is 0
           h = 0;
