@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "scoring/accumulator.h"
 #include "scoring/parallel.h"
 #include "scoring/simd.h"
 
@@ -108,27 +109,11 @@ int64_t chain_psi(ChainShape s, const double* x, int32_t T, const int32_t* y_tru
                   double* val) {
   const int32_t D = s.D, K = s.K;
   const int64_t dim = static_cast<int64_t>(K) * D + 2 * K + static_cast<int64_t>(K) * K;
-  // Dense accumulator over the full dimension plus the list of touched coordinates.
-  thread_local std::vector<double> acc;
-  thread_local std::vector<uint8_t> touched;
-  thread_local std::vector<int32_t> nonzero;
-  if (static_cast<int64_t>(acc.size()) < dim) {
-    acc.assign(dim, 0.0);
-    touched.assign(dim, 0);
-  }
-  if (static_cast<int32_t>(nonzero.size()) < D) nonzero.resize(D);
-  // Plain pointers: a thread_local vector is reached through a TLS wrapper call on every use.
-  double* sum = acc.data();
-  uint8_t* seen = touched.data();
-  int32_t* features = nonzero.data();
-  int64_t count = 0;
-  auto add = [&](int64_t j, double v) {
-    if (!seen[j]) {
-      seen[j] = 1;
-      idx[count++] = static_cast<int32_t>(j);
-    }
-    sum[j] += v;
-  };
+  thread_local TouchStorage storage;
+  thread_local std::vector<int32_t> nonzero_store;
+  TouchAccumulator acc(storage, static_cast<size_t>(dim));
+  if (static_cast<int32_t>(nonzero_store.size()) < D) nonzero_store.resize(D);
+  int32_t* features = nonzero_store.data();
   const int64_t first = static_cast<int64_t>(K) * D, last = first + K, trans = first + 2 * K;
   for (int32_t t = 0; t < T; ++t) {
     const int32_t a = y_true[t], b = y[t];
@@ -142,30 +127,24 @@ int64_t chain_psi(ChainShape s, const double* x, int32_t T, const int32_t* y_tru
       }
       for (int32_t q = 0; q < m; ++q) {
         const int32_t j = features[q];
-        add(static_cast<int64_t>(a) * D + j, xt[j]);
-        add(static_cast<int64_t>(b) * D + j, -xt[j]);
+        acc.add(static_cast<int64_t>(a) * D + j, xt[j]);
+        acc.add(static_cast<int64_t>(b) * D + j, -xt[j]);
       }
     }
     if (t > 0) {
-      add(trans + y_true[t - 1] + static_cast<int64_t>(K) * a, 1.0);
-      add(trans + y[t - 1] + static_cast<int64_t>(K) * b, -1.0);
+      acc.add(trans + y_true[t - 1] + static_cast<int64_t>(K) * a, 1.0);
+      acc.add(trans + y[t - 1] + static_cast<int64_t>(K) * b, -1.0);
     }
   }
-  add(first + y_true[0], 1.0);
-  add(first + y[0], -1.0);
-  add(last + y_true[T - 1], 1.0);
-  add(last + y[T - 1], -1.0);
+  acc.add(first + y_true[0], 1.0);
+  acc.add(first + y[0], -1.0);
+  acc.add(last + y_true[T - 1], 1.0);
+  acc.add(last + y[T - 1], -1.0);
   int64_t nnz = 0;
-  for (int64_t q = 0; q < count; ++q) {
-    const int32_t j = idx[q];
-    const double v = sum[j];
-    sum[j] = 0.0;
-    seen[j] = 0;
-    if (v != 0.0) {
-      idx[nnz] = j;
-      val[nnz++] = v;
-    }
-  }
+  acc.drain([&](int32_t j, double v) {
+    idx[nnz] = j;
+    val[nnz++] = v;
+  });
   return nnz;
 }
 
