@@ -249,6 +249,8 @@ describe('PoseModel batched exact pass (native tree decoder on threads)', () => 
     expect(one({ order: Int32Array.of(0, 1, 2, 3, 4) })).toThrow(/does not follow its parent/);
     expect(one({ maps: [new Float64Array(5 * xs[0]!.rows * xs[0]!.cols)] })).toThrow(/exactly one of features and maps/);
     expect(one({ w: Float64Array.from(w, (v, j) => (j === 0 ? Infinity : v)) })).toThrow(/w\[0\] is Infinity/);
+    // finite weights whose responses overflow: a clear error, not a read outside the grid
+    expect(one({ w: Float64Array.from(w, (v, j) => (j % 2 === 0 ? 1e308 : -1e308)) })).toThrow(/not finite/);
   });
 });
 

@@ -1,8 +1,11 @@
 #include "pose/tree.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <string>
 #include <limits>
+#include <stdexcept>
 
 #include "hog/hog.h"
 #include "scoring/parallel.h"
@@ -45,6 +48,8 @@ double TreeMaxSum(double* totals, int32_t H, int32_t W, const Tree& tree, int32_
         const size_t cell = static_cast<size_t>(py) * W + px;
         tq[cell] = tq[cell] + f[j];
         const int32_t a = ws.argmax[j];
+        // No maximiser: the scores overflowed to infinities or NaN (finite inputs can still overflow).
+        if (a < 0) throw std::domain_error("tree max-sum: the part scores are not finite (overflow in w x features?)");
         arg[cell] = (a / We + loY) * W + (a % We + loX);
       }
     }
@@ -96,6 +101,10 @@ void DecodeBatch(const PoseBatch& b, const Tree& tree, int32_t* out_x, int32_t* 
           }
         }
       }
+    }
+    // Finite inputs can still overflow (huge w): refuse scores that are not finite rather than decode them.
+    for (size_t q = 0; q < static_cast<size_t>(P) * cells; ++q) {
+      if (!std::isfinite(m[q])) throw std::domain_error("image " + std::to_string(i) + ": the part scores are not finite (w x features overflowed)");
     }
     TreeMaxSum(m, H, W, tree, out_x + i * P, out_y + i * P, ws);
   });

@@ -37,7 +37,8 @@ struct TreeWorkspace {
 // max over z of sum_p totals_p(z_p) - sum_{c != root} spring_c(z_c - z_parent(c)) on an H x W grid.
 // totals holds parts x H*W score maps (part-major, row-major cells) and is overwritten by the messages.
 // Writes the argmax cell of every part to out_x/out_y and returns the value. Ties: the smallest cell
-// index at the root and in every message (as gdt::Transform2d).
+// index at the root and in every message (as gdt::Transform2d). Throws std::domain_error when a message
+// has no maximiser (scores that overflowed to infinities or NaN).
 double TreeMaxSum(double* totals, int32_t H, int32_t W, const Tree& tree, int32_t* out_x, int32_t* out_y,
                   TreeWorkspace& ws);
 
