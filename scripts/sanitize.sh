@@ -10,7 +10,7 @@
 #  2. the fuzz targets native/maxflow/fuzz_maxflow.cc (via scripts/fuzz-maxflow.sh) and
 #     native/gdt/fuzz_gdt.cc (brute-force oracle), FUZZ_SECONDS each. With clang + libFuzzer they are
 #     coverage-guided; with g++ (Debian's default here) they run their stand-alone random/mutation driver;
-#  3. the Node addon (native/addon.cc + every core source, as CMakeLists.txt globs them) built with the
+#  3. the Node addon (native/binding/*.cc + every core source, as CMakeLists.txt globs them) built with the
 #     same sanitizers into tmp/sanitize/addon/gapbcfw.node, then the native-facing vitest files run
 #     against it: GAPBCFW_ADDON points src/native.ts at that file and the ASan runtime is LD_PRELOADed
 #     into node (node itself is not instrumented; leak detection is off because node never frees
@@ -126,7 +126,7 @@ mkdir -p "$OBJ"
 objs=()
 pids=()
 newest_header=$(find native -name '*.h' -printf '%T@\n' | sort -n | tail -n 1)
-for s in native/addon.cc "${core[@]}"; do
+for s in "${core[@]}"; do
   o="$OBJ/$(echo "$s" | tr '/' '_').o"
   objs+=("$o")
   if [[ -f "$o" ]] && [[ "$o" -nt "$s" ]] && awk -v h="$newest_header" -v m="$(stat -c %Y "$o")" 'BEGIN { exit !(m >= h) }'; then continue; fi

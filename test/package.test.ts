@@ -64,7 +64,7 @@ function gypSources(): string[] {
 describe('native build paths', () => {
   it('CMakeLists.txt and binding.gyp compile the same sources', () => {
     const cmake = cmakeSources();
-    expect(cmake).toContain('native/addon.cc');
+    expect(cmake).toContain('native/binding/addon.cc');
     expect(gypSources(), 'binding.gyp "sources" must list exactly the .cc files the CMake build compiles').toEqual(cmake);
     for (const s of cmake) expect(existsSync(path.join(root, s)), s).toBe(true);
   });
@@ -150,7 +150,7 @@ describe('npm pack tarball installs and runs without a compiler', () => {
 
   it('ships dist, the prebuild and the native sources, and no tests, data or build output', () => {
     const files = packed!.files.map((f) => f.path);
-    for (const f of ['package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', `prebuilds/${platformDir}/${pkg.name}.node`, 'CMakeLists.txt', 'binding.gyp', 'native/addon.cc', ...gypSources()]) {
+    for (const f of ['package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', `prebuilds/${platformDir}/${pkg.name}.node`, 'CMakeLists.txt', 'binding.gyp', 'native/binding/addon.cc', 'native/binding/common.h', ...gypSources()]) {
       expect(files, f).toContain(f);
     }
     if (existsSync(path.join(root, 'README.md'))) expect(files).toContain('README.md');

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "hog/hog.h"
-#include "scoring/parallel.h"
+#include "common/parallel.h"
 
 namespace gapbcfw {
 namespace pose {

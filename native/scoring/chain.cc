@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "scoring/accumulator.h"
-#include "scoring/parallel.h"
+#include "common/parallel.h"
 #include "scoring/simd.h"
 
 namespace gapbcfw {

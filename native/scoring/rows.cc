@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "scoring/parallel.h"
+#include "common/parallel.h"
 #include "scoring/simd.h"
 
 namespace gapbcfw {

@@ -1,7 +1,7 @@
 #include "scoring/segmentation.h"
 
 #include "scoring/accumulator.h"
-#include "scoring/parallel.h"
+#include "common/parallel.h"
 
 namespace gapbcfw {
 

@@ -1,0 +1,218 @@
+// Shared pieces of the Node-API bindings: argument validation helpers used by every binding file.
+// Convention: a wrong JS type throws Napi::TypeError; a value of the right type but out of range
+// (length mismatch, NaN, negative coefficient...) throws Napi::RangeError. `name` is the full label
+// used in messages, e.g. "gdt1d: f".
+#pragma once
+#include <napi.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+namespace gapbcfw::binding {
+
+/// Largest image side (rows or columns) the HOG and pose bindings accept.
+constexpr std::size_t kMaxImageSide = 1u << 15;
+
+
+/// Maps a C++ element type to its JS typed-array kind and name.
+template <typename T>
+struct TypedArrayKind;
+template <>
+struct TypedArrayKind<double> {
+  static constexpr napi_typedarray_type kType = napi_float64_array;
+  static constexpr const char* kName = "Float64Array";
+};
+template <>
+struct TypedArrayKind<float> {
+  static constexpr napi_typedarray_type kType = napi_float32_array;
+  static constexpr const char* kName = "Float32Array";
+};
+template <>
+struct TypedArrayKind<std::int32_t> {
+  static constexpr napi_typedarray_type kType = napi_int32_array;
+  static constexpr const char* kName = "Int32Array";
+};
+template <>
+struct TypedArrayKind<std::uint32_t> {
+  static constexpr napi_typedarray_type kType = napi_uint32_array;
+  static constexpr const char* kName = "Uint32Array";
+};
+template <>
+struct TypedArrayKind<std::int16_t> {
+  static constexpr napi_typedarray_type kType = napi_int16_array;
+  static constexpr const char* kName = "Int16Array";
+};
+template <>
+struct TypedArrayKind<std::uint16_t> {
+  static constexpr napi_typedarray_type kType = napi_uint16_array;
+  static constexpr const char* kName = "Uint16Array";
+};
+template <>
+struct TypedArrayKind<std::int8_t> {
+  static constexpr napi_typedarray_type kType = napi_int8_array;
+  static constexpr const char* kName = "Int8Array";
+};
+template <>
+struct TypedArrayKind<std::uint8_t> {  // plain Uint8Array (not Uint8ClampedArray)
+  static constexpr napi_typedarray_type kType = napi_uint8_array;
+  static constexpr const char* kName = "Uint8Array";
+};
+
+inline const char* TypedArrayTypeName(napi_typedarray_type t) {
+  switch (t) {
+    case napi_int8_array: return "Int8Array";
+    case napi_uint8_array: return "Uint8Array";
+    case napi_uint8_clamped_array: return "Uint8ClampedArray";
+    case napi_int16_array: return "Int16Array";
+    case napi_uint16_array: return "Uint16Array";
+    case napi_int32_array: return "Int32Array";
+    case napi_uint32_array: return "Uint32Array";
+    case napi_float32_array: return "Float32Array";
+    case napi_float64_array: return "Float64Array";
+    case napi_bigint64_array: return "BigInt64Array";
+    case napi_biguint64_array: return "BigUint64Array";
+    default: return "typed array";
+  }
+}
+
+/// Short description of a JS value's type for error messages ("Float32Array", "number", "null"...).
+inline std::string DescribeValue(const Napi::Value& v) {
+  if (v.IsUndefined()) return "undefined";
+  if (v.IsNull()) return "null";
+  if (v.IsBoolean()) return "boolean";
+  if (v.IsNumber()) return "number";
+  if (v.IsString()) return "string";
+  if (v.IsTypedArray()) return TypedArrayTypeName(v.As<Napi::TypedArray>().TypedArrayType());
+  if (v.IsArrayBuffer()) return "ArrayBuffer";
+  if (v.IsDataView()) return "DataView";
+  if (v.IsArray()) return "Array";
+  if (v.IsFunction()) return "function";
+  if (v.IsObject()) return "object";
+  return "value of unknown type";
+}
+
+inline std::string FormatNumber(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+/// Throws a TypeError unless at least `count` arguments were passed.
+inline void RequireArgCount(const Napi::CallbackInfo& info, std::size_t count, const char* fn) {
+  if (info.Length() < count) {
+    throw Napi::TypeError::New(info.Env(), std::string(fn) + ": expected " + std::to_string(count) +
+                                               " arguments, got " + std::to_string(info.Length()));
+  }
+}
+
+/// Returns v as a typed array of element type T (zero-copy), or throws a TypeError naming the expected
+/// and the actual type. `.As<>()` alone is an unchecked cast, hence this helper.
+template <typename T>
+Napi::TypedArrayOf<T> TypedArrayValue(const Napi::Value& v, const std::string& name) {
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != TypedArrayKind<T>::kType) {
+    const char* kind = TypedArrayKind<T>::kName;
+    throw Napi::TypeError::New(v.Env(), name + (kind[0] == 'I' ? " must be an " : " must be a ") + kind + ", got " +
+                                            DescribeValue(v));
+  }
+  return v.As<Napi::TypedArrayOf<T>>();
+}
+
+/// info[idx] as a typed array of element type T (see TypedArrayValue).
+template <typename T>
+Napi::TypedArrayOf<T> RequireTypedArray(const Napi::CallbackInfo& info, std::size_t idx, const std::string& name) {
+  return TypedArrayValue<T>(info[idx], name);
+}
+
+/// Throws a RangeError unless `arr` has exactly `expected` elements.
+template <typename T>
+void RequireLength(const Napi::TypedArrayOf<T>& arr, std::size_t expected, const std::string& name) {
+  if (arr.ElementLength() != expected) {
+    throw Napi::RangeError::New(arr.Env(), name + " has length " + std::to_string(arr.ElementLength()) +
+                                               ", expected " + std::to_string(expected));
+  }
+}
+
+/// Returns info[idx] as a double; TypeError unless it is a JS number.
+inline double RequireNumber(const Napi::CallbackInfo& info, std::size_t idx, const std::string& name) {
+  const Napi::Value v = info[idx];
+  if (!v.IsNumber()) throw Napi::TypeError::New(info.Env(), name + " must be a number, got " + DescribeValue(v));
+  return v.As<Napi::Number>().DoubleValue();
+}
+
+/// A finite number (RangeError on NaN / +-Infinity).
+inline double RequireFinite(const Napi::CallbackInfo& info, std::size_t idx, const std::string& name) {
+  const double x = RequireNumber(info, idx, name);
+  if (!std::isfinite(x)) throw Napi::RangeError::New(info.Env(), name + " must be finite, got " + FormatNumber(x));
+  return x;
+}
+
+/// A finite number >= 0.
+inline double RequireNonNegativeFinite(const Napi::CallbackInfo& info, std::size_t idx, const std::string& name) {
+  const double x = RequireFinite(info, idx, name);
+  if (x < 0) throw Napi::RangeError::New(info.Env(), name + " must be >= 0, got " + FormatNumber(x));
+  return x;
+}
+
+/// An integer in [0, max] (a count or a dimension).
+inline std::size_t RequireSize(const Napi::CallbackInfo& info, std::size_t idx, const std::string& name,
+                        std::size_t max) {
+  const double x = RequireNumber(info, idx, name);
+  if (!(x >= 0) || x != std::floor(x) || x > static_cast<double>(max)) {
+    throw Napi::RangeError::New(info.Env(), name + " must be an integer in [0, " + std::to_string(max) +
+                                                "], got " + FormatNumber(x));
+  }
+  return static_cast<std::size_t>(x);
+}
+
+/// Throws a RangeError at the first NaN entry, and at the first +Infinity / -Infinity entry unless
+/// allowed. The message names the index, e.g. "gdt1d: f[3] is NaN".
+inline void RequireNoNaN(Napi::Env env, const double* data, std::size_t n, const std::string& name,
+                  bool allowNegInf, bool allowPosInf) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = data[i];
+    if (std::isnan(x) || (x == std::numeric_limits<double>::infinity() && !allowPosInf) ||
+        (x == -std::numeric_limits<double>::infinity() && !allowNegInf)) {
+      const char* allowed = allowNegInf ? (allowPosInf ? "numbers or +-Infinity" : "finite or -Infinity")
+                                        : (allowPosInf ? "finite or +Infinity" : "finite");
+      throw Napi::RangeError::New(env, name + "[" + std::to_string(i) + "] is " + FormatNumber(x) +
+                                           " (entries must be " + allowed + ")");
+    }
+  }
+}
+
+/// True when the byte ranges [a, a+na) and [b, b+nb) intersect (empty ranges never do).
+inline bool BytesOverlap(const void* a, std::size_t na, const void* b, std::size_t nb) {
+  if (na == 0 || nb == 0) return false;
+  const auto pa = reinterpret_cast<std::uintptr_t>(a);
+  const auto pb = reinterpret_cast<std::uintptr_t>(b);
+  return pa < pb + nb && pb < pa + na;
+}
+
+/// Throws a RangeError when two typed arrays share memory (e.g. views of one ArrayBuffer).
+template <typename T, typename U>
+void RequireDisjoint(const Napi::TypedArrayOf<T>& x, const std::string& xName, const Napi::TypedArrayOf<U>& y,
+                     const std::string& yName) {
+  if (BytesOverlap(x.Data(), x.ElementLength() * sizeof(T), y.Data(), y.ElementLength() * sizeof(U))) {
+    throw Napi::RangeError::New(x.Env(), xName + " and " + yName + " must not share memory");
+  }
+}
+
+/// Throws a RangeError when two arrays partially overlap; identical views (in-place) are allowed.
+template <typename T>
+void RequireSameOrDisjoint(const Napi::TypedArrayOf<T>& x, const std::string& xName,
+                           const Napi::TypedArrayOf<T>& y, const std::string& yName) {
+  if (x.Data() == y.Data() && x.ElementLength() == y.ElementLength()) return;
+  if (BytesOverlap(x.Data(), x.ElementLength() * sizeof(T), y.Data(), y.ElementLength() * sizeof(T))) {
+    throw Napi::RangeError::New(x.Env(), xName + " and " + yName +
+                                             " must be the same array (in-place) or not share memory");
+  }
+}
+
+
+}  // namespace gapbcfw::binding

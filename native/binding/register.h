@@ -1,0 +1,15 @@
+// One Register function per binding file (native/binding/*.cc); addon.cc calls them all.
+#pragma once
+#include <napi.h>
+
+namespace gapbcfw::binding {
+
+void RegisterGdt(Napi::Env env, Napi::Object exports);
+void RegisterScoring(Napi::Env env, Napi::Object exports);
+void RegisterSolver(Napi::Env env, Napi::Object exports);
+void RegisterMaxflow(Napi::Env env, Napi::Object exports);
+void RegisterSlic(Napi::Env env, Napi::Object exports);
+void RegisterHog(Napi::Env env, Napi::Object exports);
+void RegisterPose(Napi::Env env, Napi::Object exports);
+
+}  // namespace gapbcfw::binding

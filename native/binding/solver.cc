@@ -1,0 +1,101 @@
+#include <napi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <istream>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <streambuf>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "binding/common.h"
+#include "binding/register.h"
+#include "solver/block_update.h"
+
+namespace gapbcfw::binding {
+
+// =====================================================================================================
+// (2c) Solver section: dense kernels of a BCFW block step (native/solver/block_update.h).
+// =====================================================================================================
+namespace solversec {
+
+struct SparseArgs {
+  const int32_t* idx;
+  const double* val;
+  int64_t nnz;
+};
+
+// Reads (idx: Int32Array, val: Float64Array, nnz) at info[i..i+2] and checks every index is in [0, d).
+SparseArgs RequireSparse(const Napi::CallbackInfo& info, std::size_t i, std::size_t d, const char* fn) {
+  const auto idx = RequireTypedArray<int32_t>(info, i, std::string(fn) + ": idx");
+  const auto val = RequireTypedArray<double>(info, i + 1, std::string(fn) + ": val");
+  const std::size_t nnz = RequireSize(info, i + 2, std::string(fn) + ": nnz", std::min(idx.ElementLength(), val.ElementLength()));
+  for (std::size_t q = 0; q < nnz; ++q) {
+    if (idx[q] < 0 || static_cast<std::size_t>(idx[q]) >= d) {
+      throw Napi::RangeError::New(info.Env(), std::string(fn) + ": idx[" + std::to_string(q) + "] = " + std::to_string(idx[q]) +
+                                                  " is outside 0.." + std::to_string(d - 1));
+    }
+  }
+  return {idx.Data(), val.Data(), static_cast<int64_t>(nnz)};
+}
+
+// blockStats(wi, w, idx, val, nnz, out: Float64Array(3)) -> out = [<wi,w>, ||wi||^2, <wi,psi>].
+Napi::Value BlockStats(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 6, "blockStats");
+  const auto wi = RequireTypedArray<double>(info, 0, "blockStats: wi");
+  const auto w = RequireTypedArray<double>(info, 1, "blockStats: w");
+  RequireLength(w, wi.ElementLength(), "blockStats: w");
+  const SparseArgs s = RequireSparse(info, 2, wi.ElementLength(), "blockStats");
+  auto out = RequireTypedArray<double>(info, 5, "blockStats: out");
+  RequireLength(out, 3, "blockStats: out");
+  const gapbcfw::BlockStats r = gapbcfw::block_stats(wi.Data(), w.Data(), static_cast<int64_t>(wi.ElementLength()), s.idx, s.val, s.nnz);
+  out[0] = r.wi_dot_w;
+  out[1] = r.wi_sq;
+  out[2] = r.wi_dot_psi;
+  return info.Env().Undefined();
+}
+
+// blockUpdate(wi, w, wAvg | null, idx, val, nnz, gamma, psiScale, rho): see block_update.h.
+Napi::Value BlockUpdate(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 9, "blockUpdate");
+  auto wi = RequireTypedArray<double>(info, 0, "blockUpdate: wi");
+  auto w = RequireTypedArray<double>(info, 1, "blockUpdate: w");
+  const std::size_t d = wi.ElementLength();
+  RequireLength(w, d, "blockUpdate: w");
+  double* wAvg = nullptr;
+  if (!info[2].IsNull()) {
+    auto avg = RequireTypedArray<double>(info, 2, "blockUpdate: wAvg");
+    RequireLength(avg, d, "blockUpdate: wAvg");
+    wAvg = avg.Data();
+  }
+  const SparseArgs s = RequireSparse(info, 3, d, "blockUpdate");
+  const double gamma = RequireFinite(info, 6, "blockUpdate: gamma");
+  const double psiScale = RequireFinite(info, 7, "blockUpdate: psiScale");
+  const double rho = RequireFinite(info, 8, "blockUpdate: rho");
+  gapbcfw::block_update(wi.Data(), w.Data(), wAvg, static_cast<int64_t>(d), s.idx, s.val, s.nnz, gamma, psiScale, rho);
+  return info.Env().Undefined();
+}
+
+void Register(Napi::Env env, Napi::Object exports) {
+  exports.Set("blockStats", Napi::Function::New(env, BlockStats, "blockStats"));
+  exports.Set("blockUpdate", Napi::Function::New(env, BlockUpdate, "blockUpdate"));
+}
+
+}  // namespace solversec
+
+// ============================================ end of solver section ==================================
+
+void RegisterSolver(Napi::Env env, Napi::Object exports) { solversec::Register(env, exports); }
+
+}  // namespace gapbcfw::binding
