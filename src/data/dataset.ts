@@ -1,0 +1,99 @@
+/**
+ * One interface for labelled data (DESIGN: data/ behind one Dataset interface): the solvers, the batched
+ * exact pass and the commands see a data set through it, whether it is held in memory or streamed from disk.
+ * @module
+ */
+import { crc32 } from 'node:zlib';
+import { check } from '../core/errors.js';
+
+/** Consecutive examples [start, start + inputs.length) of a data set, as one sweep reads them. */
+export interface DatasetChunk<X, Y> {
+  readonly start: number;
+  readonly inputs: readonly X[];
+  readonly labels: readonly Y[];
+}
+
+/** A labelled data set: inputs X and ground-truth labels Y. */
+export interface Dataset<X = unknown, Y = unknown> {
+  /** Number of examples. */
+  readonly length: number;
+  /** Input i. For a streamed set this is a view valid until the next read: copy what you keep. */
+  input(i: number): X;
+  /** Ground truth i (always in memory). */
+  label(i: number): Y;
+  /**
+   * A sequential sweep over [start, end) in chunks of at most `size` examples (a streamed set reads each record
+   * once per sweep; the inputs of a chunk stay valid until the next chunk is requested). Optional: without it,
+   * {@link chunksOf} slices `input(i)`.
+   */
+  chunks?(size: number, start?: number, end?: number): Iterable<DatasetChunk<X, Y>>;
+  /** Checksum of the inputs and labels: recognises the training set of a model or checkpoint. */
+  fingerprint(): string;
+  /** True when inputs are read from disk per access (see `input`). */
+  readonly streamed: boolean;
+}
+
+/** Chunks of [start, end) of `data` (its own `chunks` where it has one). */
+export function* chunksOf<X, Y>(data: Dataset<X, Y>, size: number, start = 0, end = data.length): Iterable<DatasetChunk<X, Y>> {
+  check(Number.isInteger(size) && size >= 1, `chunk size must be a positive integer, got ${size}`);
+  if (data.chunks) {
+    yield* data.chunks(size, start, end);
+    return;
+  }
+  for (let s = start; s < end; s += size) {
+    const e = Math.min(end, s + size);
+    const inputs: X[] = [];
+    const labels: Y[] = [];
+    for (let i = s; i < e; i++) {
+      inputs.push(data.input(i));
+      labels.push(data.label(i));
+    }
+    yield { start: s, inputs, labels };
+  }
+}
+
+/** An in-memory data set over arrays (not copied: do not mutate them while the set is in use). */
+export function arrayDataset<X, Y>(xs: readonly X[], ys: readonly Y[]): Dataset<X, Y> {
+  check(xs.length === ys.length, `got ${xs.length} inputs but ${ys.length} labels`);
+  let memo: string | undefined;
+  return {
+    length: xs.length,
+    input: (i) => xs[i]!,
+    label: (i) => ys[i]!,
+    *chunks(size, start = 0, end = xs.length) {
+      for (let s = start; s < end; s += size) {
+        const e = Math.min(end, s + size);
+        yield { start: s, inputs: xs.slice(s, e), labels: ys.slice(s, e) };
+      }
+    },
+    fingerprint: () => (memo ??= fingerprintExamples(xs.length, (i) => xs[i], (i) => ys[i])),
+    streamed: false,
+  };
+}
+
+/**
+ * The checksum of in-memory examples: a CRC-32 of every input and label, fed in order. Inputs are typed arrays
+ * or plain objects of typed arrays and numbers (sparse rows, sparse sequences, superpixel graphs), fed field by
+ * field in key order. Written as `n:crc` (8 hex digits); model files of earlier versions store the same value.
+ */
+export function fingerprintExamples(n: number, input: (i: number) => unknown, label: (i: number) => unknown): string {
+  let crc = 0;
+  const feed = (a: ArrayBufferView) => {
+    crc = crc32(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), crc) >>> 0;
+  };
+  const feedValue = (v: unknown) => {
+    if (ArrayBuffer.isView(v)) feed(v);
+    else if (typeof v === 'number') feed(Float64Array.of(v));
+    else if (v !== null && typeof v === 'object') {
+      for (const key of Object.keys(v).sort()) {
+        const field = (v as Record<string, unknown>)[key];
+        if (ArrayBuffer.isView(field) || typeof field === 'number') feedValue(field);
+      }
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    feedValue(input(i));
+    feedValue(label(i));
+  }
+  return `${n}:${(crc >>> 0).toString(16).padStart(8, '0')}`;
+}
