@@ -61,7 +61,8 @@ export {
 export { loadOcr, parseOcr, ocrSplit, ocrToSequences, type OcrWord, type OcrData } from './data/ocr.js';
 export { loadLibsvm, parseLibsvm, type LibsvmOptions } from './data/libsvm.js';
 export { syntheticChain, type SyntheticChainOptions } from './data/synthetic.js';
-export { loadTask, parseDataSpec, buildModel, type ModelSpec, type TaskData, type LabelledSet } from './data/datasets.js';
+export { loadTask, parseDataSpec, buildModel, type ModelSpec, type TaskData } from './data/datasets.js';
+export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk } from './data/dataset.js';
 export { dataRoot, dataPath, hasData } from './data/paths.js';
 
 export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';
@@ -106,7 +107,7 @@ export {
 } from './eval/chunks.js';
 export { conllMetrics, loadSparseChainModel, tagSentences, runTag, type ConllMetrics, type LoadedSparseChain } from './cli/conll.js';
 
-export { saveModel, loadModel, fingerprint, type TrainedModel } from './io/model.js';
+export { saveModel, loadModel, type TrainedModel } from './io/model.js';
 export { readModelFile, writeModelFile, encodeModelFile, decodeModelFile, type ModelFileContent } from './io/model-file.js';
 
 export {

@@ -6,15 +6,15 @@ import { Rng } from '../src/core/rng.js';
 import { modelProblem, meanLoss } from '../src/core/problem.js';
 import { FormatError, InputError } from '../src/core/errors.js';
 import { HorseDataset, mergeHorseParts, trainingBytes, writeHorseDataset, type HorseRecord } from '../src/data/horse.js';
-import { HorseRecordReader, shouldStream, StreamedHorseSet, streamedSetOf } from '../src/data/horse-stream.js';
+import { HorseRecordReader, shouldStream, StreamedHorseSet } from '../src/data/horse-stream.js';
+import { chunksOf } from '../src/data/dataset.js';
 import { loadTask } from '../src/data/datasets.js';
 import { SegmentationModel, segmentationLoss } from '../src/models/segmentation.js';
-import { streamedSegmentationBatch } from '../src/models/segmentation-batch.js';
 import { dotSparse } from '../src/core/vector.js';
 import { train, type TrainOptions } from '../src/solvers/index.js';
 import { main } from '../src/cli/main.js';
 import { runTrainHorse } from '../src/cli/horse.js';
-import { fingerprint, loadModel } from '../src/io/model.js';
+import { loadModel } from '../src/io/model.js';
 import { capture } from './helpers/capture.js';
 
 const DU = 12;
@@ -157,7 +157,7 @@ describe('streamed problem = in-memory problem', () => {
       const r1 = train(modelProblem(m1, mem.xs, mem.ys), options);
       const set = new StreamedHorseSet(ds, ds.indices('train'), { slots: 1 });
       const m2 = new SegmentationModel({ dUnary: DU, dPairwise: DP });
-      const r2 = train(set.problem(m2), options);
+      const r2 = train(modelProblem(m2, set), options);
       const strip = (t: typeof r1.trace) => t.map(({ seconds: _s, ...rest }) => rest);
       expect(strip(r2.trace)).toEqual(strip(r1.trace));
       expect(bytesOf(r2.w).equals(bytesOf(r1.w))).toBe(true);
@@ -185,7 +185,7 @@ describe('streamed problem = in-memory problem', () => {
     mem.xs.forEach((x, i) => expect(Array.from(wholePredictions[i]!)).toEqual(Array.from(model.decode(w, x))));
     const set = new StreamedHorseSet(ds, ds.indices('train'), { slots: 1 });
     const seen: number[] = [];
-    const streamedProblem = modelProblem(model, set.lazyInputs(), set.ys, { onPassProgress: (done, total) => seen.push(done / total) });
+    const streamedProblem = modelProblem(model, set, { onPassProgress: (done, total) => seen.push(done / total) });
     const streamed = new Float64Array(mem.xs.length);
     const streamedPredictions: Uint8Array[] = [];
     streamedProblem.hingeAll!(w, streamed, undefined, streamedPredictions);
@@ -194,7 +194,7 @@ describe('streamed problem = in-memory problem', () => {
     expect(seen.at(-1)).toBe(1);
     // chunks of 5 images (the default is 128): the same numbers
     const chunked = new Float64Array(mem.xs.length);
-    streamedSegmentationBatch(set, model, undefined, { imagesPerChunk: 5 })(w, chunked);
+    modelProblem(model, set, { passChunk: 5 }).hingeAll!(w, chunked);
     expect(bytesOf(chunked).equals(bytesOf(whole))).toBe(true);
     // and the per-object oracle, block by block
     for (let i = 0; i < mem.xs.length; i++) {
@@ -204,15 +204,14 @@ describe('streamed problem = in-memory problem', () => {
     set.close();
   });
 
-  it('loss and prediction through the lazy inputs match the in-memory set (independent loss by hand)', () => {
+  it('loss and prediction through the streamed Dataset match the in-memory set (independent loss by hand)', () => {
     const ds = new HorseDataset(dir);
     const set = new StreamedHorseSet(ds, ds.indices('test'));
-    const xs = set.lazyInputs();
     const model = new SegmentationModel({ dUnary: DU, dPairwise: DP });
     const w = Float64Array.from({ length: DU + DP }, (_, j) => Math.sin(j + 1));
-    expect(xs.length).toBe(6);
+    expect(set.length).toBe(6);
     let byHand = 0;
-    for (let i = 0; i < xs.length; i++) {
+    for (let i = 0; i < set.length; i++) {
       const ref = records[24 + i]!;
       const y = model.decode(w, ref.graph);
       let fg = 0, bg = 0, fn = 0, fp = 0;
@@ -223,10 +222,13 @@ describe('streamed problem = in-memory problem', () => {
       byHand += fg === 0 ? fp / bg : bg === 0 ? fn / fg : (fn / fg + fp / bg) / 2;
       expect(segmentationLoss(set.ys[i]!, y)).toBe(segmentationLoss(ref.labels, y, ref.graph.areas));
     }
-    expect(meanLoss(model, w, xs, set.ys)).toBeCloseTo(byHand / 6, 14);
-    expect(xs.slice(2, 4).length).toBe(2);
-    expect(bytesOf(xs.slice(2, 4)[1]!.unary).equals(bytesOf(records[27]!.graph.unary))).toBe(true);
-    expect([...xs].length).toBe(6);
+    expect(meanLoss(model, w, set)).toBeCloseTo(byHand / 6, 14);
+    expect(set.slice(2, 4).length).toBe(2);
+    expect(bytesOf(set.slice(2, 4).input(1).unary).equals(bytesOf(records[27]!.graph.unary))).toBe(true);
+    // chunks are fresh copies, read in order
+    const chunks = [...chunksOf(set, 4)];
+    expect(chunks.map((c) => [c.start, c.inputs.length])).toEqual([[0, 4], [4, 2]]);
+    expect(bytesOf(chunks[0]!.inputs[3]!.unary).equals(bytesOf(records[27]!.graph.unary))).toBe(true);
     set.close();
   });
 });
@@ -247,7 +249,7 @@ describe('validation of streamed records', () => {
     writeSync(fd, nan, 0, 4, at);
     closeSync(fd);
     const set = new StreamedHorseSet(ds, ds.indices('train'));
-    const p = set.problem(model);
+    const p = modelProblem(model, set);
     const w = new Float64Array(DU + DP);
     expect(() => p.oracle(0, w)).not.toThrow();
     expect(() => p.oracle(2, w)).toThrow(InputError);
@@ -270,22 +272,12 @@ describe('validation of streamed records', () => {
     expect(recs.length).toBe(4);
   });
 
-  it('decides streaming by size unless told (argument, then GAPBCFW_HORSE_STREAM)', () => {
+  it('decides streaming by size unless told (--stream / --in-memory)', () => {
     const ds = new HorseDataset(dir);
     const all = ds.indices('all');
     expect(shouldStream(ds, all)).toBe(false); // a few KB
     expect(shouldStream(ds, all, true)).toBe(true);
-    const old = process.env.GAPBCFW_HORSE_STREAM;
-    try {
-      process.env.GAPBCFW_HORSE_STREAM = 'always';
-      expect(shouldStream(ds, all)).toBe(true);
-      expect(shouldStream(ds, all, false)).toBe(false);
-      process.env.GAPBCFW_HORSE_STREAM = 'sometimes';
-      expect(() => shouldStream(ds, all)).toThrow(InputError);
-    } finally {
-      if (old === undefined) delete process.env.GAPBCFW_HORSE_STREAM;
-      else process.env.GAPBCFW_HORSE_STREAM = old;
-    }
+    expect(shouldStream(ds, all, false)).toBe(false);
     expect(loadTask(`horse:${dir}`, { stream: true }).description).toMatch(/streamed from disk/);
     expect(loadTask(`horse:${dir}`).description).not.toMatch(/streamed/);
   });
@@ -297,16 +289,17 @@ describe('fingerprint of a horse set', () => {
     writeSet(copy, 8, 2, 21);
     const inMemory = loadTask(`horse:${copy}`, { stream: false });
     const streamed = loadTask(`horse:${copy}`, { stream: true });
-    const fp = fingerprint(inMemory.train);
+    const fp = inMemory.train.fingerprint();
     expect(fp).toMatch(/^horse:8:[0-9a-f]{8}$/);
     // a pass reads every record: the fingerprint then needs no further read
-    const set = streamedSetOf(streamed.train.xs)!;
-    modelProblem(new SegmentationModel({ dUnary: DU, dPairwise: DP }), streamed.train.xs, streamed.train.ys).hingeAll!(new Float64Array(DU + DP), new Float64Array(8));
+    const set = streamed.train as StreamedHorseSet;
+    expect(set).toBeInstanceOf(StreamedHorseSet);
+    modelProblem(new SegmentationModel({ dUnary: DU, dPairwise: DP }), set).hingeAll!(new Float64Array(DU + DP), new Float64Array(8));
     const reads = set.reader.stats.reads;
-    expect(fingerprint(streamed.train)).toBe(fp);
+    expect(streamed.train.fingerprint()).toBe(fp);
     expect(set.reader.stats.reads).toBe(reads);
-    expect(fingerprint(streamed.test!)).toBe(fingerprint(inMemory.test!));
-    expect(fingerprint(inMemory.test!)).not.toBe(fp);
+    expect(streamed.test!.fingerprint()).toBe(inMemory.test!.fingerprint());
+    expect(inMemory.test!.fingerprint()).not.toBe(fp);
     // flip one byte: in the first record's superpixel map (the record's last bytes), then in its unary features
     const ds = new HorseDataset(copy);
     const im = ds.meta.images[0]!;
@@ -317,34 +310,27 @@ describe('fingerprint of a horse set', () => {
       writeFileSync(bin, b);
     };
     flip(im.offset + im.bytes - 1);
-    expect(fingerprint(loadTask(`horse:${copy}`, { stream: false }).train)).toBe(fp);
+    expect(loadTask(`horse:${copy}`, { stream: false }).train.fingerprint()).toBe(fp);
     flip(im.offset + trainingBytes(im) - 1);
-    const changed = fingerprint(loadTask(`horse:${copy}`, { stream: false }).train);
+    const changed = loadTask(`horse:${copy}`, { stream: false }).train.fingerprint();
     expect(changed).not.toBe(fp);
-    expect(fingerprint(loadTask(`horse:${copy}`, { stream: true }).train)).toBe(changed);
+    expect(loadTask(`horse:${copy}`, { stream: true }).train.fingerprint()).toBe(changed);
   });
 });
 
 describe('CLI on a streamed set', () => {
   it('train / gap / eval give the same numbers streamed and in memory; train-horse is train with horse defaults', async () => {
-    const old = process.env.GAPBCFW_HORSE_STREAM;
     const results: Record<string, Record<string, unknown>>[] = [];
-    try {
-      for (const mode of ['never', 'always']) {
-        process.env.GAPBCFW_HORSE_STREAM = mode;
-        const model = join(root, `m-${mode}.gbm`);
-        const args = ['--lambda', '0.05', '--max-passes', '6', '--gap-check', '3', '--gap-threshold', '0', '--solver', 'bcpfw', '--sampling', 'gap', '--cache', '--cache-size', '5', '--json', '--quiet'];
-        const t = await capture(main, ['train', `horse:${dir}`, ...args, '--out', model]);
-        expect(t.code).toBe(0);
-        const g = await capture(main, ['gap', model, `horse:${dir}`, '--json']);
-        const e = await capture(main, ['eval', model, `horse:${dir}`, '--json']);
-        const th = await capture(runTrainHorse, [`horse:${dir}`, '--max-passes', '3', '--json', '--quiet']);
-        expect(th.code).toBe(0);
-        results.push({ t: t.json!, g: g.json!, e: e.json!, th: th.json!, w: { w: [...loadModel(model).w] } });
-      }
-    } finally {
-      if (old === undefined) delete process.env.GAPBCFW_HORSE_STREAM;
-      else process.env.GAPBCFW_HORSE_STREAM = old;
+    for (const mode of ['--in-memory', '--stream']) {
+      const model = join(root, `m${mode}.gbm`);
+      const args = ['--lambda', '0.05', '--max-passes', '6', '--gap-check', '3', '--gap-threshold', '0', '--solver', 'bcpfw', '--sampling', 'gap', '--cache', '--cache-size', '5', '--json', '--quiet', mode];
+      const t = await capture(main, ['train', `horse:${dir}`, ...args, '--out', model]);
+      expect(t.code).toBe(0);
+      const g = await capture(main, ['gap', model, `horse:${dir}`, '--json', mode]);
+      const e = await capture(main, ['eval', model, `horse:${dir}`, '--json', mode]);
+      const th = await capture(runTrainHorse, [`horse:${dir}`, '--max-passes', '3', '--json', '--quiet', mode]);
+      expect(th.code).toBe(0);
+      results.push({ t: t.json!, g: g.json!, e: e.json!, th: th.json!, w: { w: [...loadModel(model).w] } });
     }
     const [mem, str] = results as [Record<string, Record<string, unknown>>, Record<string, Record<string, unknown>>];
     for (const key of ['primal', 'dual', 'gap', 'oracleCalls', 'cacheHits', 'testError']) expect(str.t![key]).toBe(mem.t![key]);

@@ -13,6 +13,7 @@
  * `pose` runs the LSP pose model on the first --pose-limit (200) LSP-small training images when LSP is
  * present. gpu.js cpu mode is plain JS and slow: pass --gpujs-cpu to include it.
  */
+import { toArrays } from '../../src/data/dataset.js';
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { GpuJsBackend, JsBackend, NativeBackend, type ScoringBackend } from '../../kernels/index.js';
@@ -125,8 +126,9 @@ if (models.includes('conll') && hasData('conll2000', 'train.txt')) {
   // Sparse attributes: scored natively whatever the backend (gpu.js kernels take dense rows).
   const task = loadTask(`conll:${dataPath('conll2000', 'train.txt')}`);
   const model = buildModel(task.spec);
-  const w = bcfw(modelProblem(model, task.train.xs, task.train.ys), { lambda: 1e-3, maxPasses: 3, gapCheck: 3 }).w;
-  results.push({ data: 'conll2000 train', ...bench('sparse chain', model, task.train.xs, task.train.ys, w, [['model default', () => undefined]]) });
+  const { xs, ys } = toArrays(task.train);
+  const w = bcfw(modelProblem(model, task.train), { lambda: 1e-3, maxPasses: 3, gapCheck: 3 }).w;
+  results.push({ data: 'conll2000 train', ...bench('sparse chain', model, [...xs], [...ys], w, [['model default', () => undefined]]) });
 }
 if (values.horse !== undefined) {
   const ds = new HorseDataset(values.horse);

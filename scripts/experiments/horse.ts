@@ -53,7 +53,7 @@ function part(split: 'train' | 'test', max: number): { part: Part; problem?: () 
   const idx = ds.indices(split).slice(0, max);
   if (values.stream) {
     const set = new StreamedHorseSet(ds, idx);
-    return { part: { n: set.n, graph: (i) => set.graph(i, model), ys: set.ys }, problem: () => set.problem(model) };
+    return { part: { n: set.length, graph: (i) => set.input(i), ys: set.ys }, problem: () => modelProblem(model, set) };
   }
   const mem = ds.load(split, max);
   mem.xs.forEach((x, i) => model.validate(x, mem.ys[i]!, `${split} ${i}`)); // attaches the areas to the truths

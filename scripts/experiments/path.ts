@@ -33,9 +33,9 @@ const minLambda = Number(values['min-lambda']);
 const timeBudget = Number(values['time-budget']);
 const task = loadTask(values.data, { split: values.split });
 const model = buildModel(task.spec);
-const problem = modelProblem(model, task.train.xs, task.train.ys);
+const problem = modelProblem(model, task.train);
 const test = task.test;
-const testError = (w: Float64Array) => (test ? meanLoss(model, w, test.xs, test.ys) : null);
+const testError = (w: Float64Array) => (test ? meanLoss(model, w, test) : null);
 mkdirSync(values.out, { recursive: true });
 
 type Row = { method: string; lambda: number; seconds: number; effectivePasses: number; gap: number; trueGap?: number; testError: number | null };

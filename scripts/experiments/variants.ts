@@ -57,7 +57,7 @@ const names = values.methods ? values.methods.split(';') : Object.keys(table);
 const lambda = Number(values.lambda);
 const task = loadTask(values.data, { split: values.split });
 const model = buildModel(task.spec);
-const problem = modelProblem(model, task.train.xs, task.train.ys);
+const problem = modelProblem(model, task.train);
 mkdirSync(values.out, { recursive: true });
 const summary: unknown[] = [];
 for (const method of names) {

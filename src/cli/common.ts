@@ -35,6 +35,12 @@ export const positive = (x: number) => Number.isFinite(x) && x > 0;
 export const nonNegative = (x: number) => Number.isFinite(x) && x >= 0;
 export const integer = (min: number) => (x: number) => Number.isInteger(x) && x >= min;
 
+/** `--stream` / `--in-memory` (horse sets): read records per oracle call, or load them; undefined decides by size. */
+export function streamOption(v: { stream?: boolean; 'in-memory'?: boolean }): boolean | undefined {
+  if (v.stream && v['in-memory']) throw new UsageError('--stream and --in-memory contradict each other');
+  return v.stream ? true : v['in-memory'] ? false : undefined;
+}
+
 /**
  * Prints the result of a command: with --json one JSON object as the last stdout line (undefined fields
  * dropped), otherwise a headline and one `key: value` line per field.

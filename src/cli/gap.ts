@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { FormatError } from '../core/errors.js';
 import { modelProblem } from '../core/problem.js';
 import { buildModel, loadTask } from '../data/datasets.js';
-import { fingerprint, loadModel } from '../io/model.js';
+import { loadModel } from '../io/model.js';
 import { crc32 } from '../io/model-file.js';
 import { fullOraclePass } from '../solvers/common.js';
-import { UsageError, parse, report, type Io } from './common.js';
+import { UsageError, parse, report, type Io, streamOption } from './common.js';
 import { backendOf, scoringOf } from './train-options.js';
 import { countProgress } from './progress.js';
 
@@ -26,6 +26,8 @@ const GAP_OPTIONS = {
   backend: { type: 'string' },
   'gpu-mode': { type: 'string' },
   shard: { type: 'string' },
+  stream: { type: 'boolean' },
+  'in-memory': { type: 'boolean' },
   out: { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
@@ -70,12 +72,12 @@ export async function runGap(args: string[], io: Io): Promise<number> {
   const shard = v.shard === undefined ? ([0, 1] as [number, number]) : parseShard(v.shard);
   if (v.shard !== undefined && v.out === undefined) throw new UsageError('--shard needs --out PART.json');
   const trained = loadModel(positionals[0]!);
-  const task = loadTask(positionals[1]!, { split: v.split, model: trained.spec });
+  const task = loadTask(positionals[1]!, { split: v.split, model: trained.spec, stream: streamOption(v) });
   const part = v.part ?? 'train';
   if (part !== 'train' && part !== 'test') throw new UsageError(`--part must be train or test, got '${part}'`);
   const set = part === 'test' ? task.test : task.train;
   if (!set) throw new UsageError(`${positionals[1]} has no ${part} part`);
-  const n = set.xs.length;
+  const n = set.length;
   const start = Math.floor((shard[0] * n) / shard[1]);
   const end = Math.floor(((shard[0] + 1) * n) / shard[1]);
   const model = buildModel(trained.spec, backendOf(v.backend));
@@ -84,13 +86,12 @@ export async function runGap(args: string[], io: Io): Promise<number> {
   const hinge: number[] = [];
   const loss: number[] = [];
   if (end > start) {
-    const xs = set.xs.slice(start, end);
-    const ys = set.ys.slice(start, end);
+    const shardSet = set.slice(start, end);
     // One pass gives the hinges and, where the model's batched pass can, the plain predictions too.
-    const predictions: unknown[] = new Array(xs.length);
-    const problem = modelProblem(model, xs, ys, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', v.quiet ?? false) });
+    const predictions: unknown[] = new Array(shardSet.length);
+    const problem = modelProblem(model, shardSet, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', v.quiet ?? false) });
     for (const h of fullOraclePass(problem, trained.w, undefined, predictions).hinge) hinge.push(h);
-    for (let i = 0; i < xs.length; i++) loss.push(model.loss(ys[i], predictions[i]));
+    for (let i = 0; i < shardSet.length; i++) loss.push(model.loss(shardSet.label(i), predictions[i]));
   }
   let wSq = 0;
   for (const x of trained.w) wSq += x * x;
@@ -98,7 +99,7 @@ export async function runGap(args: string[], io: Io): Promise<number> {
     format: 'gapbcfw-gap-partial', version: 1,
     modelChecksum: (crc32(new Uint8Array(trained.w.buffer, trained.w.byteOffset, trained.w.byteLength)) >>> 0).toString(16),
     data: positionals[1]!, part, n, shard, start, hinge, loss, lambda: trained.lambda, wSq,
-    dual: trained.dual !== undefined && trained.trainFingerprint === fingerprint(set) ? trained.dual : null,
+    dual: trained.dual !== undefined && trained.trainFingerprint === set.fingerprint() ? trained.dual : null,
   };
   if (v.out !== undefined) writeFileSync(v.out, `${JSON.stringify(partial)}\n`);
   const seconds = (performance.now() - t0) / 1000;

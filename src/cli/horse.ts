@@ -62,7 +62,7 @@ Pairwise (Potts) weights are kept >= 0 by the box-constrained solvers.
 
 Out-of-core: a set whose records (train + test) exceed 1 GiB is read from disk per oracle call
 (memory: the solver's per-block state, labels and areas; not the features). --stream forces it,
---in-memory forbids it (same as GAPBCFW_HORSE_STREAM=always|never for every command).
+--in-memory forbids it (the same options as train, eval, gap and path take on horse:DIR).
 
 Options: all of gapbcfw train (--solver, --sampling, --cache, --cache-size, --limit N, --out MODEL,
 --trace, --checkpoint, --seed, --json, --quiet, ...), plus --stream | --in-memory.`;
@@ -78,7 +78,7 @@ Options: --part test|train|all (default test), --limit N, --no-images, --json, -
 
 const MODEL_FORMAT = 'gapbcfw-segmentation-model';
 
-const TRAIN_HORSE_OPTIONS = { ...TRAIN_OPTIONS, stream: { type: 'boolean' }, 'in-memory': { type: 'boolean' } } as const;
+const TRAIN_HORSE_OPTIONS = TRAIN_OPTIONS;
 /** Flags of TRAIN_HORSE_OPTIONS that take a value (to tell the data argument from a flag's value). */
 const TAKES_VALUE = new Set(Object.entries(TRAIN_HORSE_OPTIONS).flatMap(([k, o]) => (o.type === 'string' ? [`--${k}`] : [])));
 
@@ -209,29 +209,19 @@ export async function runTrainHorse(args: string[], io: Io): Promise<number> {
     return handle(e, io);
   }
   // One implementation: the generic `gapbcfw train horse:DIR` with this command's defaults.
-  const own = new Set(['--stream', '--in-memory']);
   const positional = args.find((a, k) => !a.startsWith('-') && (k === 0 || !TAKES_VALUE.has(args[k - 1]!)));
-  const argv = ['train', `horse:${dir}`, ...args.filter((a) => !own.has(a) && a !== positional)];
+  const argv = ['train', `horse:${dir}`, ...args.filter((a) => a !== positional)];
   if (v.lambda === undefined) argv.push('--lambda', '100');
   if (v['max-passes'] === undefined) argv.push('--max-passes', '50');
   if (v['gap-threshold'] === undefined) argv.push('--gap-threshold', '0.01');
   if (!v['train-error']) argv.push('--train-error');
   const before = { ...SegmentationModel.totals };
   const readBefore = { ...streamTotals };
-  const env = process.env.GAPBCFW_HORSE_STREAM;
-  if (v.stream) process.env.GAPBCFW_HORSE_STREAM = 'always';
-  if (v['in-memory']) process.env.GAPBCFW_HORSE_STREAM = 'never';
   let out = '';
   const captured = { write: (chunk: string | Uint8Array) => ((out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString()), true) } as unknown as NodeJS.WriteStream;
-  let code: number;
-  try {
-    // A static import of main.js (a cycle: main.ts imports this module; fine, `main` is only called here).
-    // A dynamic import would wait for main.ts's top-level await, which is waiting for us.
-    code = await main(argv, { stdout: captured, stderr: io.stderr });
-  } finally {
-    if (env === undefined) delete process.env.GAPBCFW_HORSE_STREAM;
-    else process.env.GAPBCFW_HORSE_STREAM = env;
-  }
+  // A static import of main.js (a cycle: main.ts imports this module; fine, `main` is only called here).
+  // A dynamic import would wait for main.ts's top-level await, which is waiting for us.
+  const code = await main(argv, { stdout: captured, stderr: io.stderr });
   const t = SegmentationModel.totals;
   const calls = t.calls - before.calls;
   const reads = streamTotals.reads - readBefore.reads;

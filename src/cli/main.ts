@@ -5,8 +5,9 @@ import { pathToFileURL } from 'node:url';
 import type { ParseArgsConfig } from 'node:util';
 import { packageRoot } from '../package-root.js';
 import { meanLoss, modelProblem } from '../core/problem.js';
-import { buildModel, loadTask, type LabelledSet, type TaskData } from '../data/datasets.js';
-import { fingerprint, loadModel, saveModel, type TrainedModel } from '../io/model.js';
+import { buildModel, loadTask, type TaskData } from '../data/datasets.js';
+import type { Dataset } from '../data/dataset.js';
+import { loadModel, saveModel, type TrainedModel } from '../io/model.js';
 import { readModelFile, writeModelFile } from '../io/model-file.js';
 import { readCheckpoint as readCheckpointFile } from '../io/checkpoint.js';
 import { fullOraclePass, type SolverCheckpoint, type SolverResult } from '../solvers/common.js';
@@ -25,7 +26,7 @@ import { runPrepareHorse, runTrainHorse, runPredict } from './horse.js';
 import { runPath } from './path.js';
 import { loadPath } from '../io/path-file.js';
 import { pathWeights } from '../path/regpath.js';
-import { UsageError, integer, number, parse, positive, report, reportFailure, solverSummary, type Io } from './common.js';
+import { UsageError, integer, number, parse, positive, report, reportFailure, solverSummary, streamOption, type Io } from './common.js';
 import { CLI_SOLVERS, TRAIN_OPTIONS, backendOf, scoringOf, trainOptions, type TrainValues } from './train-options.js';
 import { describeBackend } from '../../kernels/index.js';
 
@@ -99,6 +100,8 @@ const EVAL_OPTIONS = {
   split: { type: 'string' },
   lambda: { type: 'string' },
   part: { type: 'string' },
+  stream: { type: 'boolean' },
+  'in-memory': { type: 'boolean' },
   backend: { type: 'string' },
   'gpu-mode': { type: 'string' },
   json: { type: 'boolean' },
@@ -109,7 +112,7 @@ const EVAL_OPTIONS = {
 async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lambda?: number; gapThreshold?: number; command: string }): Promise<number> {
   const model = buildModel(task.spec, backendOf(v.backend));
   const { scoring, report: scoringReport } = scoringOf(model, v.backend, v['gpu-mode']);
-  const problem = modelProblem(model, task.train.xs, task.train.ys, { scoring });
+  const problem = modelProblem(model, task.train, { scoring });
   const options = trainOptions(v, defaults);
   const test = task.test;
   const spec = task.spec;
@@ -118,7 +121,7 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
       const m = conllMetrics(model as unknown as SparseChainModel, w, test as unknown as ConllSet, spec.labelNames);
       return { testError: m.testError, f1: m.f1 };
     };
-  } else if (test) options.evaluate = (w) => ({ testError: meanLoss(model, w, test.xs, test.ys) });
+  } else if (test) options.evaluate = (w) => ({ testError: meanLoss(model, w, test) });
   const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : 200), v.quiet ?? false);
   let traceFd: number | undefined;
   const resume = v.resume === undefined ? undefined : readCheckpoint(v.resume);
@@ -163,7 +166,7 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
       lambda: result.lambda,
       training: { solver: result.solver, passes: result.passes, stopReason: result.stopReason, ...stripFunctions(options) },
       dual: result.dual,
-      trainFingerprint: fingerprint(task.train),
+      trainFingerprint: task.train.fingerprint(),
     });
   }
   const summary = {
@@ -203,23 +206,23 @@ async function runEval(args: string[], io: Io): Promise<number> {
   if (positionals.length !== 2) throw new UsageError('eval takes MODEL DATA, e.g. gapbcfw eval model.gbm ocr:letter.data.gz --split small');
   const trained = readModelFile(positionals[0]!).meta.format === 'gapbcfw-path' ? modelFromPath(positionals[0]!, v.lambda) : loadModel(positionals[0]!);
   if (v.lambda !== undefined && trained.training.source !== 'path') throw new UsageError('--lambda applies to path files (from gapbcfw path)');
-  const task = loadTask(positionals[1]!, { split: v.split, model: trained.spec });
+  const task = loadTask(positionals[1]!, { split: v.split, model: trained.spec, stream: streamOption(v) });
   const part = v.part ?? (task.test ? 'test' : 'train');
   if (part !== 'train' && part !== 'test') throw new UsageError(`--part must be train or test, got '${part}'`);
-  const set: LabelledSet | undefined = part === 'test' ? task.test : task.train;
+  const set: Dataset | undefined = part === 'test' ? task.test : task.train;
   if (!set) throw new UsageError(`${positionals[1]} has no test part (use --split or --part train)`);
   const model = buildModel(trained.spec, backendOf(v.backend));
   const t0 = performance.now();
   const spec = trained.spec;
   const chunking = spec.kind === 'sparse-chain' ? conllMetrics(model as unknown as SparseChainModel, trained.w, set as unknown as ConllSet, spec.labelNames) : undefined;
-  const error = chunking ? chunking.testError : meanLoss(model, trained.w, set.xs, set.ys);
-  const summary: Record<string, unknown> = { command: 'eval', n: set.xs.length, [part === 'test' ? 'testError' : 'trainError']: error };
+  const error = chunking ? chunking.testError : meanLoss(model, trained.w, set);
+  const summary: Record<string, unknown> = { command: 'eval', n: set.length, [part === 'test' ? 'testError' : 'trainError']: error };
   if (trained.spec.kind === 'multiclass') summary.accuracy = 1 - error;
   if (chunking) Object.assign(summary, { f1: chunking.f1, precision: chunking.precision, recall: chunking.recall, accuracy: chunking.accuracy });
-  if (trained.dual !== undefined && trained.trainFingerprint === fingerprint(set)) {
+  if (trained.dual !== undefined && trained.trainFingerprint === set.fingerprint()) {
     // The training set: primal by a full oracle pass, the dual from the saved iterate.
     const { scoring, report: scoringReport } = scoringOf(model, v.backend, v['gpu-mode']);
-    const problem = modelProblem(model, set.xs, set.ys, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', v.quiet ?? false) });
+    const problem = modelProblem(model, set, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', v.quiet ?? false) });
     const pass = fullOraclePass(problem, trained.w);
     if (scoringReport) summary.scoringBackend = { backend: scoringReport.backend, mode: scoringReport.mode, how: scoringReport.how };
     let wSq = 0;
@@ -277,7 +280,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         if (positionals.length !== 1) throw new UsageError('train takes one data set KIND:PATH, e.g. gapbcfw train ocr:letter.data.gz --split small');
         const minFrequency = number(values['min-frequency'], 'min-frequency', integer(1), 'a positive integer');
         const limit = number(values.limit, 'limit', integer(1), 'a positive integer');
-        return await runTrain(loadTask(positionals[0]!, { split: values.split, test: values.test, minFrequency, limit }), values, io, { command: 'train' });
+        const stream = streamOption(values);
+        return await runTrain(loadTask(positionals[0]!, { split: values.split, test: values.test, minFrequency, limit, stream }), values, io, { command: 'train' });
       }
       case 'eval':
         return await runEval(rest, io);

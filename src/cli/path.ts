@@ -48,7 +48,7 @@ export async function runPath(args: string[], io: Io): Promise<number> {
   }
   const task = loadTask(positionals[0]!, { split: v.split, test: v.test });
   const model = buildModel(task.spec, backendOf(v.backend));
-  const problem = modelProblem(model, task.train.xs, task.train.ys, { scoring: scoringOf(model, v.backend, v['gpu-mode']).scoring });
+  const problem = modelProblem(model, task.train, { scoring: scoringOf(model, v.backend, v['gpu-mode']).scoring });
   // The paper's choice unless the user picks a solver: BCPFW with gap sampling and caching.
   const flags = v.solver === undefined ? { ...v, solver: 'bcpfw', sampling: v.sampling ?? 'gap', cache: true } : v;
   const o = trainOptions(flags, {}) as BcfwOptions & { solver?: string };
@@ -56,7 +56,7 @@ export async function runPath(args: string[], io: Io): Promise<number> {
   const { solver: _s, timeBudget, ...solverOptions } = o;
   const epsilon = number(v.epsilon, 'epsilon', positive, 'a positive number') ?? 0.1;
   const test = task.test;
-  const testError = (w: Float64Array) => (test ? meanLoss(model, w, test.xs, test.ys) : undefined);
+  const testError = (w: Float64Array) => (test ? meanLoss(model, w, test) : undefined);
   const say = (line: string) => {
     if (!v.quiet) io.stderr.write(`${line}\n`);
   };

@@ -39,6 +39,8 @@ export const TRAIN_OPTIONS = {
   test: { type: 'string' },
   'min-frequency': { type: 'string' },
   limit: { type: 'string' },
+  stream: { type: 'boolean' },
+  'in-memory': { type: 'boolean' },
   out: { type: 'string' },
   trace: { type: 'string' },
   checkpoint: { type: 'string' },

@@ -1,6 +1,7 @@
 import type { SparseVector } from './vector.js';
 import { check } from './errors.js';
 import type { ScoringBackend } from '../../kernels/backend.js';
+import { arrayDataset, chunksOf, toArrays, type Dataset } from '../data/dataset.js';
 
 /**
  * A structured prediction model: a joint feature map phi(x, y) in R^dim, a task loss and its
@@ -95,13 +96,9 @@ export interface Problem<Y = unknown> {
   labelToJSON(y: Y): unknown;
   /** Inverse of `labelToJSON`; throws InputError on a value that is not a valid label. */
   labelFromJSON(value: unknown): Y;
+  /** Checksum of the training data (see Dataset.fingerprint): recognises the data a model or checkpoint was trained on. */
+  fingerprint?(): string;
 }
-
-/**
- * A data set read out of core (src/data/horse-stream.ts) gives its `xs` this property: a function that builds
- * the Problem itself (records read per call), which {@link modelProblem} then returns.
- */
-export const PROBLEM_FACTORY: unique symbol = Symbol.for('gapbcfw.problemFactory');
 
 /** Options of {@link modelProblem}. */
 export interface ProblemOptions {
@@ -109,39 +106,102 @@ export interface ProblemOptions {
   scoring?: ScoringBackend;
   /** Progress of a batched pass over a set streamed from disk: called per chunk with examples done and total. */
   onPassProgress?: (done: number, total: number) => void;
+  /** Examples per chunk of the batched pass over a streamed set (default 128: about 190 MB of HorseSeg-size features). */
+  passChunk?: number;
 }
 
-/** The Problem of a model on a labelled data set. Validates every example once. */
-export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[], ys: readonly Y[], options: ProblemOptions = {}): Problem<Y> {
-  const streamed = (xs as { [PROBLEM_FACTORY]?: (model: StructuredModel<X, Y>, ys: readonly Y[], options: ProblemOptions) => Problem<Y> })[PROBLEM_FACTORY];
-  if (streamed) return streamed(model, ys, options);
-  check(xs.length === ys.length, `got ${xs.length} inputs but ${ys.length} labels`);
-  check(xs.length > 0, 'the training set is empty');
-  for (let i = 0; i < xs.length; i++) model.validate(xs[i]!, ys[i]!, `example ${i}`);
-  let batch: BatchPass<Y> | undefined;
+/**
+ * The Problem of a model on a labelled data set (a {@link Dataset}, or arrays of inputs and labels). An in-memory
+ * set is validated example by example up front; a streamed one (inputs read from disk per access) as each
+ * example is first read, and its batched exact pass reads the set a chunk at a time.
+ */
+export function modelProblem<X, Y>(model: StructuredModel<X, Y>, data: Dataset<X, Y>, options?: ProblemOptions): Problem<Y>;
+export function modelProblem<X, Y>(model: StructuredModel<X, Y>, xs: readonly X[], ys: readonly Y[], options?: ProblemOptions): Problem<Y>;
+export function modelProblem<X, Y>(
+  model: StructuredModel<X, Y>,
+  dataOrXs: Dataset<X, Y> | readonly X[],
+  ysOrOptions?: readonly Y[] | ProblemOptions,
+  maybeOptions?: ProblemOptions,
+): Problem<Y> {
+  const data = Array.isArray(dataOrXs) ? arrayDataset(dataOrXs as readonly X[], ysOrOptions as readonly Y[]) : (dataOrXs as Dataset<X, Y>);
+  const options = (Array.isArray(dataOrXs) ? maybeOptions : (ysOrOptions as ProblemOptions | undefined)) ?? {};
+  check(data.length > 0, 'the training set is empty');
+  let input: (i: number) => X;
+  if (data.streamed) {
+    const validated = new Uint8Array(data.length);
+    input = (i) => {
+      const x = data.input(i);
+      if (!validated[i]) {
+        model.validate(x, data.label(i), `example ${i}`);
+        validated[i] = 1;
+      }
+      return x;
+    };
+  } else {
+    for (let i = 0; i < data.length; i++) model.validate(data.input(i), data.label(i), `example ${i}`);
+    input = (i) => data.input(i);
+  }
+  const y = (i: number) => data.label(i);
   return {
-    n: xs.length,
+    n: data.length,
     dim: model.dim,
-    oracle: (i, w) => model.lossAugmentedDecode(w, xs[i]!, ys[i]!),
-    psi: (i, y) => model.psi(xs[i]!, ys[i]!, y),
-    loss: (i, y) => model.loss(ys[i]!, y),
-    predict: (i, w) => model.decode(w, xs[i]!),
-    groundTruth: (i) => ys[i]!,
-    labelKey: (y) => model.labelKey(y),
-    labelScores: (i, w, labels, out) => model.labelScores(w, xs[i]!, ys[i]!, labels, out),
-    labelToJSON: (y) => model.labelToJSON(y),
+    oracle: (i, w) => model.lossAugmentedDecode(w, input(i), y(i)),
+    psi: (i, label) => model.psi(input(i), y(i), label),
+    loss: (i, label) => model.loss(y(i), label),
+    predict: (i, w) => model.decode(w, input(i)),
+    groundTruth: y,
+    labelKey: (label) => model.labelKey(label),
+    labelScores: (i, w, labels, out) => model.labelScores(w, input(i), y(i), labels, out),
+    labelToJSON: (label) => model.labelToJSON(label),
     labelFromJSON: (v) => model.labelFromJSON(v),
+    fingerprint: () => data.fingerprint(),
     ...(model.bounds ? { bounds: model.bounds } : {}),
-    ...(model.prepareBatch
-      ? { hingeAll: (w: Float64Array, hinge: Float64Array, labels?: Y[], predictions?: Y[]) => (batch ??= model.prepareBatch!(xs, ys, options.scoring))(w, hinge, labels, predictions) }
-      : {}),
+    ...(model.prepareBatch ? { hingeAll: batchedPass(model as Required<Pick<StructuredModel<X, Y>, 'prepareBatch'>>, data, options) } : {}),
+  };
+}
+
+/**
+ * The batched exact pass of a model over a data set: prepared once for an in-memory set; for a streamed set,
+ * one prepared batch per chunk of records, so memory holds one chunk of inputs whatever the set's size (results
+ * equal the in-memory pass: the examples are decoded independently).
+ */
+function batchedPass<X, Y>(model: Required<Pick<StructuredModel<X, Y>, 'prepareBatch'>>, data: Dataset<X, Y>, options: ProblemOptions): BatchPass<Y> {
+  if (!data.streamed) {
+    let batch: BatchPass<Y> | undefined;
+    return (w, hinge, labels, predictions) => {
+      batch ??= (() => {
+        const { xs, ys } = toArrays(data);
+        return model.prepareBatch(xs, ys, options.scoring);
+      })();
+      batch(w, hinge, labels, predictions);
+    };
+  }
+  const per = options.passChunk ?? 128;
+  check(Number.isInteger(per) && per >= 1, `passChunk must be a positive integer, got ${per}`);
+  return (w, hinge, labels, predictions) => {
+    for (const chunk of chunksOf(data, per)) {
+      const m = chunk.inputs.length;
+      const part = new Float64Array(m);
+      const partLabels: Y[] | undefined = labels ? new Array<Y>(m) : undefined;
+      const partPredictions: Y[] | undefined = predictions ? new Array<Y>(m) : undefined;
+      model.prepareBatch(chunk.inputs, chunk.labels, options.scoring)(w, part, partLabels, partPredictions);
+      hinge.set(part, chunk.start);
+      for (let q = 0; q < m; q++) {
+        if (labels) labels[chunk.start + q] = partLabels![q]!;
+        if (predictions) predictions[chunk.start + q] = partPredictions![q]!;
+      }
+      options.onPassProgress?.(chunk.start + m, data.length);
+    }
   };
 }
 
 /** Mean task loss of the model's predictions (the papers' "test error"); 0 for an empty set. */
-export function meanLoss<X, Y>(model: StructuredModel<X, Y>, w: Float64Array, xs: readonly X[], ys: readonly Y[]): number {
-  if (xs.length === 0) return 0;
+export function meanLoss<X, Y>(model: StructuredModel<X, Y>, w: Float64Array, data: Dataset<X, Y>): number;
+export function meanLoss<X, Y>(model: StructuredModel<X, Y>, w: Float64Array, xs: readonly X[], ys: readonly Y[]): number;
+export function meanLoss<X, Y>(model: StructuredModel<X, Y>, w: Float64Array, dataOrXs: Dataset<X, Y> | readonly X[], ys?: readonly Y[]): number {
+  const data = Array.isArray(dataOrXs) ? arrayDataset(dataOrXs as readonly X[], ys!) : (dataOrXs as Dataset<X, Y>);
+  if (data.length === 0) return 0;
   let s = 0;
-  for (let i = 0; i < xs.length; i++) s += model.loss(ys[i]!, model.decode(w, xs[i]!));
-  return s / xs.length;
+  for (let i = 0; i < data.length; i++) s += model.loss(data.label(i), model.decode(w, data.input(i)));
+  return s / data.length;
 }

@@ -10,6 +10,7 @@
  *
  * Input to be tagged may have only the `WORD POS` columns (see {@link ConllReadOptions.columns}).
  */
+import { ArrayDataset } from './dataset.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
@@ -289,12 +290,20 @@ function isDirectory(path: string): boolean {
  * strings (what chunk scores are computed from, so that tags outside the model's set still count as gold
  * chunks).
  */
-export interface ConllSet {
-  xs: SparseSequence[];
-  ys: Int32Array[];
-  tags: string[][];
-  /** Tokens whose gold tag is not in the model's tag set (label -1). */
-  unknownTags: number;
+export class ConllSet extends ArrayDataset<SparseSequence, Int32Array> {
+  constructor(
+    xs: readonly SparseSequence[],
+    ys: readonly Int32Array[],
+    readonly tags: readonly string[][],
+    /** Tokens whose gold tag is not in the model's tag set (label -1). */
+    readonly unknownTags: number,
+  ) {
+    super(xs, ys);
+  }
+
+  override slice(start: number, end = this.length): ConllSet {
+    return new ConllSet(this.xs.slice(start, end), this.ys.slice(start, end), this.tags.slice(start, end), this.unknownTags);
+  }
 }
 
 /**
@@ -313,7 +322,7 @@ export function encodeConll(sentences: readonly ConllSentence[], dictionary: Fea
     ys.push(y);
     gold.push(s.chunks!);
   }
-  return { xs, ys, tags: gold, unknownTags };
+  return new ConllSet(xs, ys, gold, unknownTags);
 }
 
 /**

@@ -31,6 +31,8 @@ export interface Dataset<X = unknown, Y = unknown> {
   fingerprint(): string;
   /** True when inputs are read from disk per access (see `input`). */
   readonly streamed: boolean;
+  /** The examples [start, end) as a data set of their own (a view: nothing is copied or read). */
+  slice(start: number, end?: number): Dataset<X, Y>;
 }
 
 /** Chunks of [start, end) of `data` (its own `chunks` where it has one). */
@@ -53,22 +55,64 @@ export function* chunksOf<X, Y>(data: Dataset<X, Y>, size: number, start = 0, en
 }
 
 /** An in-memory data set over arrays (not copied: do not mutate them while the set is in use). */
-export function arrayDataset<X, Y>(xs: readonly X[], ys: readonly Y[]): Dataset<X, Y> {
-  check(xs.length === ys.length, `got ${xs.length} inputs but ${ys.length} labels`);
-  let memo: string | undefined;
-  return {
-    length: xs.length,
-    input: (i) => xs[i]!,
-    label: (i) => ys[i]!,
-    *chunks(size, start = 0, end = xs.length) {
-      for (let s = start; s < end; s += size) {
-        const e = Math.min(end, s + size);
-        yield { start: s, inputs: xs.slice(s, e), labels: ys.slice(s, e) };
-      }
-    },
-    fingerprint: () => (memo ??= fingerprintExamples(xs.length, (i) => xs[i], (i) => ys[i])),
-    streamed: false,
-  };
+export class ArrayDataset<X, Y> implements Dataset<X, Y> {
+  readonly streamed = false;
+  private memo: string | undefined;
+
+  constructor(
+    readonly xs: readonly X[],
+    readonly ys: readonly Y[],
+  ) {
+    check(xs.length === ys.length, `got ${xs.length} inputs but ${ys.length} labels`);
+  }
+
+  get length(): number {
+    return this.xs.length;
+  }
+
+  input(i: number): X {
+    return this.xs[i]!;
+  }
+
+  label(i: number): Y {
+    return this.ys[i]!;
+  }
+
+  *chunks(size: number, start = 0, end = this.xs.length): Iterable<DatasetChunk<X, Y>> {
+    for (let s = start; s < end; s += size) {
+      const e = Math.min(end, s + size);
+      yield { start: s, inputs: this.xs.slice(s, e), labels: this.ys.slice(s, e) };
+    }
+  }
+
+  fingerprint(): string {
+    return (this.memo ??= fingerprintExamples(this.xs.length, (i) => this.xs[i], (i) => this.ys[i]));
+  }
+
+  slice(start: number, end = this.xs.length): ArrayDataset<X, Y> {
+    return new ArrayDataset(this.xs.slice(start, end), this.ys.slice(start, end));
+  }
+}
+
+/** An in-memory data set over arrays (see {@link ArrayDataset}). */
+export function arrayDataset<X, Y>(xs: readonly X[], ys: readonly Y[]): ArrayDataset<X, Y> {
+  return new ArrayDataset(xs, ys);
+}
+
+/**
+ * The inputs and labels of an in-memory data set as arrays (an ArrayDataset's own arrays, else collected from
+ * `input`/`label`); a streamed set is refused (its inputs are views into a read buffer).
+ */
+export function toArrays<X, Y>(data: Dataset<X, Y>): { xs: readonly X[]; ys: readonly Y[] } {
+  if (data instanceof ArrayDataset) return data;
+  check(!data.streamed, 'a streamed data set cannot be held in memory as arrays: read it in chunks');
+  const xs: X[] = [];
+  const ys: Y[] = [];
+  for (let i = 0; i < data.length; i++) {
+    xs.push(data.input(i));
+    ys.push(data.label(i));
+  }
+  return { xs, ys };
 }
 
 /**

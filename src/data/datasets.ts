@@ -10,6 +10,7 @@ import { loadConllTask, type SparseChainSpec } from './conll.js';
 import { SparseChainModel } from '../models/sparse-chain.js';
 import { loadOcr, ocrSplit, ocrToSequences } from './ocr.js';
 import { syntheticChain } from './synthetic.js';
+import { arrayDataset, type ArrayDataset, type Dataset } from './dataset.js';
 
 /** What a model needs to be rebuilt: its kind and shape (saved in model files). */
 export type ModelSpec =
@@ -19,19 +20,11 @@ export type ModelSpec =
   | { kind: 'segmentation'; numFeatures: number; numLabels: 2; labelNames: string[]; dPairwise: number }
   | SparseChainSpec;
 
-/** Inputs and labels of one data set, in the form the models take. */
-export interface LabelledSet<X = unknown, Y = unknown> {
-  xs: X[];
-  ys: Y[];
-  /** The set's own fingerprint where its format has a cheaper one than checksumming every input (horse sets). */
-  fingerprint?: () => string;
-}
-
 /** A data set named on the command line, loaded: the model it calls for, a training part and an optional test part. */
 export interface TaskData {
   spec: ModelSpec;
-  train: LabelledSet;
-  test?: LabelledSet;
+  train: Dataset;
+  test?: Dataset;
   /** Human-readable summary, e.g. "ocr (split small): 626 train / 6251 test sequences". */
   description: string;
 }
@@ -63,10 +56,7 @@ export interface LoadOptions {
   minFrequency?: number;
   /** conll: use only the first N training sentences (horse: images). */
   limit?: number;
-  /**
-   * horse: read the records from disk per oracle call instead of loading them (default: when the images
-   * used exceed 1 GiB, or as the environment variable GAPBCFW_HORSE_STREAM=always|never says).
-   */
+  /** horse: read the records from disk per oracle call instead of loading them (default: when the images used exceed 1 GiB). */
   stream?: boolean;
 }
 
@@ -126,9 +116,9 @@ export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData 
         const [tr, te] = [new StreamedHorseSet(ds, trainIdx), new StreamedHorseSet(ds, testIdx)];
         return {
           spec,
-          train: { xs: tr.lazyInputs(), ys: tr.ys, fingerprint: () => tr.fingerprint() },
-          test: te.n > 0 ? { xs: te.lazyInputs(), ys: te.ys, fingerprint: () => te.fingerprint() } : undefined,
-          description: `horse: ${tr.n} train / ${te.n} test images (streamed from disk), ${spec.numFeatures} unary + ${spec.dPairwise} pairwise features`,
+          train: tr,
+          test: te.length > 0 ? te : undefined,
+          description: `horse: ${tr.length} train / ${te.length} test images (streamed from disk), ${spec.numFeatures} unary + ${spec.dPairwise} pairwise features`,
         };
       }
       const train = ds.load('train', options.limit ?? Infinity);
@@ -137,8 +127,8 @@ export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData 
       for (const part of [train, test]) part.ys.forEach((y, i) => withAreas(y, part.xs[i]!.areas));
       return {
         spec,
-        train: { xs: train.xs, ys: train.ys, fingerprint: () => train.fingerprint },
-        test: test.xs.length > 0 ? { xs: test.xs, ys: test.ys, fingerprint: () => test.fingerprint } : undefined,
+        train: withFingerprint(arrayDataset(train.xs, train.ys), train.fingerprint),
+        test: test.xs.length > 0 ? withFingerprint(arrayDataset(test.xs, test.ys), test.fingerprint) : undefined,
         description: `horse: ${train.xs.length} train / ${test.xs.length} test images, ${spec.numFeatures} unary + ${spec.dPairwise} pairwise features`,
       };
     }
@@ -152,16 +142,22 @@ export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData 
       const test = testSpec ? loadLibsvm(testSpec.path, { numFeatures: spec.numFeatures, labelNames: spec.labelNames, dropUnknownFeatures: true }) : undefined;
       return {
         spec,
-        train: { xs: csrRows(train.X), ys: Array.from(train.y) },
-        test: test ? { xs: csrRows(test.X), ys: Array.from(test.y) } : undefined,
+        train: arrayDataset(csrRows(train.X), Array.from(train.y)),
+        test: test ? arrayDataset(csrRows(test.X), Array.from(test.y)) : undefined,
         description: `libsvm: ${train.X.rows} train${test ? ` / ${test.X.rows} test` : ''} rows, ${spec.numFeatures} features, ${spec.numLabels} classes`,
       };
     }
   }
 }
 
-function sequenceSet(examples: { x: Float64Array; y: Int32Array }[]): LabelledSet<Float64Array, Int32Array> {
-  return { xs: examples.map((e) => e.x), ys: examples.map((e) => e.y) };
+function sequenceSet(examples: { x: Float64Array; y: Int32Array }[]): ArrayDataset<Float64Array, Int32Array> {
+  return arrayDataset(examples.map((e) => e.x), examples.map((e) => e.y));
+}
+
+/** An in-memory set whose format has a cheaper fingerprint than checksumming every input (horse sets: per-record CRCs). */
+function withFingerprint<X, Y>(set: ArrayDataset<X, Y>, fingerprint: string): ArrayDataset<X, Y> {
+  set.fingerprint = () => fingerprint;
+  return set;
 }
 
 function checkSameShape(spec: ModelSpec, model?: ModelSpec): void {

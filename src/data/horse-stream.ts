@@ -17,9 +17,8 @@ import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { check, FormatError, InputError } from '../core/errors.js';
-import { PROBLEM_FACTORY, type Problem, type ProblemOptions, type StructuredModel } from '../core/problem.js';
-import { streamedSegmentationBatch } from '../models/segmentation-batch.js';
-import { SegmentationModel, withAreas, type SegmentationGraph, type SegmentationLabel } from '../models/segmentation.js';
+import { checkSegmentationGraph, withAreas, type SegmentationGraph, type SegmentationLabel } from '../models/segmentation.js';
+import type { Dataset, DatasetChunk } from './dataset.js';
 import { crc32 } from '../io/model-file.js';
 import { horseFingerprint, RECORD_HEADER_BYTES as HEADER, trainingBytes, type HorseDataset, type HorseImageEntry } from './horse.js';
 
@@ -221,15 +220,13 @@ export interface StreamedHorseOptions {
   slots?: number;
 }
 
-/** The model methods the streamed problem calls (SegmentationModel, or any model of SegmentationGraphs). */
-type GraphModel = StructuredModel<SegmentationGraph, SegmentationLabel> & { validateGraph?(x: SegmentationGraph, where: string): void };
-
 /**
- * The labelled images `indices` of a prepared folder, streamed: ground truths (with their areas) are read
- * once into memory, graphs per call. Everything is validated: labels and areas when the set is opened,
- * features (finite, shapes, node ids) the first time each record is read.
+ * The labelled images `indices` of a prepared folder as a streamed {@link Dataset}: ground truths (with their
+ * areas) are read once into memory, graphs per access. Everything is validated: labels and areas when the set
+ * is opened, features (finite, shapes, node ids) the first time each record is read.
  */
-export class StreamedHorseSet {
+export class StreamedHorseSet implements Dataset<SegmentationGraph, SegmentationLabel> {
+  readonly streamed = true;
   readonly reader: HorseRecordReader;
   /** Ground truths, areas attached (the loss is area-weighted). */
   readonly ys: SegmentationLabel[];
@@ -252,48 +249,37 @@ export class StreamedHorseSet {
     });
   }
 
-  get n(): number {
+  get length(): number {
     return this.indices.length;
   }
 
-  /** Graph of example i (a view; see {@link HorseRecordReader.graph}), validated by `model` on its first read. */
-  graph(i: number, model?: GraphModel): SegmentationGraph {
+  /** Graph of example i: views into the reader's buffers (see {@link HorseRecordReader.graph}), validated on its first read. */
+  input(i: number): SegmentationGraph {
     const k = this.indices[i];
     check(k !== undefined, `example ${i} is outside 0..${this.indices.length - 1}`);
     const g = this.reader.graph(k);
-    if (!this.checked[i] && model?.validateGraph) {
-      model.validateGraph(g, `${this.ds.dir} ${this.ds.meta.images[k]!.name}`);
+    if (!this.checked[i]) {
+      checkSegmentationGraph(g, this.ds.meta.dUnary, this.ds.meta.dPairwise, `${this.ds.dir} ${this.ds.meta.images[k]!.name}`);
       this.checked[i] = 1;
     }
     return g;
   }
 
-  /**
-   * The training problem of `model` on this set (the Problem of modelProblem, streamed). For a
-   * SegmentationModel the exact pass is batched a chunk of records at a time (streamedSegmentationBatch),
-   * with the scoring backend and progress callback of `options`.
-   */
-  problem(model: GraphModel, options: ProblemOptions = {}): Problem<SegmentationLabel> {
-    check(this.n > 0, 'the training set is empty');
-    const ys = this.ys;
-    const g = (i: number) => this.graph(i, model);
-    return {
-      n: this.n,
-      dim: model.dim,
-      oracle: (i, w) => model.lossAugmentedDecode(w, g(i), ys[i]!),
-      psi: (i, y) => model.psi(g(i), ys[i]!, y),
-      loss: (i, y) => model.loss(ys[i]!, y),
-      predict: (i, w) => model.decode(w, g(i)),
-      groundTruth: (i) => ys[i]!,
-      labelKey: (y) => model.labelKey(y),
-      labelScores: (i, w, labels, out) => model.labelScores(w, g(i), ys[i]!, labels, out),
-      labelToJSON: (y) => model.labelToJSON(y),
-      labelFromJSON: (v) => model.labelFromJSON(v),
-      ...(model.bounds ? { bounds: model.bounds } : {}),
-      ...(model instanceof SegmentationModel
-        ? { hingeAll: streamedSegmentationBatch(this, model, options.scoring, options.onPassProgress ? { onProgress: options.onPassProgress } : {}) }
-        : {}),
-    };
+  label(i: number): SegmentationLabel {
+    return this.ys[i]!;
+  }
+
+  /** Chunks of fresh copies of the graphs (read once each, in order; a chunk's inputs outlive the reader's buffers). */
+  *chunks(size: number, start = 0, end = this.length): Iterable<DatasetChunk<SegmentationGraph, SegmentationLabel>> {
+    for (let s = start; s < end; s += size) {
+      const e = Math.min(end, s + size);
+      const inputs: SegmentationGraph[] = [];
+      for (let i = s; i < e; i++) {
+        const g = this.input(i);
+        inputs.push({ numNodes: g.numNodes, unary: g.unary.slice(), edgeFrom: g.edgeFrom.slice(), edgeTo: g.edgeTo.slice(), pairwise: g.pairwise.slice(), areas: g.areas.slice() });
+      }
+      yield { start: s, inputs, labels: this.ys.slice(s, e) };
+    }
   }
 
   /** The set's fingerprint, the CRC of its records' CRCs (equal to the in-memory one; free for records a pass has read). */
@@ -302,11 +288,11 @@ export class StreamedHorseSet {
   }
 
   /** A set of the examples [start, end) of this one (sharing the reader). */
-  slice(start = 0, end = this.n): StreamedHorseSet {
+  slice(start = 0, end = this.length): StreamedHorseSet {
     const sub = Object.create(StreamedHorseSet.prototype) as StreamedHorseSet;
-    const s = Math.max(0, start < 0 ? this.n + start : start);
-    const e = Math.min(this.n, end < 0 ? this.n + end : end);
-    Object.assign(sub, { ds: this.ds, indices: this.indices.slice(s, e), reader: this.reader, ys: this.ys.slice(s, e), checked: this.checked.slice(s, e) });
+    const s = Math.max(0, start < 0 ? this.length + start : start);
+    const e = Math.min(this.length, end < 0 ? this.length + end : end);
+    Object.assign(sub, { streamed: true, ds: this.ds, indices: this.indices.slice(s, e), reader: this.reader, ys: this.ys.slice(s, e), checked: this.checked.slice(s, e) });
     return sub;
   }
 
@@ -314,68 +300,18 @@ export class StreamedHorseSet {
   close(): void {
     this.reader.close();
   }
-
-  /**
-   * The inputs as an array-like for generic code (`xs[i]`, `xs.length`, `xs.slice`, iteration): element
-   * access decodes a fresh copy of the graph (for evaluation loops: one record at a time, nothing kept);
-   * `modelProblem(model, xs, ys)` sees `PROBLEM_FACTORY` on it and builds the streamed problem.
-   */
-  lazyInputs(): SegmentationGraph[] {
-    const set = this;
-    const target: SegmentationGraph[] = [];
-    target.length = this.n;
-    const fresh = (i: number): SegmentationGraph => {
-      const v = set.graph(i);
-      return { numNodes: v.numNodes, unary: v.unary.slice(), edgeFrom: v.edgeFrom.slice(), edgeTo: v.edgeTo.slice(), pairwise: v.pairwise.slice(), areas: v.areas.slice() };
-    };
-    let memo: { i: number; g: SegmentationGraph } | undefined;
-    return new Proxy(target, {
-      get(t, prop, receiver) {
-        if (typeof prop === 'string' && /^(0|[1-9]\d*)$/.test(prop)) {
-          const i = Number(prop);
-          if (i >= set.n) return undefined;
-          // The same index twice in a row gives the same object (identity-keyed caches stay valid).
-          if (memo?.i !== i) memo = { i, g: fresh(i) };
-          return memo.g;
-        }
-        if (prop === PROBLEM_FACTORY) return (model: GraphModel, ys: readonly SegmentationLabel[], options: ProblemOptions = {}) => {
-          check(ys.length === set.n, `got ${set.n} inputs but ${ys.length} labels`);
-          // The ys given must be this set's (or equal label by label): the streamed problem uses its own.
-          for (let i = 0; i < set.n; i++) if (ys[i] !== set.ys[i]) check(set.ys[i]!.length === ys[i]!.length && set.ys[i]!.every((v, q) => v === ys[i]![q]), `label ${i} does not belong to this streamed set`);
-          return set.problem(model, options);
-        };
-        if (prop === STREAMED_SET) return set;
-        if (prop === 'slice') return (start?: number, end?: number) => set.slice(start, end).lazyInputs();
-        if (prop === Symbol.iterator) return function* () {
-          for (let i = 0; i < set.n; i++) yield fresh(i);
-        };
-        return Reflect.get(t, prop, receiver);
-      },
-    });
-  }
-}
-
-/** The StreamedHorseSet behind a lazy input array, if it is one. */
-export const STREAMED_SET: unique symbol = Symbol('gapbcfw.streamedHorseSet');
-
-export function streamedSetOf(xs: unknown): StreamedHorseSet | undefined {
-  return (xs as { [STREAMED_SET]?: StreamedHorseSet } | null)?.[STREAMED_SET];
 }
 
 /** Streaming kicks in above this many bytes of records (train + test) unless told otherwise. */
 export const STREAM_THRESHOLD_BYTES = 2 ** 30;
 
 /**
- * Whether `horse:DIR` is read out of core: `force` if given, else GAPBCFW_HORSE_STREAM=always|never (or
- * 1|0), else automatically when the records of the images used exceed `STREAM_THRESHOLD_BYTES`
- * (about 700 images of 150 superpixels: HorseSeg-small's 147 stay in memory, the augmented sets stream).
+ * Whether `horse:DIR` is read out of core: `force` if given (`--stream` / `--in-memory`), else when the records of
+ * the images used exceed `STREAM_THRESHOLD_BYTES` (about 700 images of 150 superpixels: HorseSeg-small's 147 stay
+ * in memory, the augmented sets stream).
  */
 export function shouldStream(ds: HorseDataset, indices: readonly number[], force?: boolean): boolean {
   if (force !== undefined) return force;
-  const env = process.env.GAPBCFW_HORSE_STREAM?.toLowerCase();
-  if (env === 'always' || env === '1' || env === 'true') return true;
-  if (env === 'never' || env === '0' || env === 'false') return false;
-  check(env === undefined || env === '' || env === 'auto', `GAPBCFW_HORSE_STREAM must be always, never or auto, got '${env}'`);
   let bytes = 0;
   for (const k of indices) bytes += ds.meta.images[k]!.bytes;
   return bytes > STREAM_THRESHOLD_BYTES;

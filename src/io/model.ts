@@ -1,6 +1,6 @@
 import { check, FormatError } from '../core/errors.js';
-import type { ModelSpec, LabelledSet } from '../data/datasets.js';
-import { crc32, readModelFile, writeModelFile } from './model-file.js';
+import type { ModelSpec } from '../data/datasets.js';
+import { readModelFile, writeModelFile } from './model-file.js';
 import { parseSparseChainSpec } from '../data/conll.js';
 import { sparseChainDim } from '../models/sparse-chain.js';
 
@@ -69,33 +69,4 @@ export function loadModel(path: string): TrainedModel {
     dual: typeof meta.dual === 'number' ? meta.dual : undefined,
     trainFingerprint: typeof meta.trainFingerprint === 'string' ? meta.trainFingerprint : undefined,
   };
-}
-
-/**
- * A checksum of a data set (inputs and labels), to recognise the training set of a model: the set's own
- * `fingerprint()` where it has one (horse sets: per-record CRCs, taken as records are read), else a CRC of
- * every input and label. Inputs are typed arrays or plain objects of typed arrays and numbers (sparse rows,
- * sparse sequences, superpixel graphs), fed field by field in key order.
- */
-export function fingerprint(set: LabelledSet): string {
-  if (set.fingerprint) return set.fingerprint();
-  let crc = 0;
-  const feed = (a: ArrayBufferView) => {
-    crc = crc32(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), crc);
-  };
-  const feedValue = (v: unknown) => {
-    if (ArrayBuffer.isView(v)) feed(v);
-    else if (typeof v === 'number') feed(Float64Array.of(v));
-    else if (v !== null && typeof v === 'object') {
-      for (const key of Object.keys(v).sort()) {
-        const field = (v as Record<string, unknown>)[key];
-        if (ArrayBuffer.isView(field) || typeof field === 'number') feedValue(field);
-      }
-    }
-  };
-  for (let i = 0; i < set.xs.length; i++) {
-    feedValue(set.xs[i]);
-    feedValue(set.ys[i]);
-  }
-  return `${set.xs.length}:${(crc >>> 0).toString(16).padStart(8, '0')}`;
 }

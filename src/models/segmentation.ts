@@ -131,29 +131,14 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
     if (!(y instanceof Uint8Array)) throw new InputError(`${where}: a label must be a Uint8Array`);
     check(y.length === x.numNodes, () => `${where}: label has ${y.length} entries for ${x.numNodes} superpixels`);
     for (let i = 0; i < y.length; i++) check(y[i]! <= 1, () => `${where}: label of superpixel ${i} is ${y[i]} (must be 0 or 1)`);
-    // loss(yTrue, y) has no input: the ground truth carries its areas from here on (see withAreas).
-    withAreas(y, x.areas);
+    // loss(yTrue, y) has no input: the ground truth carries its areas from here on (see withAreas). A truth that
+    // carries them already keeps its own (a streamed set's x is a view into a read buffer).
+    if (!AREAS.has(y)) withAreas(y, x.areas);
   }
 
   /** Checks shapes, node ids, finiteness and areas of one graph. */
   validateGraph(x: SegmentationGraph, where: string): void {
-    if (typeof x !== 'object' || x === null) throw new InputError(`${where}: a segmentation input must be an object`);
-    const N = x.numNodes;
-    check(Number.isInteger(N) && N >= 1, `${where}: numNodes must be a positive integer, got ${N}`);
-    check(x.unary instanceof Float32Array && x.unary.length === N * this.dUnary, () => `${where}: unary must be a Float32Array of N*dUnary = ${N}*${this.dUnary} values`);
-    check(x.edgeFrom instanceof Int32Array && x.edgeTo instanceof Int32Array && x.edgeFrom.length === x.edgeTo.length, `${where}: edgeFrom and edgeTo must be Int32Arrays of one length`);
-    const E = x.edgeFrom.length;
-    check(x.pairwise instanceof Float32Array && x.pairwise.length === E * this.dPairwise, () => `${where}: pairwise must be a Float32Array of E*dPairwise = ${E}*${this.dPairwise} values`);
-    check(x.areas instanceof Float64Array && x.areas.length === N, `${where}: areas must be a Float64Array of ${N} values`);
-    for (let e = 0; e < E; e++) {
-      const a = x.edgeFrom[e]!;
-      const b = x.edgeTo[e]!;
-      check(a >= 0 && a < N && b >= 0 && b < N && a !== b, () => `${where}: edge ${e} joins ${a} and ${b} (nodes are 0..${N - 1}, no self-loops)`);
-    }
-    for (let i = 0; i < N; i++) check(x.areas[i]! > 0 && Number.isFinite(x.areas[i]), () => `${where}: area of superpixel ${i} is ${x.areas[i]} (must be > 0)`);
-    for (const [name, a] of [['unary', x.unary], ['pairwise', x.pairwise]] as const) {
-      for (let j = 0; j < a.length; j++) if (!Number.isFinite(a[j])) throw new InputError(`${where}: ${name}[${j}] is ${a[j]}`);
-    }
+    checkSegmentationGraph(x, this.dUnary, this.dPairwise, where);
   }
 
   private checkW(w: Float64Array): void {
@@ -423,6 +408,27 @@ export function withAreas(y: SegmentationLabel, areas: Float64Array): Segmentati
 
 function areasOf(y: SegmentationLabel): Float64Array | undefined {
   return AREAS.get(y);
+}
+
+/** Checks shapes (dUnary unary and dPairwise pairwise features), node ids, finiteness and areas of one graph; InputError naming `where`. */
+export function checkSegmentationGraph(x: SegmentationGraph, dUnary: number, dPairwise: number, where: string): void {
+  if (typeof x !== 'object' || x === null) throw new InputError(`${where}: a segmentation input must be an object`);
+  const N = x.numNodes;
+  check(Number.isInteger(N) && N >= 1, `${where}: numNodes must be a positive integer, got ${N}`);
+  check(x.unary instanceof Float32Array && x.unary.length === N * dUnary, () => `${where}: unary must be a Float32Array of N*dUnary = ${N}*${dUnary} values`);
+  check(x.edgeFrom instanceof Int32Array && x.edgeTo instanceof Int32Array && x.edgeFrom.length === x.edgeTo.length, `${where}: edgeFrom and edgeTo must be Int32Arrays of one length`);
+  const E = x.edgeFrom.length;
+  check(x.pairwise instanceof Float32Array && x.pairwise.length === E * dPairwise, () => `${where}: pairwise must be a Float32Array of E*dPairwise = ${E}*${dPairwise} values`);
+  check(x.areas instanceof Float64Array && x.areas.length === N, `${where}: areas must be a Float64Array of ${N} values`);
+  for (let e = 0; e < E; e++) {
+    const a = x.edgeFrom[e]!;
+    const b = x.edgeTo[e]!;
+    check(a >= 0 && a < N && b >= 0 && b < N && a !== b, () => `${where}: edge ${e} joins ${a} and ${b} (nodes are 0..${N - 1}, no self-loops)`);
+  }
+  for (let i = 0; i < N; i++) check(x.areas[i]! > 0 && Number.isFinite(x.areas[i]), () => `${where}: area of superpixel ${i} is ${x.areas[i]} (must be > 0)`);
+  for (const [name, a] of [['unary', x.unary], ['pairwise', x.pairwise]] as const) {
+    for (let j = 0; j < a.length; j++) if (!Number.isFinite(a[j])) throw new InputError(`${where}: ${name}[${j}] is ${a[j]}`);
+  }
 }
 
 /** Every labelling's energy, by enumeration (tests; N <= 20). */
