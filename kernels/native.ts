@@ -1,11 +1,21 @@
 import { availableParallelism } from 'node:os';
 import { check } from '../src/core/errors.js';
-import { native } from '../src/native.js';
-import { HostRows, checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
+import { native, type NativeScoringRows } from '../src/native.js';
+import { checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
 
-class NativeRows extends HostRows {}
+/** Rows handed to the native code once (a prepared ScoringRows object: shape and finiteness checked there). */
+class NativeRows implements FeatureRows {
+  readonly prepared: NativeScoringRows;
+  constructor(
+    X: FeatureArray,
+    readonly rows: number,
+    readonly cols: number,
+  ) {
+    this.prepared = new native.ScoringRows({ X, rows, cols });
+  }
+}
 
-/** C++ SIMD rows on a native thread pool (native/scoring/rows.cc), float64. */
+/** C++ SIMD rows on the native thread pool (native/scoring/rows.cc), float64. */
 export class NativeBackend implements ScoringBackend {
   readonly name = 'native' as const;
   readonly precision = 'float64' as const;
@@ -28,7 +38,8 @@ export class NativeBackend implements ScoringBackend {
   score(rows: FeatureRows, W: Float64Array, K: number, out: Float64Array, aug?: LossAugmentation): void {
     if (!(rows instanceof NativeRows)) throw new TypeError('these rows were prepared by another backend');
     checkScore(rows, W, K, out, aug);
-    native.scoreRows(rows.X, rows.rows, rows.cols, W, K, aug?.labels ?? null, aug?.weight ?? null, out, this.threads);
+    const threads = Math.min(this.threads, 256);
+    rows.prepared.score(aug ? { W, K, out, augLabels: aug.labels, augWeight: aug.weight, threads } : { W, K, out, threads });
   }
 
   dispose(): void {}

@@ -15,6 +15,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("version", Napi::Function::New(env, Version));
   RegisterGdt(env, exports);
   RegisterScoring(env, exports);
+  RegisterChain(env, exports);
+  RegisterBatch(env, exports);
   RegisterSolver(env, exports);
   RegisterMaxflow(env, exports);
   RegisterSlic(env, exports);

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gapbcfw::binding {
 
@@ -214,5 +216,114 @@ void RequireSameOrDisjoint(const Napi::TypedArrayOf<T>& x, const std::string& xN
   }
 }
 
+// ---- Option objects -------------------------------------------------------------------------------------
+// Bindings that take more than a few arguments take one options object; `fn` prefixes every message, e.g.
+// "ChainBatch.viterbi: labels must be an Int32Array, got undefined".
+
+/// info[idx] as an options object (TypeError otherwise).
+inline Napi::Object RequireOptions(const Napi::CallbackInfo& info, std::size_t idx, const std::string& fn) {
+  const Napi::Value v = info[idx];
+  if (!v.IsObject() || v.IsArray() || v.IsTypedArray() || v.IsFunction()) {
+    throw Napi::TypeError::New(info.Env(), fn + ": expected an options object, got " + DescribeValue(v));
+  }
+  return v.As<Napi::Object>();
+}
+
+/// True when the option is absent (undefined) or null.
+inline bool OptionAbsent(const Napi::Object& o, const char* key) {
+  const Napi::Value v = o.Get(key);
+  return v.IsUndefined() || v.IsNull();
+}
+
+/// options[key] as a typed array of element type T.
+template <typename T>
+Napi::TypedArrayOf<T> OptionTypedArray(const Napi::Object& o, const char* key, const std::string& fn) {
+  return TypedArrayValue<T>(o.Get(key), fn + ": " + key);
+}
+
+/// options[key] as an integer in [min, max] (RangeError otherwise; TypeError unless a number).
+inline std::size_t OptionSize(const Napi::Object& o, const char* key, const std::string& fn, std::size_t min, std::size_t max) {
+  const Napi::Value v = o.Get(key);
+  if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), fn + ": " + key + " must be a number, got " + DescribeValue(v));
+  const double x = v.As<Napi::Number>().DoubleValue();
+  if (!(x >= static_cast<double>(min)) || x != std::floor(x) || x > static_cast<double>(max)) {
+    throw Napi::RangeError::New(o.Env(), fn + ": " + key + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                                             "], got " + FormatNumber(x));
+  }
+  return static_cast<std::size_t>(x);
+}
+
+/// options[key] as a boolean (`fallback` when absent).
+inline bool OptionBool(const Napi::Object& o, const char* key, const std::string& fn, bool fallback) {
+  const Napi::Value v = o.Get(key);
+  if (v.IsUndefined()) return fallback;
+  if (!v.IsBoolean()) throw Napi::TypeError::New(o.Env(), fn + ": " + key + " must be a boolean, got " + DescribeValue(v));
+  return v.As<Napi::Boolean>().Value();
+}
+
+/// options.threads: native threads of the call, an integer in [1, 256] (1 when absent).
+inline int32_t OptionThreads(const Napi::Object& o, const std::string& fn) {
+  return OptionAbsent(o, "threads") ? 1 : static_cast<int32_t>(OptionSize(o, "threads", fn, 1, 256));
+}
+
+/// Throws a RangeError unless `arr` has at least `expected` elements.
+template <typename T>
+void RequireMinLength(const Napi::TypedArrayOf<T>& arr, std::size_t expected, const std::string& name) {
+  if (arr.ElementLength() < expected) {
+    throw Napi::RangeError::New(arr.Env(), name + " has length " + std::to_string(arr.ElementLength()) + ", needs at least " +
+                                               std::to_string(expected));
+  }
+}
+
+/// The examples a call works on: options.items (an Int32Array of distinct-or-not indices in [0, n); its first
+/// options.count entries, all of them when count is absent) or, when items is absent, all n examples.
+/// Returns {pointer or null, count}.
+inline std::pair<const int32_t*, int64_t> OptionItems(const Napi::Object& o, std::size_t n, const std::string& fn) {
+  if (OptionAbsent(o, "items")) {
+    if (!OptionAbsent(o, "count")) throw Napi::TypeError::New(o.Env(), fn + ": count needs items");
+    return {nullptr, static_cast<int64_t>(n)};
+  }
+  const auto items = OptionTypedArray<int32_t>(o, "items", fn);
+  const std::size_t count = OptionAbsent(o, "count") ? items.ElementLength() : OptionSize(o, "count", fn, 0, items.ElementLength());
+  for (std::size_t q = 0; q < count; ++q) {
+    if (items[q] < 0 || static_cast<std::size_t>(items[q]) >= n) {
+      throw Napi::RangeError::New(o.Env(), fn + ": items[" + std::to_string(q) + "] = " + std::to_string(items[q]) + " is outside 0.." +
+                                               std::to_string(n - 1));
+    }
+  }
+  return {items.Data(), static_cast<int64_t>(count)};
+}
+
+/// Typed arrays a prepared native object keeps (per-pass-constant data handed over once): references that
+/// keep them alive, and the pointer and size seen when they were pinned. `Check` (called on every use)
+/// throws a RangeError if one was since detached (transferred) or is otherwise no longer where it was, so a
+/// prepared object never reads freed memory.
+class PinnedArrays {
+ public:
+  template <typename T>
+  const T* Pin(const Napi::TypedArrayOf<T>& a) {
+    refs_.push_back(Napi::Persistent(static_cast<Napi::Value>(a)));
+    seen_.push_back({a.Data(), a.ByteLength()});
+    return a.Data();
+  }
+  template <typename T>
+  T* PinMutable(Napi::TypedArrayOf<T>& a) {
+    Pin(a);
+    return a.Data();
+  }
+  void Check(Napi::Env env, const std::string& fn) const {
+    for (std::size_t k = 0; k < refs_.size(); ++k) {
+      const auto a = refs_[k].Value().As<Napi::TypedArray>();
+      const auto* data = static_cast<const uint8_t*>(a.ArrayBuffer().Data()) + a.ByteOffset();
+      if (data != seen_[k].first || a.ByteLength() != seen_[k].second) {
+        throw Napi::RangeError::New(env, fn + ": an array handed to the prepared object was detached or moved; prepare it again");
+      }
+    }
+  }
+
+ private:
+  std::vector<Napi::Reference<Napi::Value>> refs_;
+  std::vector<std::pair<const void*, std::size_t>> seen_;
+};
 
 }  // namespace gapbcfw::binding

@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "scoring/accumulator.h"
-#include "common/parallel.h"
 #include "scoring/simd.h"
 
 namespace gapbcfw {
@@ -157,43 +156,6 @@ double chain_decode(const double* w, ChainShape s, const double* x, int32_t T, c
   chain_node_scores(w, s, x, T, y_true, theta.data());
   const double* trans = w + static_cast<size_t>(s.K) * s.D + 2 * s.K;
   return chain_viterbi(trans, s.K, theta.data(), T, out_y, work);
-}
-
-void chain_viterbi_batch(const double* trans, int32_t K, const double* theta_all, const int32_t* offsets, int32_t n,
-                         int32_t* out_y, int32_t threads) {
-  parallel_for(n, threads, [&](int64_t q) {
-    thread_local std::vector<double> scratch;
-    const int32_t t0 = offsets[q], T = offsets[q + 1] - offsets[q];
-    if (T > 0) chain_viterbi(trans, K, theta_all + static_cast<size_t>(t0) * K, T, out_y + t0, scratch);
-  });
-}
-
-void chain_hinge_of_labels(const double* w, ChainShape s, const double* x_all, const int32_t* offsets, int32_t n,
-                           const int32_t* y_all, const int32_t* yhat_all, double* hinge, int32_t threads) {
-  parallel_for(n, threads, [&](int64_t q) {
-    thread_local std::vector<int32_t> idx;
-    thread_local std::vector<double> val;
-    const int32_t t0 = offsets[q], T = offsets[q + 1] - offsets[q];
-    if (T <= 0) {
-      hinge[q] = 0.0;
-      return;
-    }
-    const int32_t* y = y_all + t0;
-    const int32_t* z = yhat_all + t0;
-    // L(y, z) - <w, psi(z)> with psi from chain_psi and the dot product summed in psi's order: the same
-    // operations as the per-object path (loss - dotSparse(w, psi)), so the two give bit-identical H.
-    const auto cap = static_cast<size_t>(chain_psi_capacity(s, T));
-    if (idx.size() < cap) {
-      idx.resize(cap);
-      val.resize(cap);
-    }
-    const int64_t nnz = chain_psi(s, x_all + static_cast<size_t>(t0) * s.D, T, y, z, idx.data(), val.data());
-    double dot = 0.0;
-    for (int64_t k = 0; k < nnz; ++k) dot += w[idx[k]] * val[k];
-    int32_t mismatches = 0;
-    for (int32_t t = 0; t < T; ++t) mismatches += z[t] != y[t] ? 1 : 0;
-    hinge[q] = static_cast<double>(mismatches) / T - dot;
-  });
 }
 
 }  // namespace gapbcfw

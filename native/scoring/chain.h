@@ -39,17 +39,4 @@ inline int64_t chain_psi_capacity(ChainShape s, int32_t T) {
   return 2 * static_cast<int64_t>(T) * s.D + 2 * static_cast<int64_t>(T) + 4;
 }
 
-// Viterbi of n sequences over precomputed node scores theta_all (tokens x K, biases and any loss
-// augmentation already included; sequence s owns rows [offsets[s], offsets[s+1])), on `threads` threads.
-// Labels equal chain_viterbi's on each sequence.
-void chain_viterbi_batch(const double* trans, int32_t K, const double* theta_all, const int32_t* offsets, int32_t n,
-                         int32_t* out_y, int32_t threads);
-
-// hinge[s] = L(y_s, yhat_s) - <w, psi(x_s, y_s, yhat_s)> in float64 for given labellings yhat (the block's
-// H_i(w) when yhat is its loss-augmented argmax; 2013 paper, eq. 4), with psi from chain_psi and the dot
-// product in psi's order, i.e. exactly the per-object path's arithmetic. Certifies labels proposed by
-// float32 scores.
-void chain_hinge_of_labels(const double* w, ChainShape s, const double* x_all, const int32_t* offsets, int32_t n,
-                           const int32_t* y_all, const int32_t* yhat_all, double* hinge, int32_t threads);
-
 }  // namespace gapbcfw

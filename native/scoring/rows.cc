@@ -1,5 +1,6 @@
 #include "scoring/rows.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "common/parallel.h"
@@ -17,9 +18,9 @@ GAPBCFW_INLINE void augment_row(double* s, int32_t K, int32_t truth, double a) {
 // Few classes: K dot products per row, vectorised over the features (no branches; zeros cost as much as
 // any value, which is the right trade when rows are dense, as segmentation features are).
 template <typename T>
-void score_rows_dot(const T* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
-                    const double* aug_weight, double* out, int32_t threads) {
-  parallel_for_blocked(N, 64, threads, [&](int64_t n) {
+void dot_rows(const T* X, int64_t first, int64_t end, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
+              const double* aug_weight, double* out) {
+  for (int64_t n = first; n < end; ++n) {
     const T* x = X + static_cast<size_t>(n) * D;
     double* out_row = out + static_cast<size_t>(n) * K;
     for (int32_t k = 0; k < K; ++k) {
@@ -30,7 +31,7 @@ void score_rows_dot(const T* X, int64_t N, int32_t D, const double* W, int32_t K
       out_row[k] = s;
     }
     if (aug_labels != nullptr) augment_row(out_row, K, aug_labels[n], aug_weight[n]);
-  });
+  }
 }
 
 // Many classes: W transposed to feature-major (D x K), so a row's K scores are a sum of x_j * Wt[j, :] over
@@ -71,67 +72,74 @@ GAPBCFW_WIDE_SIMD void axpy_rows_of(const float* X, int64_t first, int64_t end, 
 }
 
 template <typename T>
-void score_rows_axpy(const T* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
-                     const double* aug_weight, double* out, int32_t threads) {
-  std::vector<double> wt(static_cast<size_t>(D) * K);
-  for (int32_t k = 0; k < K; ++k)
-    for (int32_t j = 0; j < D; ++j) wt[static_cast<size_t>(j) * K + k] = W[static_cast<size_t>(k) * D + j];
-  constexpr int64_t kRowsPerTask = 64;
-  parallel_for((N + kRowsPerTask - 1) / kRowsPerTask, threads, [&](int64_t b) {
-    thread_local std::vector<int32_t> nonzero;
-    if (static_cast<int32_t>(nonzero.size()) < D) nonzero.resize(D);
-    axpy_rows_of(X, b * kRowsPerTask, std::min(N, (b + 1) * kRowsPerTask), D, wt.data(), K, aug_labels, aug_weight, out,
-                 nonzero.data());
-  });
+void scorer_rows(const T* X, int64_t first, int64_t end, int32_t D, const double* W, const std::vector<double>& wt, int32_t K,
+                 const int32_t* aug_labels, const double* aug_weight, double* out) {
+  if (K < 8) {
+    dot_rows(X, first, end, D, W, K, aug_labels, aug_weight, out);
+    return;
+  }
+  thread_local std::vector<int32_t> nonzero;
+  if (static_cast<int32_t>(nonzero.size()) < D) nonzero.resize(D);
+  axpy_rows_of(X, first, end, D, wt.data(), K, aug_labels, aug_weight, out, nonzero.data());
 }
 
 template <typename T>
 void score_rows_impl(const T* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
                      const double* aug_weight, double* out, int32_t threads) {
-  const int64_t work = N * static_cast<int64_t>(D) * K;
-  const int32_t useful = static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(threads, work >> 18)));
-  if (K < 8) {
-    score_rows_dot(X, N, D, W, K, aug_labels, aug_weight, out, useful);
-  } else {
-    score_rows_axpy(X, N, D, W, K, aug_labels, aug_weight, out, useful);
-  }
+  const RowScorer scorer(W, D, K);
+  constexpr int64_t kRowsPerTask = 64;
+  const int32_t useful = useful_threads(N * static_cast<int64_t>(D) * K, threads, 18);
+  parallel_for((N + kRowsPerTask - 1) / kRowsPerTask, useful, [&](int64_t b) {
+    scorer.rows(X, b * kRowsPerTask, std::min(N, (b + 1) * kRowsPerTask), aug_labels, aug_weight, out);
+  });
 }
 
 }  // namespace
 
-void score_sparse_rows(const int32_t* row_offsets, int64_t rows, const int32_t* ids, const double* values, const double* W,
-                       int32_t K, double* out, int32_t threads) {
-  const int64_t work = static_cast<int64_t>(row_offsets[rows]) * K;
-  const int32_t useful = static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(threads, work >> 16)));
-  parallel_for_blocked(rows, 256, useful, [&](int64_t t) {
-    double* s = out + static_cast<size_t>(t) * K;
-    for (int32_t k = 0; k < K; ++k) s[k] = 0.0;
-    for (int32_t j = row_offsets[t]; j < row_offsets[t + 1]; ++j) {
-      const double v = values != nullptr ? values[j] : 1.0;
-      const double* w = W + static_cast<size_t>(ids[j]) * K;
-#pragma omp simd
-      for (int32_t k = 0; k < K; ++k) s[k] += v * w[k];
-    }
-  });
+RowScorer::RowScorer(const double* W, int32_t D, int32_t K) : W_(W), D_(D), K_(K) {
+  if (K < 8) return;
+  wt_.resize(static_cast<size_t>(D) * K);
+  for (int32_t k = 0; k < K; ++k)
+    for (int32_t j = 0; j < D; ++j) wt_[static_cast<size_t>(j) * K + k] = W[static_cast<size_t>(k) * D + j];
 }
 
-void multiclass_hinges(const int32_t* row_offsets, int64_t rows, const int32_t* ids, const double* values, const double* w,
-                       int32_t F, const int32_t* y, const int32_t* yhat, double* hinge, int32_t threads) {
-  parallel_for_blocked(rows, 256, threads, [&](int64_t t) {
-    if (yhat[t] == y[t]) {
-      hinge[t] = 0.0;
-      return;
-    }
-    const double* wa = w + static_cast<size_t>(y[t]) * F;
-    const double* wb = w + static_cast<size_t>(yhat[t]) * F;
-    double s = 0.0;
-    for (int32_t j = row_offsets[t]; j < row_offsets[t + 1]; ++j) {
-      const double v = values[j];
-      s += wa[ids[j]] * v;
-      s += wb[ids[j]] * -v;
-    }
-    hinge[t] = 1.0 - s;
-  });
+void RowScorer::rows(const double* X, int64_t first, int64_t end, const int32_t* aug_labels, const double* aug_weight,
+                     double* out) const {
+  scorer_rows(X, first, end, D_, W_, wt_, K_, aug_labels, aug_weight, out);
+}
+
+void RowScorer::rows(const float* X, int64_t first, int64_t end, const int32_t* aug_labels, const double* aug_weight,
+                     double* out) const {
+  scorer_rows(X, first, end, D_, W_, wt_, K_, aug_labels, aug_weight, out);
+}
+
+int32_t useful_threads(int64_t work, int32_t threads, int shift) {
+  return static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(threads, work >> shift)));
+}
+
+void score_sparse_row(int32_t begin, int32_t end, const int32_t* ids, const double* values, const double* W, int32_t K,
+                      double* s) {
+  for (int32_t k = 0; k < K; ++k) s[k] = 0.0;
+  for (int32_t j = begin; j < end; ++j) {
+    const double v = values != nullptr ? values[j] : 1.0;
+    const double* w = W + static_cast<size_t>(ids[j]) * K;
+#pragma omp simd
+    for (int32_t k = 0; k < K; ++k) s[k] += v * w[k];
+  }
+}
+
+double multiclass_hinge(int32_t begin, int32_t end, const int32_t* ids, const double* values, const double* w, int32_t F,
+                        int32_t y, int32_t yhat) {
+  if (yhat == y) return 0.0;
+  const double* wa = w + static_cast<size_t>(y) * F;
+  const double* wb = w + static_cast<size_t>(yhat) * F;
+  double s = 0.0;
+  for (int32_t j = begin; j < end; ++j) {
+    const double v = values[j];
+    s += wa[ids[j]] * v;
+    s += wb[ids[j]] * -v;
+  }
+  return 1.0 - s;
 }
 
 void score_rows(const double* X, int64_t N, int32_t D, const double* W, int32_t K, const int32_t* aug_labels,
