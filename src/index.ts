@@ -19,6 +19,8 @@ export type { SequenceExample, SequenceDataset, CsrMatrix, MulticlassDataset } f
 export { Rng } from './core/rng.js';
 export { SparseAccumulator, copySparse, toDense, dot, dotSparse, type SparseVector } from './core/vector.js';
 export { modelProblem, meanLoss, type Problem, type StructuredModel, type ProblemOptions, type BatchPass, type Bounds } from './core/problem.js';
+export { BatchEngine, preparedPass, type BatchModel, type EngineOptions } from './engine/engine.js';
+export type { BatchDecoder, BatchOracle, Items, OracleCounters, PassOutput, PassProgress } from './engine/types.js';
 export {
   chooseBackend,
   createBackend,
@@ -49,8 +51,12 @@ export { fw, FwSolver, type FwOptions } from './solvers/fw.js';
 export { ssg, SsgSolver, type SsgOptions } from './solvers/ssg.js';
 export {
   blockGaps,
+  exactPass,
   fullOraclePass,
+  fullOraclePassAsync,
   PassSolver,
+  type AsyncPassOptions,
+  type SolverPassProgress,
   type CommonSolverOptions,
   type ProgressEvent,
   type SolverCheckpoint,

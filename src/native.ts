@@ -5,7 +5,7 @@ import type { MaxflowBinding } from './maxflow.js';
 import type { SlicBinding } from './slic.js';
 
 /**
- * Raw bindings of the C++ addon (see native/addon.cc). Prefer the typed wrappers exported from the package;
+ * Raw bindings of the C++ addon (native/binding/*.cc). Prefer the typed wrappers exported from the package;
  * the max-flow, HOG and SLIC sections declare their functions next to their wrappers.
  */
 export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
@@ -49,14 +49,6 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
    * feature layout (e.g. sparse CoNLL features).
    */
   chainViterbi(theta: Float64Array, T: number, K: number, trans: Float64Array, out: Int32Array): number;
-  /** Viterbi of n sequences over precomputed node scores theta (tokens x K; offsets n+1) on native threads. */
-  chainViterbiBatch(theta: Float64Array, offsets: Int32Array, trans: Float64Array, K: number, outY: Int32Array, threads: number): void;
-  /** hinge[s] = L(y_s, yHat_s) + <w, phi(yHat_s)> - <w, phi(y_s)> in float64, for given labellings yHat. */
-  chainHingeOfLabels(w: Float64Array, D: number, K: number, xAll: Float64Array, offsets: Int32Array, yAll: Int32Array, yHat: Int32Array, hinge: Float64Array, threads: number): void;
-  /** out[n*K+k] = <W_k, X_n> (+ augWeight[n] on k != augLabels[n]) for N rows of D features; native threads. */
-  scoreRows(X: Float64Array | Float32Array, N: number, D: number, W: Float64Array, K: number, augLabels: Int32Array | null, augWeight: Float64Array | null, out: Float64Array, threads: number): void;
-  /** out[t*K+k] = sum_j values[j] * W[ids[j]*K + k] over the nonzeros of sparse row t (values null: 1); native threads. */
-  scoreSparseRows(rowOffsets: Int32Array, ids: Int32Array, values: Float64Array | null, W: Float64Array, F: number, K: number, out: Float64Array, threads: number): void;
   /**
    * Pose (native/pose/tree.h): the argmax pose of n images on native threads. Part p's map is either given
    * (maps[i]: P x cells, e.g. from a scoring backend) or the response of w's p-th filterSize^2 x dim filter
@@ -65,16 +57,6 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
    * messages (springs: ax, bx, ay, by, mx, my per part). Writes the parts' cells to outX/outY (n x P).
    */
   poseDecodeBatch(features: Float32Array[] | null, maps: Float64Array[] | null, rows: Int32Array, cols: Int32Array, dim: number, w: Float64Array, filterSize: number, parents: Int32Array, order: Int32Array, springs: Float64Array, truthX: Int32Array | null, truthY: Int32Array | null, truthScale: Float64Array | null, outX: Int32Array, outY: Int32Array, threads: number): void;
-  /**
-   * Crammer-Singer hinges of given labels yHat for sparse rows (ids distinct per row; w class-major, K x F):
-   * 0 where yHat = y, else 1 - <w, psi> summed in the per-object path's order. Native threads.
-   */
-  multiclassHinges(rowOffsets: Int32Array, ids: Int32Array, values: Float64Array, w: Float64Array, F: number, K: number, y: Int32Array, yHat: Int32Array, hinge: Float64Array, threads: number): void;
-  /**
-   * dots[i] = <w, psi_i> of n superpixel images (unary N x dU and pairwise E x dP float32 features, edge ends,
-   * ground truth and labelling 0/1), accumulated as SegmentationModel.psi does; native threads.
-   */
-  segmentationPsiDots(unary: Float32Array[], pairwise: Float32Array[], edgeFrom: Int32Array[], edgeTo: Int32Array[], yTrue: Uint8Array[], y: Uint8Array[], dU: number, dP: number, w: Float64Array, dots: Float64Array, threads: number): void;
   /** Node scores out[t*K + k] = <w_k, x_t> plus the first/last-label biases at t = 0 and T-1 (no loss term). */
   chainNodeScores(w: Float64Array, D: number, K: number, x: Float64Array, T: number, out: Float64Array): void;
   /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */
@@ -88,6 +70,90 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
    * wAvg <- (1-rho) wAvg + rho w.
    */
   blockUpdate(wi: Float64Array, w: Float64Array, wAvg: Float64Array | null, idx: Int32Array, val: Float64Array, nnz: number, gamma: number, psiScale: number, rho: number): void;
+
+  // --- prepared objects: data handed over once (checked once, kept by reference: do not transfer or resize
+  // its arrays while the object is in use), then any W / w and any subset of the examples per call ---
+  /** Feature rows of the native scoring backend (kernels/native.ts). */
+  ScoringRows: new (options: { X: Float64Array | Float32Array; rows: number; cols: number }) => NativeScoringRows;
+  /** Dense linear chains (the OCR model's layout) of a batched pass (src/models/chain.ts). */
+  DenseChainBatch: new (options: ChainBatchOptions & { features: Float64Array }) => NativeDenseChainBatch;
+  /** Sparse linear chains (the CoNLL model's feature-major layout) of a batched pass (src/models/sparse-chain.ts). */
+  SparseChainBatch: new (options: ChainBatchOptions & { rowOffsets: Int32Array; ids: Int32Array; values?: Float64Array | null }) => NativeChainBatch;
+  /** Crammer-Singer multiclass rows of a batched pass (src/models/multiclass.ts). */
+  MulticlassBatch: new (options: { rowOffsets: Int32Array; ids: Int32Array; values: Float64Array; truth: Int32Array; numFeatures: number; numLabels: number }) => NativeMulticlassBatch;
+  /** Superpixel graphs of a batched segmentation pass (src/models/segmentation-batch.ts). */
+  SegmentationBatch: new (options: { dUnary: number; dPairwise: number; images: SegmentationBatchImage[] }) => NativeSegmentationBatch;
+}
+
+/**
+ * Which examples a prepared object's call works on: `items[0 .. count)` (indices into the batch; count
+ * defaults to items.length), or every example when items is absent. Outputs use the batch's layout, so a
+ * subset writes only its own entries. `threads`: native threads of the call (default 1).
+ */
+export interface NativeCall {
+  items?: Int32Array;
+  count?: number;
+  threads?: number;
+}
+
+/** See NativeBinding.ScoringRows: score({ W (K x cols), K, out (rows x K) }) = <W_k, X_n>, + augWeight[n] on k != augLabels[n]. */
+export interface NativeScoringRows {
+  score(options: { W: Float64Array; K: number; out: Float64Array; augLabels?: Int32Array; augWeight?: Float64Array; threads?: number }): void;
+}
+
+/** n sequences packed end to end (offsets: n+1, strictly increasing from 0), their tokens' truth (0..K-1) and shape. */
+export interface ChainBatchOptions {
+  offsets: Int32Array;
+  truth: Int32Array;
+  numLabels: number;
+  numFeatures: number;
+}
+
+/** A prepared chain batch; theta is tokens x K, labels tokens, hinge n (see native/scoring/batch.h). */
+export interface NativeChainBatch {
+  readonly size: number;
+  /** theta rows of the items' tokens: node scores + first/last biases (+ the 1/T loss augmentation when augmented). */
+  scores(options: NativeCall & { w: Float64Array; theta: Float64Array; augmented?: boolean }): void;
+  /** Viterbi of the items over theta and w's transitions into labels. */
+  viterbi(options: NativeCall & { w: Float64Array; theta: Float64Array; labels: Int32Array }): void;
+  /** hinge[i] = L(y_i, labels_i) - <w, psi_i(labels_i)> in float64 with the per-object path's arithmetic. */
+  hinges(options: NativeCall & { w: Float64Array; labels: Int32Array; hinge: Float64Array }): void;
+}
+
+/** A dense chain batch also adds the first/last biases to theta scored elsewhere (a scoring backend). */
+export interface NativeDenseChainBatch extends NativeChainBatch {
+  addBiases(options: NativeCall & { w: Float64Array; theta: Float64Array }): void;
+}
+
+/** A prepared multiclass batch (w class-major, scores rows x K, labels and hinge rows). */
+export interface NativeMulticlassBatch {
+  readonly size: number;
+  scores(options: NativeCall & { w: Float64Array; scores: Float64Array; augmented?: boolean }): void;
+  /** labels[r] = argmax of row r's scores, ties to the smallest class. */
+  argmax(options: NativeCall & { scores: Float64Array; labels: Int32Array }): void;
+  hinges(options: NativeCall & { w: Float64Array; labels: Int32Array; hinge: Float64Array }): void;
+}
+
+/** One image of a SegmentationBatch: features, graph, truth and loss weights (read), cut capacities (written). */
+export interface SegmentationBatchImage {
+  unary: Float32Array;
+  pairwise: Float32Array;
+  edgeFrom: Int32Array;
+  edgeTo: Int32Array;
+  truth: Uint8Array;
+  lossWeights: Float64Array;
+  source: Float64Array;
+  sink: Float64Array;
+  potts: Float64Array;
+}
+
+/** A prepared segmentation batch. */
+export interface NativeSegmentationBatch {
+  readonly size: number;
+  /** Writes the items' s-t cut capacities (loss-augmented when asked; Potts clipped at 0); returns the clipped count. */
+  capacities(options: NativeCall & { w: Float64Array; augmented?: boolean }): number;
+  /** dots[i] = <w, psi_i(labels[i])> with SegmentationModel.psi's arithmetic (labels: one entry per image). */
+  psiDots(options: NativeCall & { w: Float64Array; labels: (Uint8Array | undefined)[]; dots: Float64Array }): void;
 }
 
 const require = createRequire(import.meta.url);

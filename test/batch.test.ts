@@ -15,7 +15,7 @@ describe('batched exact pass (chain)', () => {
     for (const threads of [1, 2]) {
       const model = new ChainModel({ numFeatures: data.numFeatures, numLabels: data.numLabels, threads });
       const problem = modelProblem(model, xs, ys);
-      expect(problem.hingeAll).toBeDefined();
+      expect(problem.batch).toBeDefined();
       for (const seed of [1, 2, 3]) {
         const w = randomW(model.dim, seed, 0.5);
         const batched = fullOraclePass(problem, w);
@@ -37,7 +37,7 @@ describe('batched exact pass (chain)', () => {
     const w = randomW(t.model.dim, 1);
     const labels: Int32Array[] = [];
     const hinge = new Float64Array(t.problem.n);
-    t.problem.hingeAll!(w, hinge, labels);
+    for (const _ of t.problem.batch!.pass(w, { hinge, labels }));
     for (let i = 0; i < t.problem.n; i++) {
       const y = t.problem.oracle(i, w);
       expect(Array.from(labels[i]!)).toEqual(Array.from(y));
@@ -45,18 +45,31 @@ describe('batched exact pass (chain)', () => {
     }
   });
 
-  it('rejects inconsistent batches with clear errors', () => {
+  it('the prepared chain batch rejects inconsistent data and calls with clear errors', () => {
+    const make = (offsets: Int32Array, truth: Int32Array, features = new Float64Array(truth.length)) => () =>
+      new native.DenseChainBatch({ offsets, truth, numLabels: 2, numFeatures: 1, features });
+    expect(make(Int32Array.of(0, 2, 1), Int32Array.of(0, 1))).toThrow(/offsets must increase/);
+    expect(make(Int32Array.of(1, 2), Int32Array.of(0, 1))).toThrow(/offsets needs n\+1 >= 2 entries, the first 0/);
+    expect(make(Int32Array.of(0, 2), Int32Array.of(0, 5))).toThrow(/truth\[1\] = 5 is outside 0..1/);
+    expect(make(Int32Array.of(0, 2), Int32Array.of(0, 1), Float64Array.of(0, NaN))).toThrow(/features\[1\] is NaN/);
+    const batch = make(Int32Array.of(0, 2), Int32Array.of(0, 1))() as InstanceType<typeof native.DenseChainBatch>;
     const w = new Float64Array(2 * 1 + 4 + 4);
-    const viterbi = (offsets: Int32Array, tokens: number, theta = new Float64Array(2 * tokens)) =>
-      native.chainViterbiBatch(theta, offsets, new Float64Array(4), 2, new Int32Array(tokens), 2);
-    expect(() => viterbi(Int32Array.of(0, 2, 1), 2)).toThrow(/decrease/);
-    expect(() => viterbi(Int32Array.of(1, 2), 2)).toThrow(/offsets\[0\]/);
-    expect(() => viterbi(Int32Array.of(0, 2), 2, new Float64Array(3))).toThrow(/theta/);
-    expect(() => viterbi(Int32Array.of(0, 2), 2, Float64Array.of(0, 1, NaN, 0))).toThrow(/NaN/);
-    const hinge = (y: Int32Array, yHat: Int32Array, x = new Float64Array(y.length)) =>
-      native.chainHingeOfLabels(w, 1, 2, x, Int32Array.of(0, y.length), y, yHat, new Float64Array(1), 2);
-    expect(() => hinge(Int32Array.of(0, 5), Int32Array.of(0, 1))).toThrow(/yAll\[1\] = 5 is outside/);
-    expect(() => hinge(Int32Array.of(0, 1), Int32Array.of(0, -1))).toThrow(/yHat\[1\] = -1 is outside/);
-    expect(() => hinge(Int32Array.of(0, 1), Int32Array.of(0, 1), new Float64Array(3))).toThrow(/xAll/);
+    const theta = new Float64Array(4);
+    expect(() => batch.viterbi({ w, theta: new Float64Array(3), labels: new Int32Array(2) })).toThrow(/theta has length 3, expected 4/);
+    expect(() => batch.hinges({ w, labels: Int32Array.of(0, -1), hinge: new Float64Array(1) })).toThrow(/labels\[1\] = -1 is outside 0..1/);
+    expect(() => batch.scores({ w: new Float64Array(3), theta })).toThrow(/w has length 3, expected 10/);
+    expect(() => batch.scores({ w, theta, items: Int32Array.of(0, 1) })).toThrow(/items\[1\] = 1 is outside 0..0/);
+    expect(() => batch.scores({ w, theta, threads: 0 })).toThrow(/threads must be an integer in \[1, 256\]/);
+    expect(() => batch.scores({ w, theta: theta as unknown as Float64Array, augmented: 1 as unknown as boolean })).toThrow(/augmented must be a boolean/);
+    // still alive and correct afterwards
+    batch.scores({ w, theta });
+    expect(Array.from(theta)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('a prepared object refuses to run once an array handed to it was transferred', () => {
+    const features = new Float64Array(2);
+    const batch = new native.DenseChainBatch({ offsets: Int32Array.of(0, 2), truth: Int32Array.of(0, 1), numLabels: 2, numFeatures: 1, features });
+    structuredClone(features.buffer, { transfer: [features.buffer] });
+    expect(() => batch.scores({ w: new Float64Array(10), theta: new Float64Array(4) })).toThrow(/detached or moved/);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { preparedPass } from '../src/engine/engine.js';
 import { ChainModel, type DecodeBackend } from '../src/models/chain.js';
 import { InputError } from '../src/core/errors.js';
 import { dotSparse, copySparse, toDense } from '../src/core/vector.js';
@@ -75,7 +76,7 @@ describe('chain model', () => {
     for (let trial = 0; trial < 5; trial++) {
       const w = Float64Array.from({ length: js.dim }, () => rng.int(3) - 1);
       const labels: Int32Array[] = [];
-      nat.prepareBatch(xs, ys)(w, new Float64Array(xs.length), labels);
+      preparedPass(nat, xs, ys)(w, new Float64Array(xs.length), labels);
       xs.forEach((x, i) => {
         expect(nat.decode(w, x)).toEqual(js.decode(w, x));
         const expected = js.lossAugmentedDecode(w, x, ys[i]!);

@@ -3,7 +3,7 @@
 //  - an AbortSignal fired in the middle of a pass stops at the next block step and returns the current
 //    iterate with an exact certificate (one full oracle pass, nothing more);
 //  - the same seed and options give bit-identical traces and weights, run after run, on the per-object
-//    (sync) exact pass and on the batched one (Problem.hingeAll);
+//    (sync) exact pass and on the batched one (Problem.batch);
 //  - the sync and batched exact passes give bit-identical traces and weights: the batched pass decodes the
 //    same labels and computes every H_i(w) = L - <w, psi_i(y)> with the per-object path's arithmetic.
 import { describe, expect, it } from 'vitest';
@@ -15,8 +15,8 @@ import { train, trainAsync, type TrainOptions } from '../src/solvers/index.js';
 const task = loadTask('synthetic:');
 /** The synthetic chain data (300 sequences) with the batched exact pass (native scoring, Viterbi and hinge kernels). */
 const batched: Problem = modelProblem(buildModel(task.spec), task.train.xs, task.train.ys);
-/** The same problem without hingeAll: every exact pass decodes object by object and builds psi. */
-const sync: Problem = (({ hingeAll: _h, ...rest }) => rest)(batched);
+/** The same problem without its batched oracle: every exact pass decodes object by object and builds psi. */
+const sync: Problem = (({ batch: _b, ...rest }) => rest)(batched);
 
 /** The 64 bits of a double, so that comparisons are bit for bit (-0 vs 0, NaN payloads). */
 function bits(x: number): string {
@@ -94,15 +94,15 @@ describe('AbortSignal', () => {
     const n = base.n;
     const controller = new AbortController();
     // 17 steps into the 4th pass; the per-object path also calls the oracle in the exact pass after pass 2.
-    const at = (base.hingeAll ? 3 * n : 4 * n) + 17;
+    const at = (base.batch ? 3 * n : 4 * n) + 17;
     const { problem, calls } = abortingAt(base, at, controller);
     const options: TrainOptions = { solver: 'bcfw', averaging: false, lambda: 0.01, maxPasses: 1000, gapCheck: 2, gapThreshold: 0, seed: 3, signal: controller.signal };
     const r = await trainAsync(problem, options);
     expect(r.stopReason).toBe('aborted');
     expect(r.passes).toBe(4); // the interrupted pass counts, no pass after it
     // Promptly: after the aborting call, no block step, only the certifying full pass (n oracle calls,
-    // through hingeAll when the problem has it).
-    expect(calls()).toBe(base.hingeAll ? at : at + n);
+    // through the batched pass when the problem has it).
+    expect(calls()).toBe(base.batch ? at : at + n);
     expect(r.oracleCalls).toBe(3 * n + 17 + n + n); // block steps + the scheduled exact pass after pass 2 + the certifying one
     expect(r.gapIsExact).toBe(true);
     const last = r.trace.at(-1)!;

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, openSync, writeSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Rng } from '../src/core/rng.js';
-import { modelProblem, meanLoss } from '../src/core/problem.js';
+import { modelProblem, meanLoss, type Problem } from '../src/core/problem.js';
 import { FormatError, InputError } from '../src/core/errors.js';
 import { HorseDataset, mergeHorseParts, trainingBytes, writeHorseDataset, type HorseRecord } from '../src/data/horse.js';
 import { HorseRecordReader, shouldStream, StreamedHorseSet } from '../src/data/horse-stream.js';
@@ -16,6 +16,11 @@ import { main } from '../src/cli/main.js';
 import { runTrainHorse } from '../src/cli/horse.js';
 import { loadModel } from '../src/io/model.js';
 import { capture } from './helpers/capture.js';
+
+/** The batched exact pass of a problem, run to its end: hinges and, when given, the plain predictions. */
+function runPass<Y>(problem: Problem<Y>, w: Float64Array, hinge: Float64Array, predictions?: Y[]): void {
+  for (const _ of problem.batch!.pass(w, { hinge, ...(predictions ? { predictions } : {}) }));
+}
 
 const DU = 12;
 const DP = 4;
@@ -181,20 +186,20 @@ describe('streamed problem = in-memory problem', () => {
     const inMemory = modelProblem(model, mem.xs, mem.ys);
     const whole = new Float64Array(mem.xs.length);
     const wholePredictions: Uint8Array[] = [];
-    inMemory.hingeAll!(w, whole, undefined, wholePredictions);
+    runPass(inMemory, w, whole, wholePredictions);
     mem.xs.forEach((x, i) => expect(Array.from(wholePredictions[i]!)).toEqual(Array.from(model.decode(w, x))));
     const set = new StreamedHorseSet(ds, ds.indices('train'), { slots: 1 });
     const seen: number[] = [];
     const streamedProblem = modelProblem(model, set, { onPassProgress: (done, total) => seen.push(done / total) });
     const streamed = new Float64Array(mem.xs.length);
     const streamedPredictions: Uint8Array[] = [];
-    streamedProblem.hingeAll!(w, streamed, undefined, streamedPredictions);
+    runPass(streamedProblem, w, streamed, streamedPredictions);
     expect(bytesOf(streamed).equals(bytesOf(whole))).toBe(true);
     expect(streamedPredictions.map((y) => Array.from(y))).toEqual(wholePredictions.map((y) => Array.from(y)));
     expect(seen.at(-1)).toBe(1);
     // chunks of 5 images (the default is 128): the same numbers
     const chunked = new Float64Array(mem.xs.length);
-    modelProblem(model, set, { passChunk: 5 }).hingeAll!(w, chunked);
+    runPass(modelProblem(model, set, { passChunk: 5 }), w, chunked);
     expect(bytesOf(chunked).equals(bytesOf(whole))).toBe(true);
     // and the per-object oracle, block by block
     for (let i = 0; i < mem.xs.length; i++) {
@@ -294,7 +299,7 @@ describe('fingerprint of a horse set', () => {
     // a pass reads every record: the fingerprint then needs no further read
     const set = streamed.train as StreamedHorseSet;
     expect(set).toBeInstanceOf(StreamedHorseSet);
-    modelProblem(new SegmentationModel({ dUnary: DU, dPairwise: DP }), set).hingeAll!(new Float64Array(DU + DP), new Float64Array(8));
+    runPass(modelProblem(new SegmentationModel({ dUnary: DU, dPairwise: DP }), set), new Float64Array(DU + DP), new Float64Array(8));
     const reads = set.reader.stats.reads;
     expect(streamed.train.fingerprint()).toBe(fp);
     expect(set.reader.stats.reads).toBe(reads);

@@ -1,6 +1,7 @@
 // Scoring backends (kernels/): every backend against the float64 reference, gpu.js chunking and indices
 // beyond 2^24, the batched chain and multiclass passes per backend against the per-object oracle and
 // brute-force enumeration, thread-count independence, and the calibrated chooser with its cache.
+import { preparedPass } from '../src/engine/engine.js';
 import { native } from '../src/native.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -159,7 +160,7 @@ describe('batched chain pass per backend', () => {
       const w = randomW(model.dim, seed, 0.5);
       const ref = perObject(w);
       const byDefault = { hinge: new Float64Array(xs.length), labels: [] as Int32Array[], predictions: [] as Int32Array[] };
-      model.prepareBatch(xs, ys)(w, byDefault.hinge, byDefault.labels, byDefault.predictions);
+      preparedPass(model, xs, ys)(w, byDefault.hinge, byDefault.labels, byDefault.predictions);
       ref.forEach((r, i) => {
         expect(Array.from(byDefault.labels[i]!)).toEqual(Array.from(r.y));
         expect(byDefault.hinge[i]).toBeCloseTo(r.h, 12);
@@ -169,7 +170,7 @@ describe('batched chain pass per backend', () => {
         const backend = make();
         const hinge = new Float64Array(xs.length);
         const labels: Int32Array[] = [];
-        model.prepareBatch(xs, ys, backend)(w, hinge, labels);
+        preparedPass(model, xs, ys, backend)(w, hinge, labels);
         backend.dispose();
         let differ = 0;
         for (let i = 0; i < xs.length; i++) {
@@ -193,7 +194,7 @@ describe('batched chain pass per backend', () => {
     for (const [, make] of backends) {
       const backend = make();
       const hinge = new Float64Array(t.xs.length);
-      t.model.prepareBatch(t.xs, t.ys, backend)(w, hinge);
+      preparedPass(t.model, t.xs, t.ys, backend)(w, hinge);
       backend.dispose();
       for (let i = 0; i < t.xs.length; i++) expect(hinge[i]).toBeCloseTo(bruteHinge(t, i, w), backend.precision === 'float32' ? 5 : 12);
     }
@@ -205,7 +206,7 @@ describe('batched chain pass per backend', () => {
       const m = new ChainModel({ numFeatures: data.numFeatures, numLabels: data.numLabels, threads });
       const hinge = new Float64Array(xs.length);
       const labels: Int32Array[] = [];
-      m.prepareBatch(xs, ys, scoring)(w, hinge, labels);
+      preparedPass(m, xs, ys, scoring)(w, hinge, labels);
       return { hinge: Array.from(hinge), labels: labels.map((y) => Array.from(y)) };
     };
     expect(run(2)).toEqual(run(1));
@@ -238,7 +239,7 @@ describe('batched multiclass pass per backend', () => {
       const hinge = new Float64Array(xs.length);
       const labels: number[] = [];
       const predictions: number[] = [];
-      model.prepareBatch(xs, ys, backend)(w, hinge, labels, predictions);
+      preparedPass(model, xs, ys, backend)(w, hinge, labels, predictions);
       backend.dispose();
       let differ = 0;
       for (let i = 0; i < xs.length; i++) {
@@ -259,29 +260,43 @@ describe('batched multiclass pass per backend', () => {
     const w = randomW(model.dim, 4);
     const repeated = xs.map((x, i) => (i % 7 === 0 && x.nnz > 0 ? { indices: Int32Array.from([...x.indices, x.indices[0]!]), values: Float64Array.from([...x.values, 0.25]), nnz: x.nnz + 1 } : x));
     const hinge = new Float64Array(xs.length);
-    model.prepareBatch(repeated, ys)(w, hinge);
+    preparedPass(model, repeated, ys)(w, hinge);
     repeated.forEach((x, i) => {
       const y = model.lossAugmentedDecode(w, x, ys[i]!);
       expect(hinge[i], `example ${i}`).toBe(Math.max(0, model.loss(ys[i]!, y) - dotSparse(w, model.psi(x, ys[i]!, y))));
     });
   });
 
-  it('segmentationPsiDots rejects malformed images with clear errors', () => {
-    const call = (over: { y?: Uint8Array; to?: Int32Array; unary?: unknown }) => () =>
-      native.segmentationPsiDots([(over.unary ?? new Float32Array(2 * 3)) as Float32Array], [new Float32Array(1 * 2)], [Int32Array.of(0)], [over.to ?? Int32Array.of(1)], [Uint8Array.of(0, 1)], [over.y ?? Uint8Array.of(1, 1)], 3, 2, new Float64Array(5), new Float64Array(1), 1);
-    expect(call({})).not.toThrow();
-    expect(call({ y: Uint8Array.of(2, 0) })).toThrow(/labels must be 0 or 1/);
-    expect(call({ to: Int32Array.of(2) })).toThrow(/edge 0 has an end outside 0..1/);
-    expect(call({ unary: new Float64Array(6) })).toThrow(/unary\[0\] must be a Float32Array/);
-    expect(call({ unary: new Float32Array(5) })).toThrow(/lengths disagree/);
+  it('the prepared segmentation batch rejects malformed images with clear errors', () => {
+    const image = (over: { truth?: Uint8Array; to?: Int32Array; unary?: unknown; pairwise?: Float32Array }) => ({
+      unary: (over.unary ?? new Float32Array(2 * 3)) as Float32Array, pairwise: over.pairwise ?? new Float32Array(1 * 2), edgeFrom: Int32Array.of(0), edgeTo: over.to ?? Int32Array.of(1),
+      truth: over.truth ?? Uint8Array.of(0, 1), lossWeights: new Float64Array(2), source: new Float64Array(2), sink: new Float64Array(2), potts: new Float64Array(1),
+    });
+    const make = (over: Parameters<typeof image>[0]) => () => new native.SegmentationBatch({ dUnary: 3, dPairwise: 2, images: [image(over)] });
+    expect(make({})).not.toThrow();
+    expect(make({ truth: Uint8Array.of(2, 0) })).toThrow(/truth must be 0 or 1/);
+    expect(make({ to: Int32Array.of(2) })).toThrow(/edge 0 has an end outside 0..1/);
+    expect(make({ unary: new Float64Array(6) })).toThrow(/images\[0\]: unary must be a Float32Array/);
+    expect(make({ unary: new Float32Array(5) })).toThrow(/unary has length 5, expected 6/);
+    expect(make({ pairwise: Float32Array.of(1, NaN) })).toThrow(/feature 1 is NaN/);
+    const batch = new native.SegmentationBatch({ dUnary: 3, dPairwise: 2, images: [image({})] });
+    const w = new Float64Array(5);
+    expect(() => batch.psiDots({ w, labels: [Uint8Array.of(1, 2)], dots: new Float64Array(1) })).toThrow(/labels\[0\] must be 0 or 1/);
+    expect(() => batch.psiDots({ w, labels: [], dots: new Float64Array(1) })).toThrow(/labels must be an array of 1 Uint8Arrays/);
+    expect(() => batch.capacities({ w: new Float64Array(4) })).toThrow(/w has length 4, expected 5/);
+    expect(() => batch.capacities({ w, items: Int32Array.of(1) })).toThrow(/items\[0\] = 1 is outside 0..0/);
   });
 
-  it('multiclassHinges rejects malformed rows with clear errors', () => {
-    const one = (ids: Int32Array, y = Int32Array.of(0), yHat = Int32Array.of(1)) => () =>
-      native.multiclassHinges(Int32Array.of(0, ids.length), ids, new Float64Array(ids.length), new Float64Array(2 * 3), 3, 2, y, yHat, new Float64Array(1), 1);
+  it('the prepared multiclass batch rejects malformed rows with clear errors', () => {
+    const one = (ids: Int32Array, truth = Int32Array.of(0)) => () =>
+      new native.MulticlassBatch({ rowOffsets: Int32Array.of(0, ids.length), ids, values: new Float64Array(ids.length), truth, numFeatures: 3, numLabels: 2 });
     expect(one(Int32Array.of(0, 2))).not.toThrow();
     expect(one(Int32Array.of(0, 3))).toThrow(/ids\[1\] = 3 is outside 0..2/);
-    expect(one(Int32Array.of(0), Int32Array.of(2))).toThrow(/y\[0\] = 2 is outside 0..1/);
+    expect(one(Int32Array.of(0), Int32Array.of(2))).toThrow(/truth\[0\] = 2 is outside 0..1/);
+    const batch = one(Int32Array.of(0, 2))() as unknown as InstanceType<typeof native.MulticlassBatch>;
+    expect(() => batch.hinges({ w: new Float64Array(6), labels: Int32Array.of(5), hinge: new Float64Array(1) })).toThrow(/labels\[0\] = 5 is outside 0..1/);
+    expect(() => batch.scores({ w: new Float64Array(6), scores: new Float64Array(1) })).toThrow(/scores has length 1, expected 2/);
+    expect(() => (batch.scores as (o: unknown) => void)(7)).toThrow(/expected an options object, got number/);
   });
 });
 
@@ -364,7 +379,7 @@ describe('batched segmentation pass per backend', () => {
       const hinge = new Float64Array(graphs.length);
       const labels: Uint8Array[] = [];
       const predictions: Uint8Array[] = [];
-      model.prepareBatch(graphs, truths, scoring)(w, hinge, labels, predictions);
+      preparedPass(model, graphs, truths, scoring)(w, hinge, labels, predictions);
       scoring?.dispose();
       for (let i = 0; i < graphs.length; i++) {
         if (scoring?.precision !== 'float32') expect(Array.from(predictions[i]!), `${name}, prediction ${i}`).toEqual(Array.from(model.decode(w, graphs[i]!)));
@@ -401,7 +416,7 @@ describe('batched sparse-chain (CoNLL-style) pass', () => {
       const hinge = new Float64Array(xs.length);
       const labels: Int32Array[] = [];
       const predictions: Int32Array[] = [];
-      model.prepareBatch(xs, ys)(w, hinge, labels, predictions);
+      preparedPass(model, xs, ys)(w, hinge, labels, predictions);
       for (let i = 0; i < xs.length; i++) {
         expect(Array.from(predictions[i]!), `${backend}, prediction ${i}`).toEqual(Array.from(model.decode(w, xs[i]!)));
         const y = problem.oracle(i, w);

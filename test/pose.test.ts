@@ -227,9 +227,9 @@ describe('PoseModel batched exact pass (native tree decoder on threads)', () => 
   it('is what the solvers use: BCFW traces equal those of the per-image pass', () => {
     const { model, xs, ys } = batchCase(9, false);
     const batched = modelProblem(model, xs, ys);
-    expect(batched.hingeAll).toBeDefined();
+    expect(batched.batch).toBeDefined();
     const a = train(batched, { lambda: 0.1, maxPasses: 4, gapCheck: 1, seed: 2 });
-    const b = train({ ...batched, hingeAll: undefined }, { lambda: 0.1, maxPasses: 4, gapCheck: 1, seed: 2 });
+    const b = train({ ...batched, batch: undefined }, { lambda: 0.1, maxPasses: 4, gapCheck: 1, seed: 2 });
     expect([...a.w]).toEqual([...b.w]);
     expect(a.trace.map((t) => t.gap)).toEqual(b.trace.map((t) => t.gap));
   });

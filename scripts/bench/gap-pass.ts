@@ -56,7 +56,7 @@ function backends(): [string, () => ScoringBackend | undefined][] {
 /** One timed pass per configuration per round, round-robin, so that load drift hits every row alike. */
 function bench<X, Y>(name: string, model: StructuredModel<X, Y>, xs: X[], ys: Y[], w: Float64Array, list = backends()): Record<string, unknown> {
   const configs: { label: string; scoring?: ScoringBackend; problem: Problem; seconds: number[]; hingeSum: number }[] = [
-    { label: 'per-object', problem: { ...(modelProblem(model, xs, ys) as Problem), hingeAll: undefined }, seconds: [], hingeSum: 0 },
+    { label: 'per-object', problem: { ...(modelProblem(model, xs, ys) as Problem), batch: undefined }, seconds: [], hingeSum: 0 },
   ];
   for (const [label, make] of list) {
     const scoring = make();

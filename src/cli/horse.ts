@@ -5,10 +5,10 @@ import { HorseDataset, loadWeizmannImage, mergeHorseParts, prepareHorse, type Ho
 import { dataPath } from '../data/paths.js';
 import { readModelFile, writeModelFile } from '../io/model-file.js';
 import { loadModel } from '../io/model.js';
-import { streamTotals } from '../data/horse-stream.js';
 import { TRAIN_OPTIONS } from './train-options.js';
 import { main } from './main.js';
 import { SegmentationModel, segmentationLoss } from '../models/segmentation.js';
+import type { OracleCounters } from '../engine/types.js';
 import { UsageError, integer, number, parse, positive, report, type Io } from './common.js';
 import { formatSeconds } from './progress.js';
 
@@ -215,33 +215,32 @@ export async function runTrainHorse(args: string[], io: Io): Promise<number> {
   if (v['max-passes'] === undefined) argv.push('--max-passes', '50');
   if (v['gap-threshold'] === undefined) argv.push('--gap-threshold', '0.01');
   if (!v['train-error']) argv.push('--train-error');
-  const before = { ...SegmentationModel.totals };
-  const readBefore = { ...streamTotals };
+  if (!v.json) argv.push('--json'); // the summary carries the run's oracle counters (SolverResult.oracle)
   let out = '';
   const captured = { write: (chunk: string | Uint8Array) => ((out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString()), true) } as unknown as NodeJS.WriteStream;
   // A static import of main.js (a cycle: main.ts imports this module; fine, `main` is only called here).
   // A dynamic import would wait for main.ts's top-level await, which is waiting for us.
   const code = await main(argv, { stdout: captured, stderr: io.stderr });
-  const t = SegmentationModel.totals;
-  const calls = t.calls - before.calls;
-  const reads = streamTotals.reads - readBefore.reads;
+  const lines = out.replace(/\n$/, '').split('\n');
+  if (code !== 0) {
+    if (out !== '') io.stdout.write(`${lines.join('\n')}\n`);
+    return code;
+  }
+  const summary = JSON.parse(lines.pop()!) as Record<string, unknown>;
+  const o = summary.oracle as OracleCounters | undefined;
+  const calls = o?.examples ?? 0;
+  const reads = o?.recordsRead ?? 0;
   const timing: Record<string, number | undefined> = {
     decodeCalls: calls,
-    scoringMsPerCall: calls > 0 ? (t.scoringMs - before.scoringMs) / calls : undefined,
-    maxflowMsPerCall: calls > 0 ? (t.maxflowMs - before.maxflowMs) / calls : undefined,
-    readMsPerRecord: reads > 0 ? (streamTotals.ms - readBefore.ms) / reads : undefined,
+    scoringMsPerCall: calls > 0 ? o!.scoringMs / calls : undefined,
+    maxflowMsPerCall: calls > 0 ? o!.decodingMs / calls : undefined,
+    readMsPerRecord: reads > 0 ? o!.readingMs / reads : undefined,
     recordsRead: reads > 0 ? reads : undefined,
-    readMB: reads > 0 ? (streamTotals.bytes - readBefore.bytes) / 2 ** 20 : undefined,
+    readMB: reads > 0 ? o!.bytesRead / 2 ** 20 : undefined,
     peakRssMB: process.resourceUsage().maxRSS / 1024,
   };
-  const lines = out.replace(/\n$/, '').split('\n');
-  if (code === 0 && v.json) {
-    const summary = JSON.parse(lines.pop()!) as Record<string, unknown>;
-    lines.push(JSON.stringify({ ...summary, command: 'train-horse', ...Object.fromEntries(Object.entries(timing).filter(([, x]) => x !== undefined)) }));
-  } else if (code === 0) {
-    for (const [k, x] of Object.entries(timing)) if (x !== undefined) lines.push(`  ${k}: ${+x.toPrecision(6)}`);
-  }
-  if (out !== '') io.stdout.write(`${lines.join('\n')}\n`);
+  if (lines.length > 0) io.stdout.write(`${lines.join('\n')}\n`);
+  report({ ...summary, command: 'train-horse', ...timing }, v.json ?? false, io, `train-horse: ${String(summary.solver)} stopped (${String(summary.stopReason)})`);
   return code;
 }
 

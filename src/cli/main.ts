@@ -187,6 +187,7 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
     ...(task.spec.kind === 'multiclass' && result.metrics.testError !== undefined ? { accuracy: 1 - result.metrics.testError } : {}),
     stopReason: result.stopReason,
     model: v.out,
+    oracle: result.oracle,
   };
   report(summary, v.json ?? false, io, `${v.solver ?? 'bcfw'} stopped (${result.stopReason}) after ${describeEvent(result.trace.at(-1)!)}`);
   return result.stopReason === 'aborted' ? 130 : 0;

@@ -1,7 +1,12 @@
 import type { SparseVector } from './vector.js';
 import { check } from './errors.js';
 import type { ScoringBackend } from '../../kernels/backend.js';
-import { arrayDataset, chunksOf, toArrays, type Dataset } from '../data/dataset.js';
+import { arrayDataset, type Dataset } from '../data/dataset.js';
+import { BatchEngine } from '../engine/engine.js';
+import { addCounters, readCounters, subtractCounters, zeroCounters } from '../engine/counters.js';
+import type { BatchDecoder, BatchOracle, BatchPass, OracleCounters, PassProgress } from '../engine/types.js';
+
+export type { BatchDecoder, BatchOracle, BatchPass, OracleCounters, PassProgress } from '../engine/types.js';
 
 /**
  * A structured prediction model: a joint feature map phi(x, y) in R^dim, a task loss and its
@@ -13,8 +18,11 @@ import { arrayDataset, chunksOf, toArrays, type Dataset } from '../data/dataset.
 export interface StructuredModel<X, Y> {
   /** Dimension of w. */
   readonly dim: number;
-  /** argmax_y  L(yTrue, y) + <w, phi(x, y)>  (the loss-augmented max-oracle). */
-  lossAugmentedDecode(w: Float64Array, x: X, yTrue: Y): Y;
+  /**
+   * argmax_y  L(yTrue, y) + <w, phi(x, y)>  (the loss-augmented max-oracle). A model that times its oracle
+   * (segmentation: potentials vs graph cut) adds the call to `counters` when given.
+   */
+  lossAugmentedDecode(w: Float64Array, x: X, yTrue: Y, counters?: OracleCounters): Y;
   /** argmax_y  <w, phi(x, y)>  (prediction). */
   decode(w: Float64Array, x: X): Y;
   /** phi(x, yTrue) - phi(x, y). The result may be a view valid until the next call (see SparseAccumulator). */
@@ -43,23 +51,15 @@ export interface StructuredModel<X, Y> {
    */
   readonly bounds?: Bounds;
   /**
-   * Optional batched exact pass (DESIGN seam 4): prepares a data set once and returns a `BatchPass`.
-   * `scoring` computes the loss-augmented potentials of all examples at once (kernels/: native SIMD threads,
-   * gpu.js or plain TypeScript; the model's own native path when omitted); decoding runs on native threads
-   * and every hinge is recomputed in float64 from the decoded labels, so a float32 backend only proposes labels.
+   * Optional batched oracle (DESIGN seam 4, run by src/engine): prepares examples once and returns their
+   * {@link BatchDecoder} (score, decode on native threads, float64 recheck; any subset of them at a time), or
+   * the older whole-pass {@link BatchPass} function, which the engine adapts. `scoring` computes the
+   * potentials of many examples at once (kernels/: native SIMD threads, gpu.js or plain TypeScript; the
+   * model's own native scorer when omitted or native); every hinge is recomputed in float64 from the decoded
+   * labels, so a float32 backend only proposes labels.
    */
-  prepareBatch?(xs: readonly X[], ys: readonly Y[], scoring?: ScoringBackend): BatchPass<Y>;
+  prepareBatch?(xs: readonly X[], ys: readonly Y[], scoring?: ScoringBackend): BatchDecoder<Y> | BatchPass<Y>;
 }
-
-/**
- * A prepared batched pass at a given w: writes hinge[i] = H_i(w) = max_y L(y_i, y) - <w, psi_i(y)> for every
- * example (in float64, from the decoded labels) and, when `labels` is given, the decoded argmax labels.
- * When `predictions` is given, a model may also write the plain argmax of every example (no loss term: the
- * test-time prediction) from the same pass, sparing a second read of the data; entries it leaves
- * undefined are the caller's to fill (fullOraclePass does, with Problem.predict). Predictions are the
- * argmax of the backend's scores: with a float32 backend they may differ from the float64 decode on near-ties.
- */
-export type BatchPass<Y> = (w: Float64Array, hinge: Float64Array, labels?: Y[], predictions?: Y[]) => void;
 
 /** Per-coordinate box constraints on w; arrays of length dim (either may be omitted). */
 export interface Bounds {
@@ -88,8 +88,16 @@ export interface Problem<Y = unknown> {
   labelKey(y: Y): string;
   /** Box constraints on w (see StructuredModel.bounds). */
   readonly bounds?: Bounds;
-  /** Optional: H_i(w) of every block at once (the exact pass without building psi), the argmax labels and predictions (see BatchPass). */
-  hingeAll?(w: Float64Array, hinge: Float64Array, labels?: Y[], predictions?: Y[]): void;
+  /**
+   * Optional batched oracle (src/engine): the exact pass chunk by chunk without building psi (with the argmax
+   * labels and predictions when asked), and any subset of blocks decoded together on native threads.
+   */
+  readonly batch?: BatchOracle<Y>;
+  /**
+   * Oracle counters since the problem was built: batched passes (examples, scoring, decoding and checking
+   * milliseconds), per-object oracle calls of models that time them, and the reads of a streamed data set.
+   */
+  counters?(): OracleCounters;
   /** out[k] = L_i(y_k) - <w, psi_i(y_k)> for the given labels of block i. */
   labelScores(i: number, w: Float64Array, labels: readonly Y[], out: Float64Array): void;
   /** JSON form of a label (for checkpoints). */
@@ -104,9 +112,12 @@ export interface Problem<Y = unknown> {
 export interface ProblemOptions {
   /** Scoring backend of the batched exact pass (see StructuredModel.prepareBatch); the model's native path by default. */
   scoring?: ScoringBackend;
-  /** Progress of a batched pass over a set streamed from disk: called per chunk with examples done and total. */
+  /** Progress of every batched pass: called per chunk with examples done and total. */
   onPassProgress?: (done: number, total: number) => void;
-  /** Examples per chunk of the batched pass over a streamed set (default 128: about 190 MB of HorseSeg-size features). */
+  /**
+   * Examples per chunk of the batched pass: read and prepared at once for a streamed set (default 128: about
+   * 190 MB of HorseSeg-size features), between progress reports for an in-memory set (default 4096).
+   */
   passChunk?: number;
 }
 
@@ -123,7 +134,7 @@ export function modelProblem<X, Y>(
   ysOrOptions?: readonly Y[] | ProblemOptions,
   maybeOptions?: ProblemOptions,
 ): Problem<Y> {
-  const data = Array.isArray(dataOrXs) ? arrayDataset(dataOrXs as readonly X[], ysOrOptions as readonly Y[]) : (dataOrXs as Dataset<X, Y>);
+  const data: Dataset<X, Y> = Array.isArray(dataOrXs) ? arrayDataset(dataOrXs as readonly X[], ysOrOptions as readonly Y[]) : (dataOrXs as Dataset<X, Y>);
   const options = (Array.isArray(dataOrXs) ? maybeOptions : (ysOrOptions as ProblemOptions | undefined)) ?? {};
   check(data.length > 0, 'the training set is empty');
   let input: (i: number) => X;
@@ -142,10 +153,13 @@ export function modelProblem<X, Y>(
     input = (i) => data.input(i);
   }
   const y = (i: number) => data.label(i);
+  const live = zeroCounters();
+  const readAtStart = readCounters(data.readStats?.());
+  const batch = model.prepareBatch ? progressReported(new BatchEngine(model as Required<Pick<StructuredModel<X, Y>, 'prepareBatch' | 'dim'>>, data, { ...options, counters: live }), options.onPassProgress) : undefined;
   return {
     n: data.length,
     dim: model.dim,
-    oracle: (i, w) => model.lossAugmentedDecode(w, input(i), y(i)),
+    oracle: (i, w) => model.lossAugmentedDecode(w, input(i), y(i), live),
     psi: (i, label) => model.psi(input(i), y(i), label),
     loss: (i, label) => model.loss(y(i), label),
     predict: (i, w) => model.decode(w, input(i)),
@@ -155,43 +169,23 @@ export function modelProblem<X, Y>(
     labelToJSON: (label) => model.labelToJSON(label),
     labelFromJSON: (v) => model.labelFromJSON(v),
     fingerprint: () => data.fingerprint(),
+    counters: () => addCounters(subtractCounters(readCounters(data.readStats?.()), readAtStart), live),
     ...(model.bounds ? { bounds: model.bounds } : {}),
-    ...(model.prepareBatch ? { hingeAll: batchedPass(model as Required<Pick<StructuredModel<X, Y>, 'prepareBatch'>>, data, options) } : {}),
+    ...(batch ? { batch } : {}),
   };
 }
 
-/**
- * The batched exact pass of a model over a data set: prepared once for an in-memory set; for a streamed set,
- * one prepared batch per chunk of records, so memory holds one chunk of inputs whatever the set's size (results
- * equal the in-memory pass: the examples are decoded independently).
- */
-function batchedPass<X, Y>(model: Required<Pick<StructuredModel<X, Y>, 'prepareBatch'>>, data: Dataset<X, Y>, options: ProblemOptions): BatchPass<Y> {
-  if (!data.streamed) {
-    let batch: BatchPass<Y> | undefined;
-    return (w, hinge, labels, predictions) => {
-      batch ??= (() => {
-        const { xs, ys } = toArrays(data);
-        return model.prepareBatch(xs, ys, options.scoring);
-      })();
-      batch(w, hinge, labels, predictions);
-    };
-  }
-  const per = options.passChunk ?? 128;
-  check(Number.isInteger(per) && per >= 1, `passChunk must be a positive integer, got ${per}`);
-  return (w, hinge, labels, predictions) => {
-    for (const chunk of chunksOf(data, per)) {
-      const m = chunk.inputs.length;
-      const part = new Float64Array(m);
-      const partLabels: Y[] | undefined = labels ? new Array<Y>(m) : undefined;
-      const partPredictions: Y[] | undefined = predictions ? new Array<Y>(m) : undefined;
-      model.prepareBatch(chunk.inputs, chunk.labels, options.scoring)(w, part, partLabels, partPredictions);
-      hinge.set(part, chunk.start);
-      for (let q = 0; q < m; q++) {
-        if (labels) labels[chunk.start + q] = partLabels![q]!;
-        if (predictions) predictions[chunk.start + q] = partPredictions![q]!;
+/** The engine with ProblemOptions.onPassProgress called after every chunk of every pass. */
+function progressReported<Y>(engine: BatchOracle<Y>, onProgress: ProblemOptions['onPassProgress']): BatchOracle<Y> {
+  if (!onProgress) return engine;
+  return {
+    *pass(w, out): Generator<PassProgress, void, void> {
+      for (const p of engine.pass(w, out)) {
+        onProgress(p.done, p.total);
+        yield p;
       }
-      options.onPassProgress?.(chunk.start + m, data.length);
-    }
+    },
+    decodeSubset: (w, blocks, count, labels, hinge) => engine.decodeSubset(w, blocks, count, labels, hinge),
   };
 }
 

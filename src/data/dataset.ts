@@ -33,6 +33,15 @@ export interface Dataset<X = unknown, Y = unknown> {
   readonly streamed: boolean;
   /** The examples [start, end) as a data set of their own (a view: nothing is copied or read). */
   slice(start: number, end?: number): Dataset<X, Y>;
+  /** Read statistics so far (cumulative), for a set streamed from disk: records read, bytes, milliseconds. */
+  readStats?(): ReadStats;
+}
+
+/** What a streamed data set has read from disk (cumulative). */
+export interface ReadStats {
+  reads: number;
+  bytes: number;
+  ms: number;
 }
 
 /** Chunks of [start, end) of `data` (its own `chunks` where it has one). */

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { checkSegmentationGraph, withAreas, type SegmentationGraph, type SegmentationLabel } from '../models/segmentation.js';
-import type { Dataset, DatasetChunk } from './dataset.js';
+import type { Dataset, DatasetChunk, ReadStats } from './dataset.js';
 import { crc32 } from '../io/model-file.js';
 import { horseFingerprint, RECORD_HEADER_BYTES as HEADER, trainingBytes, type HorseDataset, type HorseImageEntry } from './horse.js';
 
@@ -38,9 +38,6 @@ export interface RecordReadStats {
   /** Milliseconds in readSync (plus building the views). */
   ms: number;
 }
-
-/** The read statistics summed over every reader of the process (for CLI reports). */
-export const streamTotals: RecordReadStats = { reads: 0, hits: 0, bytes: 0, ms: 0 };
 
 interface Slot {
   record: number;
@@ -163,12 +160,9 @@ export class HorseRecordReader {
     victim.graph = { numNodes: N, unary, edgeFrom, edgeTo, pairwise, areas };
     victim.record = k;
     victim.used = ++this.clock;
-    const ms = performance.now() - t0;
-    for (const st of [this.stats, streamTotals]) {
-      st.reads++;
-      st.bytes += bytes;
-      st.ms += ms;
-    }
+    this.stats.reads++;
+    this.stats.bytes += bytes;
+    this.stats.ms += performance.now() - t0;
     return victim;
   }
 
@@ -280,6 +274,12 @@ export class StreamedHorseSet implements Dataset<SegmentationGraph, Segmentation
       }
       yield { start: s, inputs, labels: this.ys.slice(s, e) };
     }
+  }
+
+  /** The reader's statistics so far (shared by the slices of this set): records read, bytes, milliseconds. */
+  readStats(): ReadStats {
+    const { reads, bytes, ms } = this.reader.stats;
+    return { reads, bytes, ms };
   }
 
   /** The set's fingerprint, the CRC of its records' CRCs (equal to the in-memory one; free for records a pass has read). */

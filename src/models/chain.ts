@@ -1,5 +1,6 @@
 import { check, InputError } from '../core/errors.js';
-import type { BatchPass, StructuredModel } from '../core/problem.js';
+import type { BatchDecoder, StructuredModel } from '../core/problem.js';
+import { itemsOption } from '../engine/items.js';
 import type { ScoringBackend } from '../../kernels/backend.js';
 import { JsBackend } from '../../kernels/js.js';
 import { NativeBackend } from '../../kernels/native.js';
@@ -99,14 +100,15 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
   }
 
   /**
-   * The batched exact pass (DESIGN seam 4). The sequences are packed end to end once. Per call, the node
-   * scores of all tokens come from the scoring backend (native SIMD threads by default; TypeScript for a
-   * model with the 'js' decoder), Viterbi runs over all sequences on native threads, and every H_i(w) is
-   * recomputed in float64 from the decoded labels by one function (native chainHingeOfLabels), so all
-   * backends give bit-identical hinges whenever they decode the same labels.
+   * The batched oracle (DESIGN seam 4, run by src/engine). The sequences are packed end to end once into a
+   * prepared native batch (native/scoring/batch.h). Per call, the node scores of the items' tokens come from
+   * the model's native scorer (SIMD rows on the thread pool), or for a whole pass from a non-native scoring
+   * backend (gpu.js, TypeScript; the TypeScript one for a model with the 'js' decoder); Viterbi runs over the
+   * items on native threads, and every H_i(w) is recomputed in float64 from the decoded labels with the
+   * per-object path's arithmetic, so all backends give bit-identical hinges whenever they decode the same labels.
    */
-  prepareBatch(xs: readonly Float64Array[], ys: readonly Int32Array[], scoring?: ScoringBackend): BatchPass<Int32Array> {
-    const { numFeatures: D, numLabels: K, threads, offsets: at } = this;
+  prepareBatch(xs: readonly Float64Array[], ys: readonly Int32Array[], scoring?: ScoringBackend): BatchDecoder<Int32Array> {
+    const { numFeatures: D, numLabels: K } = this;
     const n = ys.length;
     const offsets = new Int32Array(n + 1);
     ys.forEach((y, s) => (offsets[s + 1] = offsets[s]! + y.length));
@@ -117,49 +119,28 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
       xAll.set(xs[s]!, offsets[s]! * D);
       yAll.set(y, offsets[s]!);
     });
-    const outY = new Int32Array(tokens);
-    // A proposal that scores below the ground truth (a float32 near-tie, or float64 rounding) is replaced
-    // by the ground truth, whose H is exactly 0; then the labels are handed out if asked for.
-    const finish = (hinge: Float64Array, labels: Int32Array[] | undefined): void => {
-      for (let s = 0; s < n; s++) {
-        if (hinge[s]! < 0) {
-          hinge[s] = 0;
-          outY.set(yAll.subarray(offsets[s]!, offsets[s + 1]!), offsets[s]!);
-        }
-        if (labels) labels[s] = outY.slice(offsets[s]!, offsets[s + 1]!);
-      }
-    };
-    const backend = scoring ?? (this.backend === 'js' ? new JsBackend() : new NativeBackend(threads));
-    const rows = backend.prepare(xAll, tokens, D);
+    const batch = new native.DenseChainBatch({ offsets, truth: yAll, numLabels: K, numFeatures: D, features: xAll });
+    const backend = scoring && scoring.name !== 'native' ? scoring : this.backend === 'js' ? new JsBackend() : undefined;
+    const threads = Math.min(scoring instanceof NativeBackend ? scoring.threads : this.threads, 256);
+    const rows = backend?.prepare(xAll, tokens, D);
     const unit = new Float64Array(tokens);
     for (let s = 0; s < n; s++) unit.fill(1 / (offsets[s + 1]! - offsets[s]!), offsets[s]!, offsets[s + 1]!);
+    const aug = { labels: yAll, weight: unit };
     const theta = new Float64Array(tokens * K);
-    const addBiases = (w: Float64Array): void => {
-      for (let s = 0; s < n; s++) {
-        const a = offsets[s]! * K;
-        const b = (offsets[s + 1]! - 1) * K;
-        for (let k = 0; k < K; k++) {
-          theta[a + k]! += w[at.first + k]!;
-          theta[b + k]! += w[at.last + k]!;
-        }
-      }
-    };
-    return (w, hinge, labels, predictions) => {
-      this.checkW(w);
-      const trans = w.subarray(at.transitions, at.transitions + K * K);
-      if (predictions) {
-        // plain decoding: theta = <w_k, x_t> plus the biases, no loss
-        backend.score(rows, w.subarray(0, K * D), K, theta);
-        addBiases(w);
-        native.chainViterbiBatch(theta, offsets, trans, K, outY, threads);
-        for (let s = 0; s < n; s++) predictions[s] = outY.slice(offsets[s]!, offsets[s + 1]!);
-      }
-      // theta = <w_k, x_t> + 1/T [k != y_t] (loss-augmented, 2013 paper eq. 4), then the first/last biases.
-      backend.score(rows, w.subarray(0, K * D), K, theta, { labels: yAll, weight: unit });
-      addBiases(w);
-      native.chainViterbiBatch(theta, offsets, trans, K, outY, threads);
-      native.chainHingeOfLabels(w, D, K, xAll, offsets, yAll, outY, hinge, threads);
-      finish(hinge, labels);
+    const labels = new Int32Array(tokens);
+    return {
+      size: n,
+      score: (w, items, plain) => {
+        if (rows && items === null) {
+          // theta = <w_k, x_t> (+ 1/T [k != y_t], 2013 paper eq. 4), then the first/last biases
+          backend!.score(rows, w.subarray(0, K * D), K, theta, plain ? undefined : aug);
+          batch.addBiases({ w, theta });
+        } else batch.scores({ w, theta, augmented: !plain, ...itemsOption(items), threads });
+      },
+      decode: (w, items) => batch.viterbi({ w, theta, labels, ...itemsOption(items), threads }),
+      recheck: (w, items, hinge) => batch.hinges({ w, labels, hinge, ...itemsOption(items), threads }),
+      label: (i) => labels.slice(offsets[i]!, offsets[i + 1]!),
+      truth: (i) => yAll.slice(offsets[i]!, offsets[i + 1]!),
     };
   }
 

@@ -1,9 +1,10 @@
 import { check, InputError } from '../core/errors.js';
-import type { BatchPass, StructuredModel } from '../core/problem.js';
+import type { BatchDecoder, StructuredModel } from '../core/problem.js';
+import { itemsOption } from '../engine/items.js';
 import type { FeatureRows, ScoringBackend } from '../../kernels/backend.js';
 import { NativeBackend } from '../../kernels/native.js';
 import type { CsrMatrix } from '../core/data.js';
-import { SparseAccumulator, dotSparse, type SparseVector } from '../core/vector.js';
+import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import { native } from '../native.js';
 import { availableParallelism } from 'node:os';
 
@@ -97,92 +98,77 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
   }
 
   /**
-   * The batched exact pass (DESIGN seam 4). Rows are densified a chunk at a time (about 2^20 values; kept
-   * prepared across passes while the whole set stays under 2^25 values), scored by the backend with +1 on
-   * every wrong class (the 0-1 loss augmentation), and the argmax of each row is taken with ties to the
-   * smallest class, as the per-object oracle does. H_i = [y != y_i] - <w, psi_i(y)> is then recomputed in
-   * float64 on the sparse rows with the per-object path's sums (native threads, `multiclassHinges`, when
-   * every row lists distinct features; else psi in TypeScript). Native SIMD threads by default.
+   * The batched oracle (DESIGN seam 4, run by src/engine). The rows are packed once into a prepared native
+   * batch (native/scoring/batch.h). Per call the items' scores, with +1 on every wrong class (the 0-1 loss
+   * augmentation), come from the native scorer (the sparse rows against w, on the thread pool), or for a
+   * whole pass from a non-native scoring backend (gpu.js, TypeScript) on rows densified a chunk at a time
+   * (about 2^20 values; kept prepared across passes while the set stays under 2^25 values); the argmax of each
+   * row is taken with ties to the smallest class, as the per-object oracle does, and H_i = [y != y_i] -
+   * <w, psi_i(y)> is recomputed in float64 with the per-object path's sums (a row that repeats a feature
+   * merges it first, as psi does).
    */
-  prepareBatch(xs: readonly SparseVector[], ys: readonly number[], scoring?: ScoringBackend): BatchPass<number> {
-    const backend = scoring ?? new NativeBackend();
+  prepareBatch(xs: readonly SparseVector[], ys: readonly number[], scoring?: ScoringBackend): BatchDecoder<number> {
     const { numFeatures: F, numLabels: K } = this;
     const n = xs.length;
-    const per = Math.max(1, Math.min(n, Math.floor(2 ** 20 / F)));
-    const keep = n * F <= 2 ** 25;
-    const dense = keep ? null : new Float64Array(per * F);
-    const densify = (start: number, rows: number, into: Float64Array): Float64Array => {
-      into.fill(0);
-      for (let r = 0; r < rows; r++) {
-        const x = xs[start + r]!;
-        for (let k = 0; k < x.nnz; k++) into[r * F + x.indices[k]!]! += x.values[k]!; // a repeated feature sums, as in psi
-      }
-      return into;
-    };
-    const chunks: { start: number; rows: number; prepared: FeatureRows | null }[] = [];
-    for (let start = 0; start < n; start += per) {
-      const rows = Math.min(per, n - start);
-      chunks.push({ start, rows, prepared: keep ? backend.prepare(densify(start, rows, new Float64Array(rows * F)), rows, F) : null });
-    }
+    const offsets = new Int32Array(n + 1);
+    xs.forEach((x, r) => (offsets[r + 1] = offsets[r]! + x.nnz));
+    const ids = new Int32Array(offsets[n]!);
+    const values = new Float64Array(ids.length);
+    xs.forEach((x, r) => {
+      ids.set(x.indices.subarray(0, x.nnz), offsets[r]!);
+      values.set(x.values.subarray(0, x.nnz), offsets[r]!);
+    });
     const truth = Int32Array.from(ys);
-    const ones = new Float64Array(n).fill(1);
-    const scores = new Float64Array(per * K);
-    const csr = packedRows(xs, F);
-    const yHat = new Int32Array(n);
-    const threads = availableParallelism();
-    const argmax = (out: Float64Array, r: number): number => {
-      let y = 0;
-      for (let c = 1; c < K; c++) if (out[r * K + c]! > out[r * K + y]!) y = c;
-      return y;
-    };
-    return (w, hinge, labels, predictions) => {
-      if (w.length !== this.dim) throw new InputError(`w must have length ${this.dim}, got ${w.length}`);
-      for (const { start, rows, prepared } of chunks) {
-        const X = prepared ?? backend.prepare(densify(start, rows, dense!.subarray(0, rows * F)), rows, F);
-        const out = scores.subarray(0, rows * K);
-        if (predictions) {
-          backend.score(X, w, K, out); // plain scores: the predictions
-          for (let r = 0; r < rows; r++) predictions[start + r] = argmax(out, r);
-        }
-        backend.score(X, w, K, out, { labels: truth.subarray(start, start + rows), weight: ones.subarray(start, start + rows) });
-        for (let r = 0; r < rows; r++) yHat[start + r] = argmax(out, r);
-      }
-      // L - <w, psi>: the per-object path's arithmetic, so both give bit-identical H for the same label
-      if (csr) native.multiclassHinges(csr.offsets, csr.ids, csr.values, w, F, K, truth, yHat, hinge, threads);
-      for (let i = 0; i < n; i++) {
-        let y = yHat[i]!;
-        const yi = ys[i]!;
-        let h = csr ? hinge[i]! : y === yi ? 0 : 1 - dotSparse(w, this.psi(xs[i]!, yi, y));
-        if (h < 0) {
-          // a float32 near-tie proposed a label below the ground truth, whose H is exactly 0
-          h = 0;
-          y = yi;
-        }
-        hinge[i] = h;
-        if (labels) labels[i] = y;
-      }
+    const batch = new native.MulticlassBatch({ rowOffsets: offsets, ids, values, truth, numFeatures: F, numLabels: K });
+    const threads = Math.min(scoring instanceof NativeBackend ? scoring.threads : availableParallelism(), 256);
+    const scores = new Float64Array(n * K);
+    const labels = new Int32Array(n);
+    const dense = scoring && scoring.name !== 'native' ? denseScorer(xs, truth, F, K, scoring, scores) : undefined;
+    return {
+      size: n,
+      score: (w, items, plain) => {
+        if (dense && items === null) dense(w, plain);
+        else batch.scores({ w, scores, augmented: !plain, ...itemsOption(items), threads });
+      },
+      decode: (_w, items) => batch.argmax({ scores, labels, ...itemsOption(items) }),
+      recheck: (w, items, hinge) => batch.hinges({ w, labels, hinge, ...itemsOption(items), threads }),
+      label: (i) => labels[i]!,
+      truth: (i) => ys[i]!,
     };
   }
 }
 
-/** The rows packed as one CSR (for native hinges), or null when a row repeats a feature (psi would merge it). */
-function packedRows(xs: readonly SparseVector[], F: number): { offsets: Int32Array; ids: Int32Array; values: Float64Array } | null {
-  const offsets = new Int32Array(xs.length + 1);
-  xs.forEach((x, r) => (offsets[r + 1] = offsets[r]! + x.nnz));
-  const ids = new Int32Array(offsets[xs.length]!);
-  const values = new Float64Array(ids.length);
-  const seen = new Int32Array(F).fill(-1);
-  for (let r = 0; r < xs.length; r++) {
-    const x = xs[r]!;
-    for (let k = 0; k < x.nnz; k++) {
-      const j = x.indices[k]!;
-      if (seen[j] === r) return null;
-      seen[j] = r;
+/**
+ * Scores of every row from a dense scoring backend (gpu.js, TypeScript): rows densified a chunk at a time
+ * (about 2^20 values; kept prepared across passes while the whole set stays under 2^25 values), +1 on every
+ * wrong class when loss-augmented.
+ */
+function denseScorer(xs: readonly SparseVector[], truth: Int32Array, F: number, K: number, backend: ScoringBackend, scores: Float64Array): (w: Float64Array, plain: boolean) => void {
+  const n = xs.length;
+  const per = Math.max(1, Math.min(n, Math.floor(2 ** 20 / F)));
+  const keep = n * F <= 2 ** 25;
+  const dense = keep ? null : new Float64Array(per * F);
+  const densify = (start: number, rows: number, into: Float64Array): Float64Array => {
+    into.fill(0);
+    for (let r = 0; r < rows; r++) {
+      const x = xs[start + r]!;
+      for (let k = 0; k < x.nnz; k++) into[r * F + x.indices[k]!]! += x.values[k]!; // a repeated feature sums, as in psi
     }
-    ids.set(x.indices.subarray(0, x.nnz), offsets[r]!);
-    values.set(x.values.subarray(0, x.nnz), offsets[r]!);
+    return into;
+  };
+  const chunks: { start: number; rows: number; prepared: FeatureRows | null }[] = [];
+  for (let start = 0; start < n; start += per) {
+    const rows = Math.min(per, n - start);
+    chunks.push({ start, rows, prepared: keep ? backend.prepare(densify(start, rows, new Float64Array(rows * F)), rows, F) : null });
   }
-  return { offsets, ids, values };
+  const ones = new Float64Array(n).fill(1);
+  return (w, plain) => {
+    for (const { start, rows, prepared } of chunks) {
+      const X = prepared ?? backend.prepare(densify(start, rows, dense!.subarray(0, rows * F)), rows, F);
+      const out = scores.subarray(start * K, (start + rows) * K);
+      backend.score(X, w, K, out, plain ? undefined : { labels: truth.subarray(start, start + rows), weight: ones.subarray(start, start + rows) });
+    }
+  };
 }
 
 /** Views of the rows of a CSR matrix as sparse vectors (no copy). */

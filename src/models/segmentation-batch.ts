@@ -1,72 +1,92 @@
 /**
- * The batched exact pass of the segmentation model (DESIGN seam 4): node potentials u_i = f_i^T w_U and
- * Potts weights p_e = f_ij^T w_P of every image from the scoring backend (native SIMD on float32 features
- * by default; gpu.js or TypeScript when asked), the loss-augmented cuts of all images solved at once on
- * native threads (maxflowBatchSync), and each H_i(w) = L(y_i, y) - <w, psi_i(y)> recomputed in float64 from
- * the decoded labelling, <w, psi> on native threads with the arithmetic of the model's psi
- * (segmentationPsiDots), so exactly as the per-object path computes it. Predictions
- * (the plain cuts, no loss terms) come from the same potentials, solved in the same max-flow batch.
+ * The batched oracle of the segmentation model (DESIGN seam 4, run by src/engine): the images are handed to a
+ * prepared native batch once (features, graphs, ground truth and the loss weights a_i; native/scoring/
+ * segmentation.h), with one set of cut-capacity arrays per image that the max-flow specs point at. Per call,
+ * the items' s-t cut capacities come from the native scorer (u_i = f_i^T w_U and p_e = f_ij^T w_P with
+ * score_rows' arithmetic, the loss augmentation, Potts weights clipped at 0), or for a whole pass from a
+ * non-native scoring backend (gpu.js, TypeScript) through the model's own cut construction; the cuts of all
+ * items are solved at once on native threads (maxflowBatchSync); and each H_i(w) = L(y_i, y) - <w, psi_i(y)> is
+ * recomputed in float64 from the decoded labelling, <w, psi> natively with the arithmetic of the model's psi,
+ * so exactly as the per-object path computes it.
  */
 import { performance } from 'node:perf_hooks';
 import { availableParallelism } from 'node:os';
-import type { FeatureRows, ScoringBackend } from '../../kernels/backend.js';
-import { NativeBackend } from '../../kernels/native.js';
-import type { BatchPass } from '../core/problem.js';
+import type { ScoringBackend } from '../../kernels/backend.js';
+import type { BatchDecoder, Items } from '../engine/types.js';
+import { itemsOption } from '../engine/items.js';
 import { native } from '../native.js';
-import { maxflowBatchSync } from '../maxflow.js';
+import { maxflowBatchSync, type MaxflowGraphSpec } from '../maxflow.js';
 import type { SegmentationGraph, SegmentationLabel, SegmentationModel } from './segmentation.js';
-
-/** Images per max-flow batch (bounds the memory of the cut graphs held at once). */
-const IMAGES_PER_BATCH = 256;
 
 export function segmentationBatch(
   model: SegmentationModel,
   xs: readonly SegmentationGraph[],
   ys: readonly SegmentationLabel[],
-  scoring: ScoringBackend = new NativeBackend(),
-  threads: number = availableParallelism(),
-): BatchPass<SegmentationLabel> {
+  scoring?: ScoringBackend,
+  threads: number = Math.min(availableParallelism(), 256),
+): BatchDecoder<SegmentationLabel> {
   const { dUnary: dU, dPairwise: dP } = model;
-  const rows: { unary: FeatureRows; pairwise: FeatureRows }[] = xs.map((x) => ({
-    unary: scoring.prepare(x.unary, x.numNodes, dU),
-    pairwise: scoring.prepare(x.pairwise, x.edgeFrom.length, dP),
+  const n = xs.length;
+  const images = xs.map((x, i) => ({
+    unary: x.unary,
+    pairwise: x.pairwise,
+    edgeFrom: x.edgeFrom,
+    edgeTo: x.edgeTo,
+    truth: ys[i]!,
+    lossWeights: model.lossWeights(x, ys[i]!),
+    source: new Float64Array(x.numNodes),
+    sink: new Float64Array(x.numNodes),
+    potts: new Float64Array(x.edgeFrom.length),
   }));
-  return (w, hinge, labels, predictions) => {
-    if (!(w instanceof Float64Array) || w.length !== model.dim) throw new TypeError(`w must be a Float64Array of length ${model.dim}`);
-    const wU = w.subarray(0, dU);
-    const wP = w.subarray(dU);
-    for (let start = 0; start < xs.length; start += IMAGES_PER_BATCH) {
-      const end = Math.min(xs.length, start + IMAGES_PER_BATCH);
+  const batch = new native.SegmentationBatch({ dUnary: dU, dPairwise: dP, images });
+  // The cut of image i: source side = label 0 (background); its capacities are rewritten in place per call.
+  const specs: MaxflowGraphSpec[] = images.map((im, i) => ({ numNodes: xs[i]!.numNodes, edgeFrom: im.edgeFrom, edgeTo: im.edgeTo, capFwd: im.potts, capRev: im.potts, sourceCap: im.source, sinkCap: im.sink, capType: 'float64' }));
+  const backend = scoring && scoring.name !== 'native' ? scoring : undefined;
+  const rows = backend && xs.map((x) => ({ unary: backend.prepare(x.unary, x.numNodes, dU), pairwise: backend.prepare(x.pairwise, x.edgeFrom.length, dP) }));
+  const segments: (SegmentationLabel | undefined)[] = new Array(n);
+  const dots = new Float64Array(n);
+  const each = (items: Items | null, f: (i: number) => void) => {
+    if (items) for (let q = 0; q < items.count; q++) f(items.indices[q]!);
+    else for (let i = 0; i < n; i++) f(i);
+  };
+  let scoringMs = 0;
+  return {
+    size: n,
+    score: (w, items, plain) => {
       const t0 = performance.now();
-      const graphs = [];
-      const plain = [];
-      for (let i = start; i < end; i++) {
-        const x = xs[i]!;
-        const unary = new Float64Array(x.numNodes);
-        const potts = new Float64Array(x.edgeFrom.length);
-        scoring.score(rows[i]!.unary, wU, 1, unary);
-        scoring.score(rows[i]!.pairwise, wP, 1, potts);
-        graphs.push(model.cutGraph(model.cutFromPotentials(unary, potts, x, ys[i]!), x));
-        if (predictions) plain.push(model.cutGraph(model.cutFromPotentials(unary, potts, x, null), x));
-      }
-      const t1 = performance.now();
-      const cuts = maxflowBatchSync(predictions ? [...graphs, ...plain] : graphs, { threads });
-      model.countCall(t1 - t0, performance.now() - t1, end - start);
-      if (predictions) for (let i = start; i < end; i++) predictions[i] = cuts[graphs.length + i - start]!.segments;
-      const part = xs.slice(start, end);
-      const dots = new Float64Array(end - start);
-      native.segmentationPsiDots(part.map((x) => x.unary), part.map((x) => x.pairwise), part.map((x) => x.edgeFrom), part.map((x) => x.edgeTo), ys.slice(start, end), cuts.slice(0, end - start).map((c) => c.segments), dU, dP, w, dots, threads);
-      for (let i = start; i < end; i++) {
-        let y: SegmentationLabel = cuts[i - start]!.segments;
-        let h = model.loss(ys[i]!, y) - dots[i - start]!;
-        if (h < 0) {
-          // a float32 near-tie (or rounding) proposed a labelling below the ground truth, whose H is 0
-          h = 0;
-          y = ys[i]!;
+      if (rows && items === null) {
+        const wU = w.subarray(0, dU);
+        const wP = w.subarray(dU);
+        for (let i = 0; i < n; i++) {
+          const x = xs[i]!;
+          const unary = new Float64Array(x.numNodes);
+          const potts = new Float64Array(x.edgeFrom.length);
+          backend!.score(rows[i]!.unary, wU, 1, unary);
+          backend!.score(rows[i]!.pairwise, wP, 1, potts);
+          const graph = model.cutGraph(model.cutFromPotentials(unary, potts, x, plain ? null : ys[i]!), x);
+          images[i]!.source.set(graph.sourceCap);
+          images[i]!.sink.set(graph.sinkCap);
+          images[i]!.potts.set(graph.capFwd as Float64Array);
         }
-        hinge[i] = h;
-        if (labels) labels[i] = y;
+      } else {
+        model.stats.clippedEdges += batch.capacities({ w, augmented: !plain, ...itemsOption(items), threads });
       }
-    }
+      scoringMs = performance.now() - t0;
+    },
+    decode: (_w, items) => {
+      const t0 = performance.now();
+      const list: MaxflowGraphSpec[] = [];
+      each(items, (i) => list.push(specs[i]!));
+      const cuts = maxflowBatchSync(list, { threads });
+      let q = 0;
+      each(items, (i) => (segments[i] = cuts[q++]!.segments)); // SOURCE_SIDE = 0 = background, SINK_SIDE = 1 = foreground
+      model.countCall(scoringMs, performance.now() - t0, q);
+    },
+    recheck: (w, items, hinge) => {
+      batch.psiDots({ w, labels: segments, dots, ...itemsOption(items), threads });
+      each(items, (i) => (hinge[i] = model.loss(ys[i]!, segments[i]!) - dots[i]!));
+    },
+    label: (i) => segments[i]!,
+    truth: (i) => ys[i]!.slice(),
   };
 }

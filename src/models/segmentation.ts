@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { check, InputError } from '../core/errors.js';
-import type { BatchPass, Bounds, StructuredModel } from '../core/problem.js';
+import type { BatchDecoder, Bounds, OracleCounters, StructuredModel } from '../core/problem.js';
 import type { ScoringBackend } from '../../kernels/backend.js';
 import { segmentationBatch } from './segmentation-batch.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
@@ -97,9 +97,8 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
   readonly lossKind: SegmentationLoss;
   readonly reuseGraphs: boolean;
   readonly bounds?: Bounds;
+  /** This model's oracle counters (per-object calls and batched decodes); a Problem's own are in Problem.counters. */
   readonly stats: SegmentationStats = { calls: 0, scoringMs: 0, maxflowMs: 0, clippedEdges: 0 };
-  /** The same counters summed over every SegmentationModel of the process (for CLI reports). */
-  static readonly totals: SegmentationStats = { calls: 0, scoringMs: 0, maxflowMs: 0, clippedEdges: 0 };
   private readonly acc: SparseAccumulator;
   private readonly graphs = new WeakMap<SegmentationGraph, MaxflowGraph>();
 
@@ -235,7 +234,6 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
       }
     }
     this.stats.clippedEdges += clipped;
-    SegmentationModel.totals.clippedEdges += clipped;
     return { cost0, cost1, potts };
   }
 
@@ -255,16 +253,19 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
     return { numNodes: N, edgeFrom: x.edgeFrom, edgeTo: x.edgeTo, capFwd: cut.potts, capRev: cut.potts, sourceCap: src, sinkCap: sink, capType: 'float64' };
   }
 
-  /** Adds one oracle call's milliseconds to {@link stats} and {@link SegmentationModel.totals}. */
-  countCall(scoringMs: number, maxflowMs: number, calls = 1): void {
-    for (const st of [this.stats, SegmentationModel.totals]) {
-      st.calls += calls;
-      st.scoringMs += scoringMs;
-      st.maxflowMs += maxflowMs;
+  /** Adds oracle calls and their milliseconds to {@link stats} (and to `counters` when given). */
+  countCall(scoringMs: number, maxflowMs: number, calls = 1, counters?: OracleCounters): void {
+    this.stats.calls += calls;
+    this.stats.scoringMs += scoringMs;
+    this.stats.maxflowMs += maxflowMs;
+    if (counters) {
+      counters.examples += calls;
+      counters.scoringMs += scoringMs;
+      counters.decodingMs += maxflowMs;
     }
   }
 
-  private minCut(w: Float64Array, x: SegmentationGraph, yTrue: SegmentationLabel | null): SegmentationLabel {
+  private minCut(w: Float64Array, x: SegmentationGraph, yTrue: SegmentationLabel | null, counters?: OracleCounters): SegmentationLabel {
     const t0 = performance.now();
     const spec = this.cutGraph(this.cutPotentials(w, x, yTrue), x);
     const t1 = performance.now();
@@ -282,17 +283,17 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
     } else {
       labels = maxflow(spec).segments;
     }
-    this.countCall(t1 - t0, performance.now() - t1);
+    this.countCall(t1 - t0, performance.now() - t1, 1, counters);
     return labels; // SOURCE_SIDE = 0 = background, SINK_SIDE = 1 = foreground
   }
 
-  /** The batched exact pass: potentials from a scoring backend, all cuts on native threads (segmentation-batch.ts). */
-  prepareBatch(xs: readonly SegmentationGraph[], ys: readonly SegmentationLabel[], scoring?: ScoringBackend): BatchPass<SegmentationLabel> {
+  /** The batched oracle: cut capacities natively or from a scoring backend, all cuts on native threads (segmentation-batch.ts). */
+  prepareBatch(xs: readonly SegmentationGraph[], ys: readonly SegmentationLabel[], scoring?: ScoringBackend): BatchDecoder<SegmentationLabel> {
     return segmentationBatch(this, xs, ys, scoring);
   }
 
-  lossAugmentedDecode(w: Float64Array, x: SegmentationGraph, yTrue: SegmentationLabel): SegmentationLabel {
-    return this.minCut(w, x, yTrue);
+  lossAugmentedDecode(w: Float64Array, x: SegmentationGraph, yTrue: SegmentationLabel, counters?: OracleCounters): SegmentationLabel {
+    return this.minCut(w, x, yTrue, counters);
   }
 
   decode(w: Float64Array, x: SegmentationGraph): SegmentationLabel {

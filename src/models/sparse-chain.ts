@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
 import type { ScoringBackend } from '../../kernels/backend.js';
 import { check, InputError } from '../core/errors.js';
-import type { BatchPass, StructuredModel } from '../core/problem.js';
-import { SparseAccumulator, dotSparse, type SparseVector } from '../core/vector.js';
+import type { BatchDecoder, StructuredModel } from '../core/problem.js';
+import { itemsOption } from '../engine/items.js';
+import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import { native } from '../native.js';
 import { ChainStructure, type DecodeBackend } from './chain-base.js';
 
@@ -219,13 +220,14 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
   }
 
   /**
-   * The batched exact pass (DESIGN seam 4). All tokens' sparse rows are packed once; per call their node
-   * scores come from native threads (scoreSparseRows; the TypeScript nodeScores for the 'js' decoder), the
-   * biases and the 1/T loss augmentation are added, Viterbi runs over all sentences on native threads, and
-   * H_i = L - <w, psi_i(y)> is computed as the per-object path does. Sparse rows have no gpu.js kernel, so a
-   * dense scoring backend passed here is not used.
+   * The batched oracle (DESIGN seam 4, run by src/engine). All tokens' sparse rows are packed once into a
+   * prepared native batch (native/scoring/batch.h); per call the items' node scores, biases and 1/T loss
+   * augmentation are computed on native threads (the TypeScript nodeScores for the 'js' decoder), Viterbi
+   * runs over the items on native threads, and H_i = L - <w, psi_i(y)> is recomputed natively with psi's
+   * accumulation and dotSparse's order, i.e. bit-identical to the per-object path. Sparse rows have no
+   * gpu.js kernel, so a dense scoring backend passed here is not used.
    */
-  prepareBatch(xs: readonly SparseSequence[], ys: readonly Int32Array[], _scoring?: ScoringBackend): BatchPass<Int32Array> {
+  prepareBatch(xs: readonly SparseSequence[], ys: readonly Int32Array[], _scoring?: ScoringBackend): BatchDecoder<Int32Array> {
     const K = this.numLabels;
     const F = this.numFeatures;
     const n = xs.length;
@@ -245,42 +247,29 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
       for (let t = 0; t < sequenceLength(x); t++) rowOffsets[seq[s]! + t + 1] = base + x.offsets[t + 1]!;
       yAll.set(ys[s]!, seq[s]!);
     });
+    const batch = new native.SparseChainBatch({ offsets: seq, truth: yAll, numLabels: K, numFeatures: F, rowOffsets, ids, values });
     const theta = new Float64Array(tokens * K);
-    const outY = new Int32Array(tokens);
-    const threads = availableParallelism();
-    const { first, last, transitions } = this.offsets;
-    return (w, hinge, labels, predictions) => {
-      this.checkW(w);
-      if (this.backend === 'native') {
-        native.scoreSparseRows(rowOffsets, ids, values, w.subarray(0, F * K), F, K, theta, threads);
-        for (let s = 0; s < n; s++) {
-          const a = seq[s]! * K;
-          const b = (seq[s + 1]! - 1) * K;
-          for (let k = 0; k < K; k++) {
-            theta[a + k]! += w[first + k]!;
-            theta[b + k]! += w[last + k]!;
-          }
+    const labels = new Int32Array(tokens);
+    const threads = Math.min(availableParallelism(), 256);
+    return {
+      size: n,
+      score: (w, items, plain) => {
+        if (this.backend === 'native') {
+          batch.scores({ w, theta, augmented: !plain, ...itemsOption(items), threads });
+          return;
         }
-      } else {
-        xs.forEach((x, s) => this.nodeScores(w, x, theta.subarray(seq[s]! * K, seq[s + 1]! * K)));
-      }
-      if (predictions) {
-        // the plain node scores, before the loss goes in
-        native.chainViterbiBatch(theta, seq, w.subarray(transitions, transitions + K * K), K, outY, threads);
-        for (let s = 0; s < n; s++) predictions[s] = outY.slice(seq[s]!, seq[s + 1]!);
-      }
-      for (let s = 0; s < n; s++) this.augmentLoss(theta.subarray(seq[s]! * K, seq[s + 1]! * K), ys[s]!);
-      native.chainViterbiBatch(theta, seq, w.subarray(transitions, transitions + K * K), K, outY, threads);
-      for (let s = 0; s < n; s++) {
-        let y = outY.slice(seq[s]!, seq[s + 1]!);
-        let h = this.loss(ys[s]!, y) - dotSparse(w, this.psi(xs[s]!, ys[s]!, y));
-        if (h < 0) {
-          h = 0; // rounding below the ground truth, whose H is exactly 0
-          y = ys[s]!.slice();
-        }
-        hinge[s] = h;
-        if (labels) labels[s] = y;
-      }
+        const each = (s: number) => {
+          const part = theta.subarray(seq[s]! * K, seq[s + 1]! * K);
+          this.nodeScores(w, xs[s]!, part);
+          if (!plain) this.augmentLoss(part, ys[s]!);
+        };
+        if (items) for (let q = 0; q < items.count; q++) each(items.indices[q]!);
+        else for (let s = 0; s < n; s++) each(s);
+      },
+      decode: (w, items) => batch.viterbi({ w, theta, labels, ...itemsOption(items), threads }),
+      recheck: (w, items, hinge) => batch.hinges({ w, labels, hinge, ...itemsOption(items), threads }),
+      label: (i) => labels.slice(seq[i]!, seq[i + 1]!),
+      truth: (i) => yAll.slice(seq[i]!, seq[i + 1]!),
     };
   }
 

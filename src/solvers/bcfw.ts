@@ -13,6 +13,8 @@ import {
   fullOraclePass,
   PassSolver,
   resolveCommon,
+  runSteps,
+  type PassStep,
   type CommonSolverOptions,
   type SolverCheckpoint,
   type SolverResult,
@@ -206,7 +208,6 @@ export class BcfwSolver extends PassSolver {
   private lastBlockGaps: Float64Array | undefined;
   /** True while the gap estimates are the exact block gaps of the current iterate (no step since the last exact pass). */
   private estimatesExact = false;
-  private finished = false;
 
   constructor(problem: Problem, private readonly bcfwOptions: BcfwOptions = {}, restored?: SolverCheckpoint) {
     const config = resolveCommon(problem, bcfwOptions, 200);
@@ -576,10 +577,10 @@ export class BcfwSolver extends PassSolver {
    * the cache. The final check of a stopped run leaves that state alone, so a resumed run goes on exactly
    * as an uninterrupted one would.
    */
-  private exactCheck(scheduled: boolean): number {
+  private *exactCheck(scheduled: boolean): Generator<PassStep, number, void> {
     const it = this.returned;
     const { n } = this.problem;
-    const pass = fullOraclePass(this.problem, it.w);
+    const pass = yield* this.exactPass(it.w);
     this.oracleCalls += n;
     this.last = certificate(this.config.lambda, n, it.w, it.l, pass.hingeSum, it.v);
     if (!this.averaging) {
@@ -635,10 +636,23 @@ export class BcfwSolver extends PassSolver {
   }
 
   runPass(): boolean {
+    return runSteps(this.passSteps());
+  }
+
+  protected override *passSteps(): Generator<PassStep, boolean, void> {
     if (this.finished) return false;
     if (this.passes < this.config.maxPasses && !this.mustStop()) {
+      if (this.passesSinceCheck >= this.config.gapCheck && this.checkedAt !== this.passes) {
+        // A scheduled check that was cancelled (passSignal) before a checkpoint: run it first, as the
+        // uninterrupted run did, so that a resumed run goes on alike.
+        this.resync();
+        if ((yield* this.exactCheck(true)) <= this.config.gapThreshold) {
+          this.stopReason = 'gap';
+          return yield* this.finish();
+        }
+      }
       if (this.sampling === 'perm') this.rng.permutation(this.order);
-      const ended = this.sweep((s) => this.blockStep(this.nextBlock(s)), () => this.heuristicallyConverged());
+      const ended = yield* this.sweep((s) => this.blockStep(this.nextBlock(s)), () => this.heuristicallyConverged());
       const interrupted = ended === 'interrupted';
       const converged = ended === 'converged';
       this.passes++;
@@ -662,19 +676,19 @@ export class BcfwSolver extends PassSolver {
       if (converged || this.heuristicallyConverged() || this.passesSinceCheck >= this.config.gapCheck) {
         // On the schedule (or the heuristic exit) only, so that a run stopped early and resumed follows the same path.
         this.resync();
-        if (this.exactCheck(true) <= this.config.gapThreshold) {
+        if ((yield* this.exactCheck(true)) <= this.config.gapThreshold) {
           this.stopReason = 'gap';
-          return this.finish();
+          return yield* this.finish();
         }
       }
       if (!interrupted && this.passes < this.config.maxPasses) return true;
     }
-    return this.finish();
+    return yield* this.finish();
   }
 
   /** The result always carries an exact certificate: one more full pass if the last pass was not checked. */
-  private finish(): false {
-    if (!this.finished && this.bcfwOptions.certify !== false && (this.checkedAt !== this.passes || this.last === undefined)) this.exactCheck(false);
+  private *finish(): Generator<PassStep, false, void> {
+    if (!this.finished && this.bcfwOptions.certify !== false && (this.checkedAt !== this.passes || this.last === undefined)) yield* this.exactCheck(false);
     this.finished = true;
     return false;
   }

@@ -1,6 +1,9 @@
+import { performance } from 'node:perf_hooks';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { check, InputError } from '../core/errors.js';
-import type { Problem } from '../core/problem.js';
+import type { OracleCounters, PassProgress, Problem } from '../core/problem.js';
 import { dot, dotSparse, type SparseVector } from '../core/vector.js';
+import { subtractCounters, zeroCounters } from '../engine/counters.js';
 
 /** One record of a training trace (a JSONL line of `--trace`). Certificates refer to the returned iterate. */
 export interface ProgressEvent {
@@ -52,8 +55,31 @@ export interface CommonSolverOptions {
   evaluate?: (w: Float64Array) => Record<string, number>;
   /** Receives a ProgressEvent after every pass and every exact check. */
   onProgress?: (event: ProgressEvent) => void;
-  /** Stops training at the next block step; the result is still consistent (stopReason 'aborted'). */
+  /**
+   * Receives the progress of every exact pass after each chunk (examples done of the total and the pass's
+   * oracle counters: scoring, decoding, checking and reading milliseconds). Timings are kept out of the
+   * trace, which stays the reproducible record of a run (same seed, same trace).
+   */
+  onPassProgress?: (progress: SolverPassProgress) => void;
+  /**
+   * Stops training at the next block step (trainAsync also sees it during a long pass of block steps); the
+   * run then ends with an exact certificate of its returned iterate, one more exact pass when needed
+   * (stopReason 'aborted'). An exact pass in progress when it fires is finished: it is that certificate.
+   */
   signal?: AbortSignal;
+  /**
+   * Cancels exact passes (trainAsync only: between chunks of the pass). Once aborted, an exact pass in
+   * progress stops at the next chunk and none is started, so the run ends at once: its result then has no
+   * certificate of the returned iterate (gapIsExact false; no primal or exact gap) and stopReason
+   * 'aborted'. E.g. a second Ctrl-C while a stopped run certifies.
+   */
+  passSignal?: AbortSignal;
+}
+
+/** {@link PassProgress} of an exact pass inside a solver run: which solver, after which pass. */
+export interface SolverPassProgress extends PassProgress {
+  solver: string;
+  pass: number;
 }
 
 /** What every solver returns: the weights, the last certificate (primal, dual, gap) and the run counters. */
@@ -76,6 +102,11 @@ export interface SolverResult {
   trace: ProgressEvent[];
   /** Further metrics of the last `evaluate` call. */
   metrics: Record<string, number>;
+  /**
+   * Oracle counters of this run (a resumed run: since it resumed): batched passes, timed per-object oracle
+   * calls and data reads (see OracleCounters); absent when the problem keeps none.
+   */
+  oracle?: OracleCounters;
 }
 
 /** Resolved common options with defaults applied and validated. */
@@ -112,20 +143,29 @@ export interface FullPass {
   hinge: Float64Array;
 }
 
+/** A point where a pass generator pauses: the progress of an exact pass after a chunk, or null between block steps. */
+export type PassStep = PassProgress | null;
+
+/** Blocks of the per-object exact pass between two progress reports. */
+const PER_OBJECT_CHUNK = 256;
+
 /**
- * Calls the oracle on every block at w (DESIGN seam 3: the exact pass), batched through Problem.hingeAll
- * when the problem has it. If `psiSum` is given, sum_i psi_i(y*_i) and sum_i L_i(y*_i) are accumulated
+ * Calls the oracle on every block at w (DESIGN seam 3: the exact pass), as a generator that yields the
+ * pass's progress after each chunk and returns the result: batched through Problem.batch when the problem
+ * has it, else block by block. If `psiSum` is given, sum_i psi_i(y*_i) and sum_i L_i(y*_i) are accumulated
  * into it (batch FW needs them), block by block. If `predictions` is given, it receives the plain
  * prediction of every block (from the batched pass where the model provides them, else Problem.predict).
+ * Drive it with {@link fullOraclePass} (synchronous) or {@link fullOraclePassAsync} (cancellable).
  */
-export function fullOraclePass(problem: Problem, w: Float64Array, psiSum?: { dense: Float64Array; loss: number }, predictions?: unknown[]): FullPass {
-  const hinge = new Float64Array(problem.n);
+export function* exactPass(problem: Problem, w: Float64Array, psiSum?: { dense: Float64Array; loss: number }, predictions?: unknown[]): Generator<PassProgress, FullPass, void> {
+  const n = problem.n;
+  const hinge = new Float64Array(n);
   let hingeSum = 0;
-  if (problem.hingeAll) {
+  if (problem.batch) {
     // Batched: all n loss-augmented decodings at once; psi is built only where batch FW needs it.
-    const labels: unknown[] | undefined = psiSum ? new Array<unknown>(problem.n) : undefined;
-    problem.hingeAll(w, hinge, labels, predictions);
-    for (let i = 0; i < problem.n; i++) {
+    const labels: unknown[] | undefined = psiSum ? new Array<unknown>(n) : undefined;
+    yield* problem.batch.pass(w, { hinge, ...(labels ? { labels } : {}), ...(predictions ? { predictions } : {}) });
+    for (let i = 0; i < n; i++) {
       const h = (hinge[i] = checkedHinge(hinge[i]!, i));
       hingeSum += h;
       if (psiSum && h > 0) addPsi(psiSum, problem.psi(i, labels![i]), problem.loss(i, labels![i]));
@@ -133,7 +173,7 @@ export function fullOraclePass(problem: Problem, w: Float64Array, psiSum?: { den
     }
     return { hingeSum, hinge };
   }
-  for (let i = 0; i < problem.n; i++) {
+  for (let i = 0; i < n; i++) {
     if (predictions) predictions[i] = problem.predict(i, w);
     const y = problem.oracle(i, w);
     const psi = problem.psi(i, y);
@@ -142,8 +182,52 @@ export function fullOraclePass(problem: Problem, w: Float64Array, psiSum?: { den
     hinge[i] = h;
     hingeSum += h;
     if (psiSum && h > 0) addPsi(psiSum, psi, L);
+    if ((i + 1) % PER_OBJECT_CHUNK === 0 || i + 1 === n) yield { done: i + 1, total: n, ...zeroCounters() };
   }
   return { hingeSum, hinge };
+}
+
+/** Runs a pass generator to its end without pausing (the synchronous drive). */
+export function runSteps<T>(steps: Generator<unknown, T, void>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** The exact pass, synchronously (see {@link exactPass}). */
+export function fullOraclePass(problem: Problem, w: Float64Array, psiSum?: { dense: Float64Array; loss: number }, predictions?: unknown[]): FullPass {
+  return runSteps(exactPass(problem, w, psiSum, predictions));
+}
+
+/** Options of {@link fullOraclePassAsync}. */
+export interface AsyncPassOptions {
+  /** See {@link exactPass}. */
+  psiSum?: { dense: Float64Array; loss: number };
+  /** See {@link exactPass}. */
+  predictions?: unknown[];
+  /** Stops the pass between chunks: the promise then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called after every chunk. */
+  onProgress?: (progress: PassProgress) => void;
+}
+
+/**
+ * The exact pass, yielding to the event loop after every chunk: progress can be drawn and signals handled
+ * while it runs, and an AbortSignal stops it between chunks (the promise rejects with the signal's reason;
+ * an already aborted signal rejects before any work). Same results as {@link fullOraclePass}.
+ */
+export async function fullOraclePassAsync(problem: Problem, w: Float64Array, options: AsyncPassOptions = {}): Promise<FullPass> {
+  const { signal } = options;
+  signal?.throwIfAborted();
+  const steps = exactPass(problem, w, options.psiSum, options.predictions);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    options.onProgress?.(r.value);
+    await yieldToEventLoop();
+    signal?.throwIfAborted();
+  }
 }
 
 /** psiSum += psi_i(y) and its loss += L_i(y). */
@@ -226,6 +310,11 @@ export abstract class PassSolver {
   stopReason: StopReason = 'maxPasses';
   protected readonly clock: TrainingClock;
   protected lastMetrics: Record<string, number> = {};
+  /** True once the run has ended (runPass returns false from then on). */
+  protected finished = false;
+  /** True when an exact pass was cancelled (passSignal): the result has no certificate of its iterate. */
+  protected certificateLost = false;
+  private readonly countersAtStart: OracleCounters | undefined;
 
   protected constructor(
     readonly name: string,
@@ -246,10 +335,52 @@ export abstract class PassSolver {
     this.passes = restored?.meta.passes ?? 0;
     this.oracleCalls = restored?.meta.oracleCalls ?? 0;
     this.clock = new TrainingClock(restored?.meta.seconds ?? 0);
+    this.countersAtStart = problem.counters?.();
   }
 
   /** Runs one pass; returns true while another pass will follow, false once stopped (see `stopReason`). */
   abstract runPass(): boolean;
+
+  /**
+   * One pass as a generator that pauses after each chunk of an exact pass (with its progress) and, during a
+   * long run of block steps, every few tens of milliseconds (null); it returns what runPass returns. A solver
+   * that does not provide it runs its pass in one go.
+   */
+  protected *passSteps(): Generator<PassStep, boolean, void> {
+    return this.runPass();
+  }
+
+  /**
+   * runPass that yields to the event loop at every pause of the pass (see passSteps), so that signals,
+   * timers and progress drawing run during a long pass; when `passSignal` is aborted at a pause inside an
+   * exact pass, the pass is abandoned and the run ends without a certificate of its iterate.
+   */
+  async runPassAsync(): Promise<boolean> {
+    const steps = this.passSteps();
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      await yieldToEventLoop();
+      if (r.value !== null && this.options.passSignal?.aborted) {
+        steps.return(false);
+        this.stopReason = 'aborted';
+        this.certificateLost = true;
+        this.finished = true;
+        return false;
+      }
+    }
+  }
+
+  /** The exact pass at w inside a pass generator: forwards its progress to onPassProgress and pauses per chunk. */
+  protected *exactPass(w: Float64Array, psiSum?: { dense: Float64Array; loss: number }): Generator<PassStep, FullPass, void> {
+    const steps = exactPass(this.problem, w, psiSum);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      this.options.onPassProgress?.({ solver: this.name, pass: this.passes, ...r.value });
+      yield r.value;
+    }
+  }
   /** The current result: weights (averaged when averaging is on), counters, the last certificate and the trace. */
   abstract result(): SolverResult;
   /** The full solver state (iterates, caches, counters, PRNG state, trace); pass it as `resume` to continue exactly. */
@@ -275,14 +406,20 @@ export abstract class PassSolver {
 
   /**
    * One pass of n steps: `step(s)` for s = 0..n-1, checking the stop conditions (abort, time budget) between
-   * steps and, before each, the optional `converged` test. Returns why it ended early, if it did.
+   * steps and, before each, the optional `converged` test. Pauses (yields null) every few tens of
+   * milliseconds, so that trainAsync sees a signal during a long pass. Returns why it ended early, if it did.
    */
-  protected sweep(step: (s: number) => void, converged?: () => boolean): 'complete' | 'interrupted' | 'converged' {
+  protected *sweep(step: (s: number) => void, converged?: () => boolean): Generator<PassStep, 'complete' | 'interrupted' | 'converged', void> {
     const n = this.problem.n;
+    let paused = performance.now();
     for (let s = 0; s < n; s++) {
       if (converged?.()) return 'converged';
       step(s);
       if (s + 1 < n && this.mustStop()) return 'interrupted';
+      if ((s & 31) === 31 && performance.now() - paused > 25) {
+        yield null;
+        paused = performance.now();
+      }
     }
     return 'complete';
   }
@@ -325,6 +462,7 @@ export abstract class PassSolver {
       stopReason: this.stopReason,
       trace: this.trace,
       metrics: this.lastMetrics,
+      ...(this.countersAtStart ? { oracle: subtractCounters(this.problem.counters!(), this.countersAtStart) } : {}),
     };
   }
 

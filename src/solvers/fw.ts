@@ -3,9 +3,10 @@ import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import type { Problem } from '../core/problem.js';
 import {
   certificate,
-  fullOraclePass,
   PassSolver,
   resolveCommon,
+  runSteps,
+  type PassStep,
   type CommonSolverOptions,
   type SolverCheckpoint,
   type SolverResult,
@@ -30,7 +31,6 @@ export class FwSolver extends PassSolver {
   private l = 0;
   private readonly psiSum: { dense: Float64Array; loss: number };
   private last: { primal: number; dual: number; gap: number } | undefined;
-  private finished = false;
 
   constructor(problem: Problem, options: FwOptions = {}, restored?: SolverCheckpoint) {
     super('fw', problem, options, resolveCommon(problem, options, 200), restored);
@@ -54,13 +54,17 @@ export class FwSolver extends PassSolver {
   }
 
   runPass(): boolean {
+    return runSteps(this.passSteps());
+  }
+
+  protected override *passSteps(): Generator<PassStep, boolean, void> {
     if (this.finished) return false;
     const { problem, w, v, psiSum } = this;
     const { n, dim: d } = problem;
     const lambda = this.config.lambda;
     psiSum.dense.fill(0);
     psiSum.loss = 0;
-    const pass = fullOraclePass(problem, w, psiSum);
+    const pass = yield* this.exactPass(w, psiSum);
     this.oracleCalls += n;
     this.last = certificate(lambda, n, w, this.l, pass.hingeSum, v);
     const seconds = this.clock.seconds;
@@ -93,7 +97,9 @@ export class FwSolver extends PassSolver {
 
   result(): SolverResult {
     check(this.finished, 'FW has not finished: call runPass() until it returns false');
-    return this.baseResult(this.w, this.last!, true);
+    // A cancelled pass (passSignal) leaves no certificate of the current iterate: its dual only.
+    if (this.certificateLost || !this.last) return this.baseResult(this.w, { dual: certificate(this.config.lambda, this.problem.n, this.w, this.l, 0, this.v).dual }, false);
+    return this.baseResult(this.w, this.last, true);
   }
 }
 

@@ -46,16 +46,17 @@ export interface AsyncTrainOptions {
 }
 
 /**
- * `train` that yields to the event loop after every pass, so progress can be drawn and an AbortSignal
- * (e.g. from Ctrl-C) stops the run cleanly; checkpoints can be taken between passes and a run resumed
- * exactly (same seed, same trace).
+ * `train` that yields to the event loop after every pass, between the chunks of every exact pass and every
+ * few tens of milliseconds of block steps, so progress can be drawn and an AbortSignal (e.g. from Ctrl-C)
+ * stops the run promptly (`signal`: stop and certify; `passSignal`: abandon an exact pass, no certificate);
+ * checkpoints can be taken between passes and a run resumed exactly (same seed, same trace).
  */
 export async function trainAsync(problem: Problem, options: TrainOptions = {}, extra: AsyncTrainOptions = {}): Promise<SolverResult> {
   const solver = createSolver(problem, options, extra.resume);
   const every = extra.checkpointEvery ?? 10;
   if (!(Number.isInteger(every) && every >= 1)) throw new InputError(`checkpointEvery must be a positive integer, got ${every}`);
   let sinceCheckpoint = 0;
-  while (solver.runPass()) {
+  while (await solver.runPassAsync()) {
     if (extra.onCheckpoint && ++sinceCheckpoint >= every) {
       sinceCheckpoint = 0;
       await extra.onCheckpoint(solver.checkpoint());

@@ -6,9 +6,10 @@ import { dotSparse } from '../core/vector.js';
 import {
   certificate,
   checkedHinge,
-  fullOraclePass,
   PassSolver,
   resolveCommon,
+  runSteps,
+  type PassStep,
   type CommonSolverOptions,
   type SolverCheckpoint,
   type SolverResult,
@@ -39,7 +40,6 @@ export class SsgSolver extends PassSolver {
   private readonly order: Int32Array;
   private primal: number | undefined;
   private checkedAt = -1;
-  private finished = false;
 
   constructor(problem: Problem, options: SsgOptions = {}, restored?: SolverCheckpoint) {
     const config = resolveCommon(problem, options, 50);
@@ -96,9 +96,9 @@ export class SsgSolver extends PassSolver {
     this.k++;
   }
 
-  private primalCheck(): void {
+  private *primalCheck(): Generator<PassStep, void, void> {
     const { n } = this.problem;
-    const pass = fullOraclePass(this.problem, this.wAvg);
+    const pass = yield* this.exactPass(this.wAvg);
     this.oracleCalls += n;
     this.primal = certificate(this.config.lambda, n, this.wAvg, 0, pass.hingeSum).primal;
     this.checkedAt = this.passes;
@@ -107,24 +107,29 @@ export class SsgSolver extends PassSolver {
   }
 
   runPass(): boolean {
+    return runSteps(this.passSteps());
+  }
+
+  protected override *passSteps(): Generator<PassStep, boolean, void> {
     if (this.finished) return false;
     if (this.passes < this.config.maxPasses && !this.mustStop()) {
       const { n } = this.problem;
       if (this.sampling === 'perm') this.rng.permutation(this.order);
-      const interrupted = this.sweep((s) => this.step(this.sampling === 'perm' ? this.order[s]! : this.rng.int(n))) === 'interrupted';
+      const interrupted = (yield* this.sweep((s) => this.step(this.sampling === 'perm' ? this.order[s]! : this.rng.int(n)))) === 'interrupted';
       this.passes++;
-      if (this.passes % this.config.gapCheck === 0) this.primalCheck();
+      if (this.passes % this.config.gapCheck === 0) yield* this.primalCheck();
       else this.emit({ seconds: this.clock.seconds, gapIsExact: false });
       if (!interrupted && this.passes < this.config.maxPasses) return true;
     }
-    if (this.checkedAt !== this.passes) this.primalCheck();
+    if (this.checkedAt !== this.passes) yield* this.primalCheck();
     this.finished = true;
     return false;
   }
 
   result(): SolverResult {
     check(this.finished, 'SSG has not finished: call runPass() until it returns false');
-    return this.baseResult(this.wAvg, { primal: this.primal }, false);
+    // A cancelled primal check (passSignal) leaves no primal of the returned iterate.
+    return this.baseResult(this.wAvg, this.certificateLost || this.checkedAt !== this.passes ? {} : { primal: this.primal }, false);
   }
 }
 
