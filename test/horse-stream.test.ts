@@ -16,6 +16,8 @@ import { main } from '../src/cli/main.js';
 import { runTrainHorse } from '../src/cli/horse.js';
 import { loadModel } from '../src/io/model.js';
 import { capture } from './helpers/capture.js';
+import { spawn } from 'node:child_process';
+import { fullOraclePass, fullOraclePassAsync } from '../src/solvers/common.js';
 
 /** The batched exact pass of a problem, run to its end: hinges and, when given, the plain predictions. */
 function runPass<Y>(problem: Problem<Y>, w: Float64Array, hinge: Float64Array, predictions?: Y[]): void {
@@ -207,6 +209,76 @@ describe('streamed problem = in-memory problem', () => {
       expect(whole[i]).toBe(Math.max(0, inMemory.loss(i, y) - dotSparse(w, inMemory.psi(i, y))));
     }
     set.close();
+  });
+
+  it('a streamed pass stops between chunks on an abort; subsets decode as the pass does; reads are counted', async () => {
+    const ds = new HorseDataset(dir);
+    const model = new SegmentationModel({ dUnary: DU, dPairwise: DP });
+    const rng = new Rng(8);
+    const w = Float64Array.from({ length: DU + DP }, (_, j) => (j < DU ? rng.next() * 2 - 1 : rng.next()));
+    const set = new StreamedHorseSet(ds, ds.indices('train'), { slots: 1 });
+    const problem = modelProblem(model, set, { passChunk: 4 });
+    const whole = fullOraclePass(problem, w);
+    // aborted after the second chunk of 4: 8 of 24 records read by the pass, then a rejection with the reason
+    const before = set.reader.stats.reads;
+    const controller = new AbortController();
+    const seen: number[] = [];
+    await expect(fullOraclePassAsync(problem, w, { signal: controller.signal, onProgress: (p) => (seen.push(p.done), p.done === 8 && controller.abort(new Error('SIGTERM'))) })).rejects.toThrow('SIGTERM');
+    expect(seen).toEqual([4, 8]);
+    expect(set.reader.stats.reads - before).toBe(8);
+    // a subset of blocks, read and decoded together: the pass's hinges
+    const blocks = Int32Array.of(17, 3, 3, 22);
+    const labels: Uint8Array[] = [];
+    const hinge = new Float64Array(4);
+    problem.batch!.decodeSubset(w, blocks, 4, labels, hinge);
+    blocks.forEach((i, q) => expect(hinge[q]).toBe(whole.hinge[i]));
+    // the problem's counters: every record the passes and the subset read, with bytes and milliseconds
+    const counted = problem.counters!();
+    expect(counted.recordsRead).toBe(set.reader.stats.reads);
+    expect(counted.bytesRead).toBeGreaterThan(0);
+    expect(counted.examples).toBe(24 + 8 + 4);
+    set.close();
+  });
+
+  it('a real SIGTERM stops a streamed exact pass between chunks (library-level handler, exit 143)', async () => {
+    const script = join(root, 'sigterm.mts');
+    const src = new URL('../src/', import.meta.url).href;
+    writeFileSync(script, [
+      `import { HorseDataset } from '${src}data/horse.js';`,
+      `import { StreamedHorseSet } from '${src}data/horse-stream.js';`,
+      `import { SegmentationModel } from '${src}models/segmentation.js';`,
+      `import { modelProblem } from '${src}core/problem.js';`,
+      `import { fullOraclePassAsync } from '${src}solvers/common.js';`,
+      `const ds = new HorseDataset(${JSON.stringify(dir)});`,
+      `const set = new StreamedHorseSet(ds, ds.indices('train'));`,
+      `const problem = modelProblem(new SegmentationModel({ dUnary: ${DU}, dPairwise: ${DP} }), set, { passChunk: 1 });`,
+      `const controller = new AbortController();`,
+      `process.on('SIGTERM', () => controller.abort(new Error('SIGTERM')));`,
+      `const w = new Float64Array(${DU + DP}).fill(0.1);`,
+      `let done = 0;`,
+      `try {`,
+      `  // passes until the signal comes (each chunk also sleeps a little, so the parent can signal mid-pass)`,
+      `  for (;;) await fullOraclePassAsync(problem, w, { signal: controller.signal, onProgress: (p) => { done = p.done; if (p.done === 1) console.log('started'); const t = Date.now() + 20; while (Date.now() < t); } });`,
+      `} catch (e) {`,
+      `  console.log(JSON.stringify({ stopped: String((e as Error).message), done, total: problem.n }));`,
+      `  process.exit(143);`,
+      `}`,
+    ].join('\n'));
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (b) => (err += b));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (b) => ((out += b), out.includes('started') && resolve()));
+      child.on('exit', () => resolve());
+    });
+    child.kill('SIGTERM');
+    expect(await exited, err).toBe(143);
+    const report = JSON.parse(out.trim().split('\n').at(-1)!) as { stopped: string; done: number; total: number };
+    expect(report.stopped).toBe('SIGTERM');
+    expect(report.done).toBeGreaterThanOrEqual(1);
+    expect(report.done).toBeLessThan(report.total); // between chunks, not after a whole pass
   });
 
   it('loss and prediction through the streamed Dataset match the in-memory set (independent loss by hand)', () => {

@@ -14,8 +14,9 @@ namespace gapbcfw::binding {
 
 namespace {
 
-// new ScoringRows({ X: Float64Array | Float32Array (rows x cols, finite), rows, cols }): the rows, checked
-// once and kept (X must not be transferred while the object is in use).
+// new ScoringRows({ X: Float64Array | Float32Array (rows x cols), rows, cols }): the rows, checked once and
+// kept (X must not be transferred while the object is in use). Values are not scanned (the models validate
+// their features; a non-finite value gives non-finite scores, never a crash).
 // score({ W: Float64Array (K x cols), K, out: Float64Array (rows x K), augLabels?: Int32Array (rows, in
 // 0..K-1), augWeight?: Float64Array (rows), threads }): out[n*K + k] = <W_k, X_n>, plus augWeight[n] on every
 // k != augLabels[n].
@@ -34,14 +35,10 @@ class ScoringRowsWrap : public Napi::ObjectWrap<ScoringRowsWrap> {
     if (X.IsTypedArray() && X.As<Napi::TypedArray>().TypedArrayType() == napi_float32_array) {
       const auto x = TypedArrayValue<float>(X, fn + ": X");
       RequireLength(x, rows_ * cols_, fn + ": X");
-      for (std::size_t j = 0; j < x.ElementLength(); ++j) {
-        if (!std::isfinite(x[j])) throw Napi::RangeError::New(info.Env(), fn + ": X[" + std::to_string(j) + "] is " + FormatNumber(x[j]) + " (entries must be finite)");
-      }
       x32_ = pinned_.Pin(x);
     } else {
       const auto x = TypedArrayValue<double>(X, fn + ": X (Float64Array or Float32Array)");
       RequireLength(x, rows_ * cols_, fn + ": X");
-      RequireNoNaN(info.Env(), x.Data(), x.ElementLength(), fn + ": X", false, false);
       x64_ = pinned_.Pin(x);
     }
   }

@@ -27,7 +27,8 @@ export interface EngineOptions {
   /**
    * Examples per chunk of a pass: records read and prepared at once for a streamed set (default 128: about
    * 190 MB of HorseSeg-size features), examples between two progress reports for an in-memory set
-   * (default 4096). Results do not depend on it.
+   * (default 4096; one chunk with a non-native scoring backend or a whole-pass decoder). Results do not
+   * depend on it.
    */
   passChunk?: number;
   /** Where the engine adds its counters as it works (besides each pass's own). */
@@ -179,8 +180,11 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
     const { xs, ys } = toArrays(this.data);
     const decoder = this.decoderOf(xs, ys);
     const n = xs.length;
+    // Chunks are item lists: a whole-pass decoder takes none, and a non-native scoring backend scores whole
+    // passes only (items go to the model's native scorer), so those passes run in one chunk.
+    const scoring = this.options.scoring;
     let chunks: Items[] | null = null;
-    if (n > this.chunk && !(decoder instanceof WholePassDecoder)) {
+    if (n > this.chunk && !(decoder instanceof WholePassDecoder) && !(scoring && scoring.name !== 'native')) {
       chunks = [];
       for (let s = 0; s < n; s += this.chunk) {
         const indices = Int32Array.from({ length: Math.min(n, s + this.chunk) - s }, (_, k) => s + k);

@@ -29,8 +29,10 @@ export interface BatchDecoder<Y> {
   readonly size: number;
   /**
    * Potentials of the items at w into the decoder's buffers: loss-augmented (2013 paper, eq. 4: the oracle's
-   * L(y_i, y) + <w, phi(x_i, y)>) unless `plain` (the prediction's <w, phi(x_i, y)>). From the scoring backend
-   * the decoder was prepared with (float32 on gpu.js), or the model's native scorer.
+   * L(y_i, y) + <w, phi(x_i, y)>) unless `plain` (the prediction's <w, phi(x_i, y)>). A whole pass (items
+   * null) scores with the backend the decoder was prepared with (float32 on gpu.js), or the model's native
+   * scorer; items always score with the native scorer (float64), which scores any subset without touching
+   * the rest.
    */
   score(w: Float64Array, items: Items | null, plain: boolean): void;
   /** The argmax labels of what `score` left, on native threads. */

@@ -110,15 +110,8 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
   prepareBatch(xs: readonly Float64Array[], ys: readonly Int32Array[], scoring?: ScoringBackend): BatchDecoder<Int32Array> {
     const { numFeatures: D, numLabels: K } = this;
     const n = ys.length;
-    const offsets = new Int32Array(n + 1);
-    ys.forEach((y, s) => (offsets[s + 1] = offsets[s]! + y.length));
+    const { offsets, xAll, yAll } = packSequences(xs, ys, D);
     const tokens = offsets[n]!;
-    const xAll = new Float64Array(tokens * D);
-    const yAll = new Int32Array(tokens);
-    ys.forEach((y, s) => {
-      xAll.set(xs[s]!, offsets[s]! * D);
-      yAll.set(y, offsets[s]!);
-    });
     const batch = new native.DenseChainBatch({ offsets, truth: yAll, numLabels: K, numFeatures: D, features: xAll });
     const backend = scoring && scoring.name !== 'native' ? scoring : this.backend === 'js' ? new JsBackend() : undefined;
     const threads = Math.min(scoring instanceof NativeBackend ? scoring.threads : this.threads, 256);
@@ -215,6 +208,23 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
     this.checkW(w);
     this.scoreLabels(w, this.nodeScores(w, x, yTrue.length), yTrue, labels, out);
   }
+}
+
+/**
+ * Sequences packed end to end: sequence s owns tokens [offsets[s], offsets[s+1]) of xAll (tokens x D) and
+ * yAll (its states).
+ */
+export function packSequences(xs: readonly Float64Array[], ys: readonly Int32Array[], D: number): { offsets: Int32Array; xAll: Float64Array; yAll: Int32Array } {
+  const n = ys.length;
+  const offsets = new Int32Array(n + 1);
+  ys.forEach((y, s) => (offsets[s + 1] = offsets[s]! + y.length));
+  const xAll = new Float64Array(offsets[n]! * D);
+  const yAll = new Int32Array(offsets[n]!);
+  ys.forEach((y, s) => {
+    xAll.set(xs[s]!, offsets[s]! * D);
+    yAll.set(y, offsets[s]!);
+  });
+  return { offsets, xAll, yAll };
 }
 
 /** Splits a SequenceDataset into the (xs, ys) arrays the models take. */

@@ -208,6 +208,7 @@ export class BcfwSolver extends PassSolver {
   private lastBlockGaps: Float64Array | undefined;
   /** True while the gap estimates are the exact block gaps of the current iterate (no step since the last exact pass). */
   private estimatesExact = false;
+  private finished = false;
 
   constructor(problem: Problem, private readonly bcfwOptions: BcfwOptions = {}, restored?: SolverCheckpoint) {
     const config = resolveCommon(problem, bcfwOptions, 200);
@@ -640,7 +641,7 @@ export class BcfwSolver extends PassSolver {
   }
 
   protected override *passSteps(): Generator<PassStep, boolean, void> {
-    if (this.finished) return false;
+    if (this.finished || this.exactPassCancelled) return false;
     if (this.passes < this.config.maxPasses && !this.mustStop()) {
       if (this.passesSinceCheck >= this.config.gapCheck && this.checkedAt !== this.passes) {
         // A scheduled check that was cancelled (passSignal) before a checkpoint: run it first, as the
@@ -694,7 +695,7 @@ export class BcfwSolver extends PassSolver {
   }
 
   result(): BcfwResult {
-    check(this.finished, 'BCFW has not finished: call runPass() until it returns false');
+    check(this.finished || this.exactPassCancelled, 'BCFW has not finished: call runPass() until it returns false');
     const it = this.returned;
     // Without certification the last exact check may be stale: report the estimate of the current point.
     const certified = this.last !== undefined && this.checkedAt === this.passes;

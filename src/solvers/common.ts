@@ -310,10 +310,11 @@ export abstract class PassSolver {
   stopReason: StopReason = 'maxPasses';
   protected readonly clock: TrainingClock;
   protected lastMetrics: Record<string, number> = {};
-  /** True once the run has ended (runPass returns false from then on). */
-  protected finished = false;
-  /** True when an exact pass was cancelled (passSignal): the result has no certificate of its iterate. */
-  protected certificateLost = false;
+  /**
+   * True once an exact pass was cancelled (passSignal): the run has ended (runPass returns false from then
+   * on) and its result has no certificate of its iterate.
+   */
+  protected exactPassCancelled = false;
   private readonly countersAtStart: OracleCounters | undefined;
 
   protected constructor(
@@ -364,8 +365,7 @@ export abstract class PassSolver {
       if (r.value !== null && this.options.passSignal?.aborted) {
         steps.return(false);
         this.stopReason = 'aborted';
-        this.certificateLost = true;
-        this.finished = true;
+        this.exactPassCancelled = true;
         return false;
       }
     }

@@ -31,6 +31,7 @@ export class FwSolver extends PassSolver {
   private l = 0;
   private readonly psiSum: { dense: Float64Array; loss: number };
   private last: { primal: number; dual: number; gap: number } | undefined;
+  private finished = false;
 
   constructor(problem: Problem, options: FwOptions = {}, restored?: SolverCheckpoint) {
     super('fw', problem, options, resolveCommon(problem, options, 200), restored);
@@ -58,7 +59,7 @@ export class FwSolver extends PassSolver {
   }
 
   protected override *passSteps(): Generator<PassStep, boolean, void> {
-    if (this.finished) return false;
+    if (this.finished || this.exactPassCancelled) return false;
     const { problem, w, v, psiSum } = this;
     const { n, dim: d } = problem;
     const lambda = this.config.lambda;
@@ -96,9 +97,9 @@ export class FwSolver extends PassSolver {
   }
 
   result(): SolverResult {
-    check(this.finished, 'FW has not finished: call runPass() until it returns false');
+    check(this.finished || this.exactPassCancelled, 'FW has not finished: call runPass() until it returns false');
     // A cancelled pass (passSignal) leaves no certificate of the current iterate: its dual only.
-    if (this.certificateLost || !this.last) return this.baseResult(this.w, { dual: certificate(this.config.lambda, this.problem.n, this.w, this.l, 0, this.v).dual }, false);
+    if (this.exactPassCancelled || !this.last) return this.baseResult(this.w, { dual: certificate(this.config.lambda, this.problem.n, this.w, this.l, 0, this.v).dual }, false);
     return this.baseResult(this.w, this.last, true);
   }
 }

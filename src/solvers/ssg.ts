@@ -40,6 +40,7 @@ export class SsgSolver extends PassSolver {
   private readonly order: Int32Array;
   private primal: number | undefined;
   private checkedAt = -1;
+  private finished = false;
 
   constructor(problem: Problem, options: SsgOptions = {}, restored?: SolverCheckpoint) {
     const config = resolveCommon(problem, options, 50);
@@ -111,7 +112,7 @@ export class SsgSolver extends PassSolver {
   }
 
   protected override *passSteps(): Generator<PassStep, boolean, void> {
-    if (this.finished) return false;
+    if (this.finished || this.exactPassCancelled) return false;
     if (this.passes < this.config.maxPasses && !this.mustStop()) {
       const { n } = this.problem;
       if (this.sampling === 'perm') this.rng.permutation(this.order);
@@ -127,9 +128,9 @@ export class SsgSolver extends PassSolver {
   }
 
   result(): SolverResult {
-    check(this.finished, 'SSG has not finished: call runPass() until it returns false');
+    check(this.finished || this.exactPassCancelled, 'SSG has not finished: call runPass() until it returns false');
     // A cancelled primal check (passSignal) leaves no primal of the returned iterate.
-    return this.baseResult(this.wAvg, this.certificateLost || this.checkedAt !== this.passes ? {} : { primal: this.primal }, false);
+    return this.baseResult(this.wAvg, this.exactPassCancelled || this.checkedAt !== this.passes ? {} : { primal: this.primal }, false);
   }
 }
 
