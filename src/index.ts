@@ -55,7 +55,9 @@ export {
   fullOraclePass,
   fullOraclePassAsync,
   PassSolver,
+  runSteps,
   type AsyncPassOptions,
+  type PassStep,
   type SolverPassProgress,
   type CommonSolverOptions,
   type ProgressEvent,
@@ -68,7 +70,7 @@ export { loadOcr, parseOcr, ocrSplit, ocrToSequences, type OcrWord, type OcrData
 export { loadLibsvm, parseLibsvm, type LibsvmOptions } from './data/libsvm.js';
 export { syntheticChain, type SyntheticChainOptions } from './data/synthetic.js';
 export { loadTask, parseDataSpec, buildModel, type ModelSpec, type TaskData } from './data/datasets.js';
-export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk } from './data/dataset.js';
+export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk, type ReadStats } from './data/dataset.js';
 export { dataRoot, dataPath, hasData } from './data/paths.js';
 
 export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';

@@ -263,7 +263,13 @@ inline bool OptionBool(const Napi::Object& o, const char* key, const std::string
 
 /// options.threads: native threads of the call, an integer in [1, 256] (1 when absent).
 inline int32_t OptionThreads(const Napi::Object& o, const std::string& fn) {
-  return OptionAbsent(o, "threads") ? 1 : static_cast<int32_t>(OptionSize(o, "threads", fn, 1, 256));
+  const Napi::Value v = o.Get("threads");
+  if (v.IsUndefined() || v.IsNull()) return 1;
+  const double x = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : 0;
+  if (!(x >= 1) || x != std::floor(x) || x > 256) {
+    throw Napi::RangeError::New(o.Env(), fn + ": threads must be an integer in [1, 256], got " + DescribeValue(v) + (v.IsNumber() ? " " + FormatNumber(x) : ""));
+  }
+  return static_cast<int32_t>(x);
 }
 
 /// Throws a RangeError unless `arr` has at least `expected` elements.
@@ -279,19 +285,29 @@ void RequireMinLength(const Napi::TypedArrayOf<T>& arr, std::size_t expected, co
 /// options.count entries, all of them when count is absent) or, when items is absent, all n examples.
 /// Returns {pointer or null, count}.
 inline std::pair<const int32_t*, int64_t> OptionItems(const Napi::Object& o, std::size_t n, const std::string& fn) {
-  if (OptionAbsent(o, "items")) {
-    if (!OptionAbsent(o, "count")) throw Napi::TypeError::New(o.Env(), fn + ": count needs items");
+  const Napi::Value list = o.Get("items");
+  const Napi::Value count = o.Get("count");
+  if (list.IsUndefined() || list.IsNull()) {
+    if (!count.IsUndefined() && !count.IsNull()) throw Napi::TypeError::New(o.Env(), fn + ": count needs items");
     return {nullptr, static_cast<int64_t>(n)};
   }
-  const auto items = OptionTypedArray<int32_t>(o, "items", fn);
-  const std::size_t count = OptionAbsent(o, "count") ? items.ElementLength() : OptionSize(o, "count", fn, 0, items.ElementLength());
-  for (std::size_t q = 0; q < count; ++q) {
-    if (items[q] < 0 || static_cast<std::size_t>(items[q]) >= n) {
-      throw Napi::RangeError::New(o.Env(), fn + ": items[" + std::to_string(q) + "] = " + std::to_string(items[q]) + " is outside 0.." +
+  const auto items = TypedArrayValue<int32_t>(list, fn + ": items");
+  std::size_t m = items.ElementLength();
+  if (!count.IsUndefined() && !count.IsNull()) {
+    const double c = count.IsNumber() ? count.As<Napi::Number>().DoubleValue() : -1;
+    if (!(c >= 0) || c != std::floor(c) || c > static_cast<double>(m)) {
+      throw Napi::RangeError::New(o.Env(), fn + ": count must be an integer in [0, " + std::to_string(m) + "], got " + DescribeValue(count));
+    }
+    m = static_cast<std::size_t>(c);
+  }
+  const int32_t* index = items.Data();
+  for (std::size_t q = 0; q < m; ++q) {
+    if (index[q] < 0 || static_cast<std::size_t>(index[q]) >= n) {
+      throw Napi::RangeError::New(o.Env(), fn + ": items[" + std::to_string(q) + "] = " + std::to_string(index[q]) + " is outside 0.." +
                                                std::to_string(n - 1));
     }
   }
-  return {items.Data(), static_cast<int64_t>(count)};
+  return {index, static_cast<int64_t>(m)};
 }
 
 /// Typed arrays a prepared native object keeps (per-pass-constant data handed over once): references that
@@ -303,7 +319,7 @@ class PinnedArrays {
   template <typename T>
   const T* Pin(const Napi::TypedArrayOf<T>& a) {
     refs_.push_back(Napi::Persistent(static_cast<Napi::Value>(a)));
-    seen_.push_back({a.Data(), a.ByteLength()});
+    seen_.push_back({a.Data(), a.ElementLength()});
     return a.Data();
   }
   template <typename T>
@@ -312,10 +328,17 @@ class PinnedArrays {
     return a.Data();
   }
   void Check(Napi::Env env, const std::string& fn) const {
+    // Two raw N-API calls per array (the wrappers would make several): a detached buffer reports no data.
     for (std::size_t k = 0; k < refs_.size(); ++k) {
-      const auto a = refs_[k].Value().As<Napi::TypedArray>();
-      const auto* data = static_cast<const uint8_t*>(a.ArrayBuffer().Data()) + a.ByteOffset();
-      if (data != seen_[k].first || a.ByteLength() != seen_[k].second) {
+      napi_value value;
+      void* data = nullptr;
+      std::size_t length = 0;
+      napi_typedarray_type type;
+      napi_value buffer;
+      std::size_t offset = 0;
+      if (napi_get_reference_value(env, refs_[k], &value) != napi_ok ||
+          napi_get_typedarray_info(env, value, &type, &length, &data, &buffer, &offset) != napi_ok || data != seen_[k].first ||
+          length != seen_[k].second) {
         throw Napi::RangeError::New(env, fn + ": an array handed to the prepared object was detached or moved; prepare it again");
       }
     }
