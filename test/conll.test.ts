@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { FormatError, InputError } from '../src/core/errors.js';
 import { modelProblem } from '../src/core/problem.js';
@@ -14,7 +13,9 @@ import { writeModelFile } from '../src/io/model-file.js';
 import { ChainModel } from '../src/models/chain.js';
 import { CONLL_TEMPLATES, FeatureDictionary, conllAttributes } from '../src/models/conll-features.js';
 import { SparseChainModel, sparseChainDim, type SparseSequence } from '../src/models/sparse-chain.js';
-import { conllMetrics, loadSparseChainModel, runTag } from '../src/cli/conll.js';
+import { conllMetrics } from '../src/tasks/conll.js';
+import { loadModel } from '../src/io/model.js';
+import { cli, cliWithInput } from './helpers/capture.js';
 import { train } from '../src/solvers/index.js';
 import { allLabellings, randomW } from './helpers/tiny.js';
 
@@ -531,54 +532,49 @@ describe('conll task, model file and tag command', () => {
     expect(m.testError).toBe(0);
     const modelPath = join(dir, 'chunker.gbm');
     writeModelFile(modelPath, { meta: { format: 'gapbcfw-model', spec: task.spec, lambda: 0.01, training: {} }, arrays: { w: r.w } });
-    const loaded = loadSparseChainModel(modelPath);
+    const loaded = loadModel(modelPath);
     expect(loaded.w).toEqual(r.w);
+    expect(loaded.task).toBe('conll');
 
-    const capture = () => {
-      const s = new PassThrough();
-      let text = '';
-      s.on('data', (b) => (text += b));
-      return { stream: s as unknown as NodeJS.WriteStream, text: () => text };
-    };
-    // A file with gold tags: 4 columns out, F1 on stderr.
-    let out = capture();
-    let err = capture();
-    expect(await runTag([modelPath, trainPath], { stdout: out.stream, stderr: err.stream })).toBe(0);
-    const lines = out.text().split('\n');
+    // A file with gold tags: 4 columns out, F1 in the summary (on stderr: the predictions use stdout).
+    let t = await cli('tag', modelPath, trainPath);
+    expect(t.code, t.stderr).toBe(0);
+    const lines = t.stdout.split('\n');
     expect(lines[0]).toBe('He PRP B-NP B-NP');
     expect(lines[9]).toBe('');
-    expect(err.text()).toMatch(/FB1: 100\.00/);
+    expect(t.stderr).toMatch(/f1: 1\n/);
     // stdin without gold: 3 columns.
-    out = capture();
-    err = capture();
-    const stdin = new PassThrough();
-    stdin.end('The DT\ndeficit NN\nwill MD\nwiden VB\n');
-    expect(await runTag([modelPath], { stdout: out.stream, stderr: err.stream, stdin })).toBe(0);
-    expect(out.text()).toBe('The DT B-NP\ndeficit NN I-NP\nwill MD B-VP\nwiden VB I-VP\n\n');
-    expect(err.text()).not.toMatch(/FB1/);
-    // --output and --no-gold.
+    t = await cliWithInput('The DT\ndeficit NN\nwill MD\nwiden VB\n', 'tag', modelPath);
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stdout).toBe('The DT B-NP\ndeficit NN I-NP\nwill MD B-VP\nwiden VB I-VP\n\n');
+    expect(t.stderr).not.toMatch(/f1/);
+    // --out and --no-gold; predict is the same command.
     const outPath = join(dir, 'tagged.txt');
-    expect(await runTag([modelPath, join(dir, 'test.txt'), '--output', outPath, '--no-gold', '--quiet'], { stdout: out.stream, stderr: err.stream })).toBe(0);
+    expect((await cli('predict', modelPath, join(dir, 'test.txt'), '--out', outPath, '--no-gold', '--quiet')).code).toBe(0);
     expect(readFileSync(outPath, 'utf8').split('\n')[1]).toBe('account NN I-NP');
+    // On the data set (conll:DIR) predict writes the test part with its gold column and reports chunk F1.
+    const d = await cli('predict', modelPath, `conll:${dir}`, '--json', '--quiet');
+    expect(d.code, d.stderr).toBe(0);
+    expect(d.stdout.split('\n')[0]).toMatch(/^\S+ \S+ [BIO]\S* [BIO]\S*$/);
+    expect(typeof d.json!.f1).toBe('number');
   });
 
   it('tag refuses bad usage, other model kinds and malformed input (with the line)', async () => {
-    const io = { stdout: new PassThrough() as unknown as NodeJS.WriteStream, stderr: new PassThrough() as unknown as NodeJS.WriteStream };
-    await expect(runTag([], io)).rejects.toThrow(/tag takes MODEL/);
+    expect((await cli('tag')).stderr).toMatch(/predict takes MODEL \[INPUT\]/);
     const chainPath = join(dir, 'chain.gbm');
     writeModelFile(chainPath, { meta: { format: 'gapbcfw-model', spec: { kind: 'chain', numFeatures: 1, numLabels: 1, labelNames: ['a'] } }, arrays: { w: new Float64Array(4) } });
-    await expect(runTag([chainPath, trainPath], io)).rejects.toThrow(/chain model cannot tag/);
+    expect((await cli('tag', chainPath, trainPath)).stderr).toMatch(/is a chain model: give a data set KIND:PATH/);
     const task = loadConllTask(trainPath, { minFrequency: 1 });
     const modelPath = join(dir, 'zero.gbm');
     writeModelFile(modelPath, { meta: { format: 'gapbcfw-model', spec: task.spec }, arrays: { w: new Float64Array(sparseChainDim(task.spec.numFeatures, task.spec.numLabels)) } });
     const badInput = join(dir, 'bad-input.txt');
     writeFileSync(badInput, 'a DT\nb NN\n\nc NN NP x\n');
-    const e = await runTag([modelPath, badInput], io).catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(FormatError);
-    expect((e as FormatError).line).toBe(4);
+    const e = await cli('tag', modelPath, badInput);
+    expect(e.code).toBe(2);
+    expect(e.stderr).toMatch(/bad-input\.txt:4: /);
     const short = join(dir, 'short.gbm');
     writeModelFile(short, { meta: { format: 'gapbcfw-model', spec: task.spec }, arrays: { w: new Float64Array(3) } });
-    await expect(runTag([short, trainPath], io)).rejects.toThrow(/w has length 3/);
+    expect((await cli('tag', short, trainPath)).stderr).toMatch(/w has length 3/);
   });
 });
 

@@ -4,7 +4,7 @@ import { parseMat } from '../src/data/matfile.js';
 import { dataPath, hasData } from '../src/data/paths.js';
 import { loadLspJoints, lspImagePath, lspSplit, loadImage } from '../src/data/lsp.js';
 
-import { compressed, doubles, element, header, int32s, matrix, tag } from './helpers/matfile-writer.js';
+import { compressed, doubles, element, header, matrix } from './helpers/matfile-writer.js';
 
 describe('MAT v5 reader', () => {
   const a = [1, 2.5, -3, 4, 5e-300, 6]; // 2 x 3, column-major

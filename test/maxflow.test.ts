@@ -2,8 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { capture } from './helpers/capture.js';
-import { runMaxflow } from '../src/cli/maxflow.js';
+import { cli } from './helpers/capture.js';
 import { FormatError, InputError } from '../src/core/errors.js';
 import {
   MaxflowGraph,
@@ -284,7 +283,7 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
   const file = join(dir, 'clrs.max');
   writeFileSync(file, clrs);
 
-  const cli = (...args: string[]) => capture(runMaxflow, args);
+  const run = (...args: string[]) => cli('maxflow', ...args);
 
   it('reads a file, solves it and round-trips through the writer', () => {
     const p = readDimacsMaxflow(file);
@@ -324,11 +323,11 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
   });
 
   it('gapbcfw maxflow prints the flow; --json carries flow and timings; --cut writes the source side', async () => {
-    const plain = await cli(file);
+    const plain = await run(file);
     expect(plain.code).toBe(0);
     expect(plain.stdout).toBe('flow 23\n');
     const cut = join(dir, 'cut.txt');
-    const j = await cli(`dimacs:${file}`, '--json', '--repeat', '3', '--cut', cut);
+    const j = await run(`dimacs:${file}`, '--json', '--repeat', '3', '--cut', cut);
     expect(j.code).toBe(0);
     const summary = JSON.parse(j.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
     expect(summary).toMatchObject({ command: 'maxflow', flow: 23, nodes: 6, capType: 'int64', repeat: 3 });
@@ -341,13 +340,13 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
   it('gapbcfw maxflow exits 2 with FILE:LINE on a malformed file, and on bad usage', async () => {
     const bad = join(dir, 'bad.max');
     writeFileSync(bad, 'p max 4 2\nn 1 s\nn 4 t\na 1 2 5\na 2 9 1\n');
-    const r = await cli(bad);
+    const r = await run(bad);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`gapbcfw: ${bad}:5: arc head 9 out of range 1..4\n`);
-    expect((await cli(join(dir, 'missing.max'))).code).toBe(2);
-    expect((await cli(file, '--repeat', '0')).stderr).toMatch(/--repeat must be an integer >= 1/);
-    expect((await cli()).code).toBe(2);
-    expect((await cli(file, '--cap-type', 'int8')).code).toBe(2);
-    expect((await cli('--help')).stdout).toMatch(/Usage: gapbcfw maxflow/);
+    expect((await run(join(dir, 'missing.max'))).code).toBe(2);
+    expect((await run(file, '--repeat', '0')).stderr).toMatch(/--repeat must be an integer from 1 to 1e6, got '0'/);
+    expect((await run()).code).toBe(2);
+    expect((await run(file, '--cap-type', 'int8')).code).toBe(2);
+    expect((await run('--help')).stdout).toMatch(/Usage: gapbcfw maxflow/);
   });
 });

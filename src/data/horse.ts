@@ -34,6 +34,7 @@
  * out of core, one record per oracle call (src/data/horse-stream.ts).
  * @module
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
@@ -568,49 +569,82 @@ export interface HorseMeta {
  * `horse-P.bin` + `horse-P.json` (a part written in parallel with others; {@link mergeHorseParts} joins them).
  */
 export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & { split: 'train' | 'test' }>, options: HorseFeatureOptions, codebooks: HorseCodebooks, source?: string, part?: string, flushEvery = 100): HorseMeta {
-  mkdirSync(dir, { recursive: true });
-  check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
-  const binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
-  const fd = openSync(join(dir, binName), 'w');
-  const indexFile = join(dir, part === undefined ? 'horse.json' : `horse-${part}.json`);
-  const images: HorseImageEntry[] = [];
-  let offset = 0;
-  let dims: [number, number] | undefined;
-  const metaOf = (incomplete: boolean): HorseMeta => ({
-    format: HORSE_FORMAT,
-    version: HORSE_VERSION,
-    dUnary: dims?.[0] ?? unaryDim(options),
-    dPairwise: dims?.[1] ?? pairwiseDim(options),
-    options: resolve(options),
-    codebooks: { colour: [...codebooks.colour], gradient: [...codebooks.gradient] },
-    images,
-    ...(source ? { source } : {}),
-    ...(incomplete ? { incomplete: true } : {}),
-  });
-  // The index is rewritten (atomically) every `flushEvery` records, marked incomplete, so that a long
-  // prepare that is interrupted leaves a readable set of the records written so far.
-  const flush = (incomplete: boolean) => {
-    writeFileSync(`${indexFile}.tmp`, `${JSON.stringify(metaOf(incomplete))}\n`);
-    renameSync(`${indexFile}.tmp`, indexFile);
-  };
+  const writer = new HorseSetWriter(dir, options, codebooks, source, part, flushEvery);
   try {
-    for (const r of records) {
-      const buf = encodeRecord(r);
-      writeSync(fd, buf);
-      const N = r.graph.numNodes;
-      const E = r.graph.edgeFrom.length;
-      const d: [number, number] = [r.graph.unary.length / N, E > 0 ? r.graph.pairwise.length / E : (dims?.[1] ?? 0)];
-      if (dims && (dims[0] !== d[0] || (E > 0 && dims[1] !== d[1]))) throw new InputError(`${r.name}: feature dimensions ${d} differ from ${dims}`);
-      dims ??= d;
-      images.push({ name: r.name, split: r.split, ...(part === undefined ? {} : { file: binName }), offset, bytes: buf.length, height: r.height, width: r.width, numNodes: N, numEdges: E });
-      offset += buf.length;
-      if (flushEvery > 0 && images.length % flushEvery === 0) flush(true);
-    }
+    for (const r of records) writer.add(r);
   } finally {
-    closeSync(fd);
+    writer.close();
   }
-  flush(false);
-  return metaOf(false);
+  return writer.finish(false);
+}
+
+/** Writes a prepared set record by record; the index is rewritten (atomically) every `flushEvery` records, marked incomplete. */
+class HorseSetWriter {
+  private readonly fd: number;
+  private readonly binName: string;
+  private readonly indexFile: string;
+  private readonly images: HorseImageEntry[] = [];
+  private offset = 0;
+  private dims: [number, number] | undefined;
+
+  constructor(
+    dir: string,
+    private readonly options: HorseFeatureOptions,
+    private readonly codebooks: HorseCodebooks,
+    private readonly source: string | undefined,
+    private readonly part: string | undefined,
+    private readonly flushEvery: number,
+  ) {
+    mkdirSync(dir, { recursive: true });
+    check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
+    this.binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
+    this.fd = openSync(join(dir, this.binName), 'w');
+    this.indexFile = join(dir, part === undefined ? 'horse.json' : `horse-${part}.json`);
+  }
+
+  add(r: HorseRecord & { split: 'train' | 'test' }): void {
+    const buf = encodeRecord(r);
+    writeSync(this.fd, buf);
+    const N = r.graph.numNodes;
+    const E = r.graph.edgeFrom.length;
+    const d: [number, number] = [r.graph.unary.length / N, E > 0 ? r.graph.pairwise.length / E : (this.dims?.[1] ?? 0)];
+    if (this.dims && (this.dims[0] !== d[0] || (E > 0 && this.dims[1] !== d[1]))) throw new InputError(`${r.name}: feature dimensions ${d} differ from ${this.dims}`);
+    this.dims ??= d;
+    this.images.push({ name: r.name, split: r.split, ...(this.part === undefined ? {} : { file: this.binName }), offset: this.offset, bytes: buf.length, height: r.height, width: r.width, numNodes: N, numEdges: E });
+    this.offset += buf.length;
+    if (this.flushEvery > 0 && this.images.length % this.flushEvery === 0) this.flush(true);
+  }
+
+  /** Closes the record file (call once, also after a failure). */
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /** Writes the final index: complete, or marked incomplete (a run stopped early: the records written so far). */
+  finish(incomplete: boolean): HorseMeta {
+    this.flush(incomplete);
+    return this.meta(incomplete);
+  }
+
+  private meta(incomplete: boolean): HorseMeta {
+    return {
+      format: HORSE_FORMAT,
+      version: HORSE_VERSION,
+      dUnary: this.dims?.[0] ?? unaryDim(this.options),
+      dPairwise: this.dims?.[1] ?? pairwiseDim(this.options),
+      options: resolve(this.options),
+      codebooks: { colour: [...this.codebooks.colour], gradient: [...this.codebooks.gradient] },
+      images: this.images,
+      ...(this.source ? { source: this.source } : {}),
+      ...(incomplete ? { incomplete: true } : {}),
+    };
+  }
+
+  // An interrupted long prepare leaves a readable set of the records written so far.
+  private flush(incomplete: boolean): void {
+    writeFileSync(`${this.indexFile}.tmp`, `${JSON.stringify(this.meta(incomplete))}\n`);
+    renameSync(`${this.indexFile}.tmp`, this.indexFile);
+  }
 }
 
 /**
@@ -765,6 +799,12 @@ export interface PrepareHorseOptions extends HorseFeatureOptions {
   part?: string;
   /** Progress callback. */
   onProgress?: (stage: string, done: number, total: number) => void;
+  /**
+   * Stops after the current image: the index then lists the records written so far, marked incomplete (readable,
+   * and `mergeHorseParts(..., allowIncomplete)` joins it); stopped while decoding, nothing is written and the
+   * result has no images.
+   */
+  signal?: AbortSignal;
 }
 
 /** A random flip / crop / colour jitter of an image and its mask (nearest-neighbour resampling back to H x W). */
@@ -812,6 +852,7 @@ export async function prepareHorse(root: string, outDir: string, options: Prepar
   const originals = options.originals ?? true;
   const images: HorseImage[] = [];
   for (let k = 0; k < names.length; k++) {
+    if (options.signal?.aborted) return { format: HORSE_FORMAT, version: HORSE_VERSION, dUnary: unaryDim(options), dPairwise: pairwiseDim(options), options: resolve(options), codebooks: { colour: [], gradient: [] }, images: [], incomplete: true };
     images.push(await loadWeizmannImage(db, names[k]!));
     options.onProgress?.('decode', k + 1, names.length);
   }
@@ -837,5 +878,20 @@ export async function prepareHorse(root: string, outDir: string, options: Prepar
       }
     }
   };
-  return writeHorseDataset(outDir, records(), options, codebooks, db, options.part);
+  // Record by record, yielding to the event loop between images so that a signal can stop the run cleanly.
+  const writer = new HorseSetWriter(outDir, options, codebooks, db, options.part, 100);
+  let stopped = false;
+  try {
+    for (const r of records()) {
+      writer.add(r);
+      await yieldToEventLoop();
+      if (options.signal?.aborted) {
+        stopped = true;
+        break;
+      }
+    }
+  } finally {
+    writer.close();
+  }
+  return writer.finish(stopped);
 }
