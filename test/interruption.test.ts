@@ -1,5 +1,6 @@
 // Killing `gapbcfw train` mid-run and resuming from its last checkpoint gives the model of an
-// uninterrupted run, byte for byte; Ctrl-C (SIGINT) stops it with a certified model and exit code 130.
+// uninterrupted run, byte for byte; SIGINT (Ctrl-C), SIGTERM and SIGHUP stop it with a certified model and exit
+// codes 130, 143 and 129.
 //
 // The run is a child process (node --import tsx src/cli/main.ts). To interrupt it at a known state
 // without timing races, its --trace goes to a FIFO that this test opens but does not read: the child
@@ -100,15 +101,19 @@ describe.skipIf(!hasFifo)('interruption (child process)', () => {
     expect(full.json!.passes).toBe(MAX_PASSES);
   });
 
-  it('SIGINT stops the run after the current pass: a certified model, stopReason aborted, exit 130', async () => {
-    const trace = fifo('int.fifo');
-    const ckpt = join(dir, 'int.gbc');
-    const model = join(dir, 'int.gbm');
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)('%s stops the run after the current pass: a certified model, stopReason aborted, exit %d', async (sig, exitCode) => {
+    const trace = fifo(`${sig}.fifo`);
+    const ckpt = join(dir, `${sig}.gbc`);
+    const model = join(dir, `${sig}.gbm`);
     const child = startCli([...RUN, '--checkpoint', ckpt, '--checkpoint-every', '10', '--trace', trace.path, '--out', model, '--json']);
     let status: { code: number | null; signal: NodeJS.Signals | null };
     try {
       await checkpointAtLeast(ckpt, 40, child);
-      child.proc.kill('SIGINT');
+      child.proc.kill(sig);
       // Drain the trace so that the child can go on, see the signal between passes and stop.
       const buf = Buffer.alloc(1 << 16);
       let done = false;
@@ -126,8 +131,9 @@ describe.skipIf(!hasFifo)('interruption (child process)', () => {
       child.proc.kill('SIGKILL');
       closeSync(trace.fd);
     }
-    expect(status.code, child.stderr()).toBe(130);
-    expect(child.stderr()).toMatch(/interrupted/);
+    expect(status.code, child.stderr()).toBe(exitCode);
+    expect(child.stderr()).toMatch(new RegExp(`interrupted by ${sig}`));
+    expect(readCheckpoint(ckpt).meta.passes).toBe(JSON.parse(child.stdout().trim().split('\n').at(-1)!).passes); // the checkpoint of the last pass
     const summary = JSON.parse(child.stdout().trim().split('\n').at(-1)!) as Record<string, number | string | boolean>;
     expect(summary.stopReason).toBe('aborted');
     expect(summary.gapIsExact).toBe(true);

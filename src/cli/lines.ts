@@ -9,17 +9,27 @@ import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 
-/** Lines of `source` (`-` = `stdin`). */
-export async function* textLines(source: string, stdin: NodeJS.ReadableStream): AsyncGenerator<string> {
+/** Lines of `source` (`-` = `stdin`); after `signal` aborts, no more input is waited for. */
+export async function* textLines(source: string, stdin: NodeJS.ReadableStream, signal?: AbortSignal): AsyncGenerator<string> {
   const input = source === '-' ? stdin : createReadStream(source);
   const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-  const first = await chunks.next();
+  // A pipe kept open by its writer must not hold a stopped run: the abort ends the input.
+  const stopped = new Promise<IteratorResult<Buffer | string>>((resolve) => {
+    if (signal?.aborted) resolve({ done: true, value: undefined });
+    signal?.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true });
+  });
+  const next = async () => {
+    const r = await Promise.race([chunks.next(), stopped]);
+    if (r.done && signal?.aborted) (input as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+    return r;
+  };
+  const first = await next();
   if (first.done) return;
   const head = Buffer.from(first.value);
   async function* all(): AsyncGenerator<Buffer> {
     yield head;
     for (;;) {
-      const r = await chunks.next();
+      const r = await next();
       if (r.done) return;
       yield Buffer.from(r.value);
     }

@@ -97,7 +97,7 @@ async function runPredict(a: Args, io: Io): Promise<number> {
     const stdin = io.stdin ?? process.stdin;
     if (input === '-' && stdin.isTTY) throw new UsageError(`give an input file or pipe ${trained.task} input into stdin (gapbcfw help predict)`);
     const name = input === '-' ? '<stdin>' : input;
-    const r = await task.raw(trained, trained.w, () => buildModel(trained.spec, decodeBackend(a))).run(textLines(input, stdin), { ...target, name }, signal);
+    const r = await task.raw(trained, trained.w, () => buildModel(trained.spec, decodeBackend(a))).run(textLines(input, stdin, signal), { ...target, name }, signal);
     summary = { command: 'predict', task: trained.task, ...r, out: file ? outFile : undefined };
     headline = `predicted ${name}`;
     return 0;

@@ -74,7 +74,7 @@ export function interruptible(io: Io, finishing: string): Interrupt {
     const handler = () => {
       if (received !== undefined) process.exit(SIGNAL_EXIT[name]);
       received = name;
-      io.stderr.write(`\n${name}: ${finishing} (send it again to quit at once)\n`);
+      io.stderr.write(`\ninterrupted by ${name}: ${finishing} (send it again to quit at once)\n`);
       controller.abort(name);
     };
     process.on(name, handler);
