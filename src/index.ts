@@ -7,7 +7,7 @@
  * `StructuredModel` / `Problem` interfaces), **solvers** (one block-coordinate engine, batch FW, SSG, the
  * regularization path, multiclass FW), **data** (readers and the `Dataset` interface), **io** (model files,
  * checkpoints, path files, traces and figures) and **native primitives** (max-flow, distance transforms, HOG,
- * SLIC, scoring backends).
+ * scoring backends).
  *
  * @example
  * ```ts
@@ -40,7 +40,7 @@ export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, 
 export { MulticlassModel, csrRows } from './models/multiclass.js';
 export { SegmentationModel, segmentationLoss, withAreas, type SegmentationGraph, type SegmentationLabel, type SegmentationModelOptions } from './models/segmentation.js';
 export { PoseModel, treeMaxSum, treeScore, topologicalOrder, type PoseModelOptions, type PoseInput, type PoseLabel, type PoseTiming, type EdgeCost, type TreeMaxSumResult } from './models/pose.js';
-export { pcpPck, poseScale, MeanPose, LSP_TREE_PARENTS, LSP_STICKS, type PoseMetrics, type PosePoints } from './models/pose-eval.js';
+export { pcpPck, poseScale, LSP_TREE_PARENTS, LSP_STICKS, type PoseMetrics, type PosePoints } from './models/pose-eval.js';
 export { MatchingModel, AlignmentFeaturizer, CooccurrenceStats, ALIGNMENT_FEATURE_NAMES, diceBaseline } from './models/matching.js';
 export { Hungarian, assignmentMinCost, maxWeightMatching } from './models/hungarian.js';
 export {
@@ -110,7 +110,7 @@ export {
   type PrfScores,
 } from './eval/chunks.js';
 export { readHansards, readParallelSample, parseParallelPairs, alignmentFolds, foldSplit, alignmentMetrics, evaluateAlignments, type AlignedPair } from './data/alignment.js';
-export { loadLspJoints, lspExamples, labelToPixels, type LspAnnotation, type LspExample } from './data/lsp.js';
+export { loadLspJoints, lspExamples, labelToPixels, type LspAnnotation, type LspExample, type LspFeatureOptions } from './data/lsp.js';
 export { HorseDataset, writeHorseDataset, mergeHorseParts, prepareHorse, encodeRecord, decodeRecord, type HorseRecord, type HorseMeta } from './data/horse.js';
 export { StreamedHorseSet, HorseRecordReader, shouldStream } from './data/horse-stream.js';
 
@@ -122,7 +122,7 @@ export { savePath, loadPath } from './io/path-file.js';
 export { readTraces, groupSeries, type TraceEvent, type TraceRun, type TraceSeries } from './plot/traces.js';
 export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
 
-// Native primitives: max-flow, distance transforms, HOG, SLIC, and the scoring backends of batched passes.
+// Native primitives: max-flow, distance transforms, HOG, and the scoring backends of batched passes.
 export {
   MaxflowGraph,
   maxflow,
@@ -159,7 +159,6 @@ export {
   type GridShape,
 } from './gdt.js';
 export { hog, HOG_DIM, type HogFeatures } from './hog.js';
-export { slic, type SlicOptions, type SlicResult } from './slic.js';
 export {
   chooseBackend,
   createBackend,
