@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FormatError, InputError } from '../src/core/errors.js';
+import { InputError } from '../src/core/errors.js';
 import { modelProblem } from '../src/core/problem.js';
 import { Rng } from '../src/core/rng.js';
 import { dotSparse, toDense } from '../src/core/vector.js';
@@ -18,18 +18,10 @@ import { loadModel } from '../src/io/model.js';
 import { cli, cliWithInput } from './helpers/capture.js';
 import { train } from '../src/solvers/index.js';
 import { allLabellings, randomW } from './helpers/tiny.js';
+import { expectFormatError } from './helpers/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-conll-'));
 
-function formatError(f: () => unknown): FormatError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(FormatError);
-    return e as FormatError;
-  }
-  throw new Error('expected a FormatError');
-}
 
 // ---------------------------------------------------------------------------------------------------
 describe('CoNLL reader and writer', () => {
@@ -46,24 +38,24 @@ describe('CoNLL reader and writer', () => {
   });
 
   it('rejects malformed lines with file and line number', () => {
-    let e = formatError(() => parseConll('a DT B-NP\nb NN\n', 'bad.txt'));
+    let e = expectFormatError(() => parseConll('a DT B-NP\nb NN\n', 'bad.txt'));
     expect(e.line).toBe(2);
     expect(e.file).toBe('bad.txt');
     expect(e.message).toMatch(/^bad\.txt:2: expected 3 whitespace-separated columns .* found 2/);
-    e = formatError(() => parseConll('a DT B-NP\n\nb NN I-NP extra\n', 'bad.txt'));
+    e = expectFormatError(() => parseConll('a DT B-NP\n\nb NN I-NP extra\n', 'bad.txt'));
     expect(e.line).toBe(3);
-    e = formatError(() => parseConll('a DT B-NP\nb NN X-NP\n', 'bad.txt'));
+    e = expectFormatError(() => parseConll('a DT B-NP\nb NN X-NP\n', 'bad.txt'));
     expect(e.line).toBe(2);
     expect(e.message).toMatch(/chunk tag "X-NP" must be O, B-TYPE or I-TYPE/);
-    e = formatError(() => parseConll('a DT B-NP\nb NN B-\n', 'bad.txt'));
+    e = expectFormatError(() => parseConll('a DT B-NP\nb NN B-\n', 'bad.txt'));
     expect(e.line).toBe(2);
-    e = formatError(() => parseConll('\n \n', 'empty.txt'));
+    e = expectFormatError(() => parseConll('\n \n', 'empty.txt'));
     expect(e.message).toMatch(/empty file/);
     // 'auto': 2 or 3 columns, the same on every line.
     expect(parseConll('a DT\nb NN\n', 'in', { columns: 'auto' })[0]!.chunks).toBeNull();
-    e = formatError(() => parseConll('a DT\nb NN\n\nc NN B-NP\n', 'in', { columns: 'auto' }));
+    e = expectFormatError(() => parseConll('a DT\nb NN\n\nc NN B-NP\n', 'in', { columns: 'auto' }));
     expect(e.line).toBe(4);
-    e = formatError(() => parseConll('a\n', 'in', { columns: 'auto' }));
+    e = expectFormatError(() => parseConll('a\n', 'in', { columns: 'auto' }));
     expect(e.line).toBe(1);
   });
 
@@ -71,7 +63,7 @@ describe('CoNLL reader and writer', () => {
     expect(() => loadConll(join(dir, 'missing.txt'))).toThrow(InputError);
     const p = join(dir, 'bad.txt');
     writeFileSync(p, 'a DT B-NP\n\nb NN I-NP\nc\n');
-    const e = formatError(() => loadConll(p));
+    const e = expectFormatError(() => loadConll(p));
     expect(e.message).toBe(`${p}:4: expected 3 whitespace-separated columns (word, POS, chunk tag), found 1`);
   });
 
@@ -94,7 +86,7 @@ describe('CoNLL reader and writer', () => {
     expect(Array.from(tags.encode(s[0]!))).toEqual([1, 3, 4, 0]);
     expect(tags.decode([2, 4])).toEqual(['I-LST', 'O']);
     const test = parseConll('x NN B-NP\ny VB B-VP\n', 'test.txt');
-    const e = formatError(() => tags.encode(test[0]!, 'test.txt'));
+    const e = expectFormatError(() => tags.encode(test[0]!, 'test.txt'));
     expect(e.line).toBe(2);
     expect(e.message).toMatch(/"B-VP" is not one of the model's 5 tags/);
     expect(Array.from(tags.encode(test[0]!, 'test.txt', 'mark'))).toEqual([1, -1]);

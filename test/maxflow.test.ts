@@ -14,7 +14,8 @@ import {
   writeDimacsMaxflow,
   type MaxflowGraphSpec,
 } from '../src/maxflow.js';
-import { cutCapacity, gridGraph, mulberry32, randomGraph, referenceMaxflow, type Family } from './helpers/maxflow-ref.js';
+import { cutCapacity, gridGraph, randomGraph, referenceMaxflow, type Family } from './helpers/maxflow-ref.js';
+import { uniform } from './helpers/random.js';
 
 const FAMILIES: Family[] = ['sparse', 'dense', 'grid', 'zeros', 'huge'];
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-maxflow-'));
@@ -27,7 +28,7 @@ function asType(spec: ReturnType<typeof randomGraph>, C: Int32ArrayConstructor |
 
 describe('max-flow vs an independent Dinic reference', () => {
   it('random integer graphs (sparse, dense, grid, zero and huge capacities): equal flows, the same minimal cut, cut capacity = flow', () => {
-    const rnd = mulberry32(11);
+    const rnd = uniform(11);
     for (let it = 0; it < 250; it++) {
       const family = FAMILIES[it % FAMILIES.length]!;
       const spec = randomGraph(rnd, family);
@@ -43,7 +44,7 @@ describe('max-flow vs an independent Dinic reference', () => {
   });
 
   it('random double graphs: equal flows within rounding, cut capacity = flow', () => {
-    const rnd = mulberry32(12);
+    const rnd = uniform(12);
     for (let it = 0; it < 150; it++) {
       const family = FAMILIES[it % FAMILIES.length]!;
       const spec = randomGraph(rnd, family, { float: true, maxCap: family === 'huge' ? 1e9 : 10 });
@@ -56,7 +57,7 @@ describe('max-flow vs an independent Dinic reference', () => {
   });
 
   it('int32, int64 and float64 solvers agree, whatever the typed-array kind of the capacities', () => {
-    const rnd = mulberry32(13);
+    const rnd = uniform(13);
     for (let it = 0; it < 40; it++) {
       const spec = randomGraph(rnd, FAMILIES[it % 4]!);
       const flows = [
@@ -73,7 +74,7 @@ describe('max-flow vs an independent Dinic reference', () => {
   it('float64 hard constraints (1e20 capacities) leave the unit-scale arcs exact: flow and cut as with int64', () => {
     // Random unit-scale graphs with node 0 pinned to the source and node n-1 to the sink by a "hard"
     // terminal capacity: 1e20 in float64 against 2^40 in exact int64 (neither can be saturated).
-    const rnd = mulberry32(29);
+    const rnd = uniform(29);
     for (let it = 0; it < 30; it++) {
       const spec = asType(randomGraph(rnd, FAMILIES[it % 4]!), Float64Array);
       const n = spec.numNodes;
@@ -102,7 +103,7 @@ describe('max-flow vs an independent Dinic reference', () => {
 
 describe('reuse after capacity changes (dynamic graph cuts)', () => {
   it('re-solves after random terminal and edge changes equal fresh solves (flow and cut)', () => {
-    const rnd = mulberry32(21);
+    const rnd = uniform(21);
     for (let it = 0; it < 60; it++) {
       const family = FAMILIES[it % FAMILIES.length]!;
       const spec = randomGraph(rnd, family);
@@ -146,7 +147,7 @@ describe('reuse after capacity changes (dynamic graph cuts)', () => {
   });
 
   it('replacing all unaries of a grid (the segmentation oracle) and clone() keep exact results', () => {
-    const rnd = mulberry32(22);
+    const rnd = uniform(22);
     const spec = gridGraph(rnd, 30, 20, 7);
     const g = new MaxflowGraph(spec);
     expect(g.solve()).toBe(referenceMaxflow(spec).flow);
@@ -161,7 +162,7 @@ describe('reuse after capacity changes (dynamic graph cuts)', () => {
   });
 
   it('residuals are consistent with the flow after a fresh solve', () => {
-    const spec = randomGraph(mulberry32(23), 'sparse');
+    const spec = randomGraph(uniform(23), 'sparse');
     const g = new MaxflowGraph(spec);
     const flow = g.solve();
     const r = g.residuals();
@@ -177,7 +178,7 @@ describe('reuse after capacity changes (dynamic graph cuts)', () => {
 });
 
 describe('batch solving on native threads', () => {
-  const rnd = mulberry32(31);
+  const rnd = uniform(31);
   const specs = Array.from({ length: 40 }, (_, i) => (i % 4 === 3 ? gridGraph(rnd, 40, 40, 5) : randomGraph(rnd, FAMILIES[i % FAMILIES.length]!, { float: i % 2 === 1 })));
 
   it('equals sequential solves, on 1 and 2 threads', async () => {
@@ -296,7 +297,7 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
     expect(q.graph.solve()).toBe(23);
     expect(writeDimacsMaxflow(q.graph, { source: q.source, sink: q.sink })).toBe(text);
     // A graph written without placeholders: source n+1, sink n+2.
-    const spec = randomGraph(mulberry32(41), 'sparse');
+    const spec = randomGraph(uniform(41), 'sparse');
     const g = new MaxflowGraph(spec);
     const back = parseDimacsMaxflow(g.toDimacs({ constant: 3 }));
     expect(back.numNodes).toBe(spec.numNodes + 2);
