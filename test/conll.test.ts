@@ -620,6 +620,16 @@ describe.skipIf(!hasData('conll2000', 'train.txt'))('CoNLL-2000 data', () => {
     expect(a.dual!).toBeCloseTo(b.dual!, 10);
   });
 
+  it('the full training set reaches the papers\' chunk F1 (>= 0.93 on the 2,012 test sentences) through gapbcfw train', async () => {
+    const r = await cli('train', `conll:${dataPath('conll2000')}`, '--lambda', '1e-2', '--max-passes', '60', '--gap-threshold', '0.005', '--json', '--quiet');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json!.n).toBe(8936);
+    expect(r.json!.nTest).toBe(2012);
+    expect(r.json!.gapIsExact).toBe(true);
+    expect(r.json!.gap as number).toBeLessThanOrEqual(0.005);
+    expect(r.json!.f1 as number).toBeGreaterThanOrEqual(0.93);
+  }, 900_000);
+
   it('a small training subset reaches a sensible chunk F1 on test sentences', () => {
     const task = loadConllTask(trainFile, { test: `conll:${testFile}`, limit: 200, testLimit: 300, minFrequency: 2 });
     expect(task.spec.numLabels).toBeGreaterThanOrEqual(17);

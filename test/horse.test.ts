@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { main } from '../src/cli/main.js';
 import { loadModel } from '../src/io/model.js';
 import { capture, cli } from './helpers/capture.js';
+import { dataPath, hasData } from '../src/data/paths.js';
 import { writeTinyWeizmann } from './helpers/tiny-data.js';
 
 const COLOURS: [number, number, number][] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255]];
@@ -257,4 +258,25 @@ describe('prepareHorse end to end (images decoded with sharp)', () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+});
+
+describe.skipIf(!hasData('weizmann_horse', 'weizmann_horse_db', 'rgb'))('real Weizmann horses (40 images)', () => {
+  it('prepare-horse, train horse:DIR and predict: pixel accuracy above the all-background accuracy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weizmann-real-'));
+    try {
+      const prep = join(dir, 'horse');
+      const p = await cli('prepare-horse', dataPath('weizmann_horse'), '--out', prep, '--limit', '40', '--train-size', '20', '--colour-words', '32', '--gradient-words', '32', '--json', '--quiet');
+      expect(p.code, p.stderr).toBe(0);
+      expect(p.json).toMatchObject({ images: 40, train: 20, test: 20 });
+      const model = join(dir, 'horse.gbm');
+      const t = await cli('train', `horse:${prep}`, '--lambda', '10', '--max-passes', '30', '--out', model, '--json', '--quiet');
+      expect(t.code, t.stderr).toBe(0);
+      const r = await cli('predict', model, `horse:${prep}`, '--json', '--quiet');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json!.n).toBe(20);
+      expect(r.json!.pixelAccuracy as number).toBeGreaterThan((r.json!.allBackgroundAccuracy as number) + 0.05);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

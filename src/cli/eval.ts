@@ -14,7 +14,7 @@ import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import type { LoadOptions, TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
-import { UsageError, report } from './common.js';
+import { UsageError, report, type Io } from './common.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, LAMBDA_RANGE, REPORT_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable } from './options.js';
 import { countProgress } from './progress.js';
 import { checkCommandOutputs } from './session.js';
@@ -41,7 +41,7 @@ export const evalCommand: Command = {
     checkCommandOutputs(a);
     const file = positional(a, 0);
     const trained = trainedModel(file, value.number(a, 'lambda'));
-    const { data, part } = await loadPart(a, trained, value.string(a, 'part') as 'train' | 'test' | undefined);
+    const { data, part } = await loadPart(a, io, trained, value.string(a, 'part') as 'train' | 'test' | undefined);
     const set = part === 'test' ? data.test! : data.train;
     const model = buildModel(trained.spec, decodeBackend(a));
     const t0 = performance.now();
@@ -64,18 +64,18 @@ export const evalCommand: Command = {
 };
 
 /**
- * The data of a command on a trained model, encoded for it, and the part to use: `part` when given, else the test
- * part when the data has one (only that part is read where the task can skip the other: LSP never re-reads its
+ * The data of a command on a trained model, encoded for it (its description goes to stderr), and the part to use:
+ * `part` when given, else the test part when the data has one (only that part is read where the task can skip the other: LSP never re-reads its
  * training images to evaluate).
  */
-export async function loadPart(a: Args, trained: TrainedModel, part: 'train' | 'test' | undefined, extra: Partial<LoadOptions> = {}): Promise<{ data: TaskData; part: 'train' | 'test' }> {
+export async function loadPart(a: Args, io: Io, trained: TrainedModel, part: 'train' | 'test' | undefined, extra: Partial<LoadOptions> = {}): Promise<{ data: TaskData; part: 'train' | 'test' }> {
   const spec = positional(a, 1);
   const base = { ...loadOptions(a, parseDataSpec(spec).kind), model: trained, ...extra };
   const data = await loadTask(spec, { ...base, parts: [part ?? 'test'] });
   if (part === 'test' && !data.test) throw new UsageError(`${spec} has no test part (use --part train${data.task === 'ocr' ? ' or --split' : ''})`);
-  if (part !== undefined) return { data, part };
-  if (data.test) return { data, part: 'test' };
-  return { data: data.train.length > 0 ? data : await loadTask(spec, { ...base, parts: ['train'] }), part: 'train' };
+  const chosen = part !== undefined ? { data, part } : data.test ? { data, part: 'test' as const } : { data: data.train.length > 0 ? data : await loadTask(spec, { ...base, parts: ['train'] }), part: 'train' as const };
+  if (!value.flag(a, 'quiet')) io.stderr.write(`${chosen.data.description}\n`);
+  return chosen;
 }
 
 /** A model file, or the epsilon-approximate w of a stored regularization path at lambda (no dual: the path certifies it). */

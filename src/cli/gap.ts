@@ -48,7 +48,7 @@ export const gapCommand: Command = {
     if (shardValue !== undefined && out === undefined) throw new UsageError('--shard needs --out PART.json');
     checkCommandOutputs(a);
     const trained = loadModel(positional(a, 0));
-    const { data, part } = await loadPart(a, trained, (value.string(a, 'part') as 'train' | 'test' | undefined) ?? 'train');
+    const { data, part } = await loadPart(a, io, trained, (value.string(a, 'part') as 'train' | 'test' | undefined) ?? 'train');
     const set = part === 'test' ? data.test! : data.train;
     const n = set.length;
     const start = Math.floor((shard[0] * n) / shard[1]);

@@ -64,7 +64,7 @@ async function runPredict(a: Args, io: Io): Promise<number> {
   const code = await withInterrupts(io, 'finishing the current example and writing what is done', async (signal) => {
     if (isDataSpec(input)) {
       const part = value.string(a, 'part') as 'train' | 'test' | undefined;
-      const { data, part: used } = await loadPart(a, trained, part);
+      const { data, part: used } = await loadPart(a, io, trained, part);
       const set = used === 'test' ? data.test! : data.train;
       const model = buildModel(trained.spec, decodeBackend(a));
       const writer = data.writer(used, target);

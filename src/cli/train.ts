@@ -125,6 +125,7 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
     sampling: 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined,
     lambda: r.lambda,
     n: problem.n,
+    nTest: test?.length,
     dim: problem.dim,
     ...solverSummary(r),
     ...(bcfw.storedLabels !== undefined ? { cacheHits: bcfw.counters.cacheHits, storedLabels: bcfw.storedLabels } : {}),
