@@ -119,8 +119,8 @@ describe('raw input from a pipe (predict / align)', () => {
     const quote = (a: string) => `'${a}'`;
     const cmd = (args: string[], tail: string) => `set -o pipefail; ${[...CLI, ...args].map(quote).join(' ')} | ${tail} > /dev/null`;
     for (const [args, tail] of [
-      [['align', model, pairs], 'head -1'],
-      [['eval', model, writeTinyHansards(dir)], 'head -c 10'],
+      [['align', model, pairs, '--quiet'], 'head -1'],
+      [['eval', model, writeTinyHansards(dir), '--quiet'], 'head -c 10'],
     ] as const) {
       const r = spawnSync('bash', ['-c', cmd([...args], tail)], { cwd: root, encoding: 'utf8' });
       expect(r.stderr, `${args[0]} | ${tail}`).toBe('');

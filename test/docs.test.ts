@@ -125,6 +125,17 @@ describe('documentation', () => {
     expect(existsSync(join(dir, 'ocr-gap.png'))).toBe(true);
   }, 120_000);
 
+  it("the README's StructuredModel paragraph names every member the interface requires (and the optional ones)", () => {
+    const src = read('src/core/problem.ts');
+    const body = src.slice(src.indexOf('export interface StructuredModel'), src.indexOf('\n}\n', src.indexOf('export interface StructuredModel')));
+    const members = [...body.matchAll(/^  (?:readonly )?([a-zA-Z]+)(\??)[(:<]/gm)].map((m) => ({ name: m[1]!, optional: m[2] === '?' }));
+    expect(members.filter((m) => !m.optional).length).toBeGreaterThanOrEqual(10);
+    const readme = read('README.md');
+    const paragraph = readme.slice(readme.indexOf('implementing `StructuredModel`'), readme.indexOf('## Command line'));
+    expect(paragraph.length).toBeGreaterThan(100);
+    for (const m of members) expect(paragraph, m.name).toContain(`\`${m.name}\``);
+  });
+
   it('has a page per model and the benchmark page with its generated section', () => {
     for (const m of ['chain', 'conll', 'segmentation', 'pose', 'matching', 'multiclass']) expect(existsSync(join(root, 'docs/models', `${m}.md`)), m).toBe(true);
     const bench = read('docs/benchmarks.md');
