@@ -8,7 +8,8 @@
  * An alignment model file holds w, the loss settings and the parallel text its Dice statistics were
  * counted from (unlabelled sample + training sentences), so `align` computes the same features on new pairs.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeOutput } from '../io/output.js';
 import type { ParseArgsConfig } from 'node:util';
 import { InputError } from '../core/errors.js';
 import { meanLoss, modelProblem } from '../core/problem.js';
@@ -170,7 +171,7 @@ async function runAlignTrain(args: string[], io: Io): Promise<number> {
     process.off('SIGINT', onSigint);
     printer.finish();
   }
-  if (v.trace !== undefined) writeFileSync(v.trace, trace.length > 0 ? `${trace.join('\n')}\n` : '');
+  if (v.trace !== undefined) writeOutput(v.trace, trace.length > 0 ? `${trace.join('\n')}\n` : '', { stdout: io.stdout });
   const metrics: Record<string, number> = {};
   if (test) {
     const t0 = performance.now();

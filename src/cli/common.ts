@@ -47,8 +47,13 @@ export function streamOption(v: { stream?: boolean; 'in-memory'?: boolean }): bo
  */
 /** The solver figures that every training report shows (`train` and `pose train`), in one order. */
 export function solverSummary(result: SolverResult): Record<string, unknown> {
-  const { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact } = result;
-  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact };
+  const { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached } = result;
+  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached };
+}
+
+/** `stopped (maxPasses, gap above the threshold 0.01)`: why a run stopped, and whether short of its threshold. */
+export function stopDescription(result: SolverResult): string {
+  return `stopped (${result.stopReason}${result.thresholdReached === false ? `; the gap is above the threshold ${result.gapThreshold}` : ''})`;
 }
 
 export function report(summary: Record<string, unknown>, json: boolean, io: Io, headline: string): void {

@@ -2,7 +2,7 @@
  * CoNLL chunking on the command line: `gapbcfw tag MODEL [FILE|-]` and the helpers `train`/`eval` use for
  * `conll:PATH` data (chunk F1 next to the papers' test error).
  */
-import { writeFileSync } from 'node:fs';
+import { writeOutput } from '../io/output.js';
 import { gunzipSync } from 'node:zlib';
 import type { ParseArgsConfig } from 'node:util';
 import { FormatError, InputError } from '../core/errors.js';
@@ -105,7 +105,7 @@ export async function runTag(args: string[], io: TagIo): Promise<number> {
   const predicted = tagSentences(m, sentences);
   const seconds = (performance.now() - t0) / 1000;
   const text = formatConll(sentences, predicted, { keepGold: !(v['no-gold'] ?? false) });
-  if (v.output !== undefined) writeFileSync(v.output, text);
+  if (v.output !== undefined) writeOutput(v.output, text, { stdout: io.stdout });
   else io.stdout.write(text);
   if (!v.quiet) {
     let tokens = 0;

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeOutput } from '../io/output.js';
 import { FormatError } from '../core/errors.js';
 import { modelProblem } from '../core/problem.js';
 import { buildModel, loadTask } from '../data/datasets.js';
@@ -101,7 +102,7 @@ export async function runGap(args: string[], io: Io): Promise<number> {
     data: positionals[1]!, part, n, shard, start, hinge, loss, lambda: trained.lambda, wSq,
     dual: trained.dual !== undefined && trained.trainFingerprint === set.fingerprint() ? trained.dual : null,
   };
-  if (v.out !== undefined) writeFileSync(v.out, `${JSON.stringify(partial)}\n`);
+  if (v.out !== undefined) writeOutput(v.out, `${JSON.stringify(partial)}\n`, { stdout: io.stdout });
   const seconds = (performance.now() - t0) / 1000;
   if (v.shard !== undefined) {
     report({ command: 'gap', shard: `${shard[0]}/${shard[1]}`, examples: end - start, out: v.out, seconds }, v.json ?? false, io, `shard ${shard[0]}/${shard[1]}: ${end - start} examples`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { closeSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ParseArgsConfig } from 'node:util';
@@ -8,8 +8,10 @@ import { meanLoss, modelProblem } from '../core/problem.js';
 import { buildModel, loadTask, type TaskData } from '../data/datasets.js';
 import type { Dataset } from '../data/dataset.js';
 import { loadModel, saveModel, type TrainedModel } from '../io/model.js';
-import { readModelFile, writeModelFile } from '../io/model-file.js';
-import { readCheckpoint as readCheckpointFile } from '../io/checkpoint.js';
+import { readModelFile } from '../io/model-file.js';
+import { CheckpointWriter, readCheckpoint as readCheckpointFile } from '../io/checkpoint.js';
+import { StreamedOutput } from '../io/output.js';
+import { methodName, type TraceContext } from '../plot/traces.js';
 import { fullOraclePass, type SolverCheckpoint, type SolverResult } from '../solvers/common.js';
 import { trainAsync } from '../solvers/index.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
@@ -26,7 +28,7 @@ import { runPrepareHorse, runTrainHorse, runPredict } from './horse.js';
 import { runPath } from './path.js';
 import { loadPath } from '../io/path-file.js';
 import { pathWeights } from '../path/regpath.js';
-import { UsageError, integer, number, parse, positive, report, reportFailure, solverSummary, streamOption, type Io } from './common.js';
+import { UsageError, integer, number, parse, positive, report, reportFailure, solverSummary, stopDescription, streamOption, type Io } from './common.js';
 import { CLI_SOLVERS, TRAIN_OPTIONS, backendOf, scoringOf, trainOptions, type TrainValues } from './train-options.js';
 import { describeBackend } from '../../kernels/index.js';
 
@@ -109,7 +111,7 @@ const EVAL_OPTIONS = {
   help: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
-async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lambda?: number; gapThreshold?: number; command: string }): Promise<number> {
+async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lambda?: number; gapThreshold?: number; command: string; data: string }): Promise<number> {
   const model = buildModel(task.spec, backendOf(v.backend));
   const { scoring, report: scoringReport } = scoringOf(model, v.backend, v['gpu-mode']);
   const problem = modelProblem(model, task.train, { scoring });
@@ -123,9 +125,12 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
     };
   } else if (test) options.evaluate = (w) => ({ testError: meanLoss(model, w, test) });
   const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : 200), v.quiet ?? false);
-  let traceFd: number | undefined;
   const resume = v.resume === undefined ? undefined : readCheckpoint(v.resume);
-  if (v.trace !== undefined) traceFd = openSync(v.trace, resume ? 'a' : 'w');
+  const checkpoints = v.checkpoint === undefined ? undefined : new CheckpointWriter(v.checkpoint);
+  const sampling = 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined;
+  // Every trace line says which method, seed, lambda and data it belongs to (gapbcfw plot's legend and title).
+  const context: TraceContext = { method: methodName({ solver: v.solver ?? 'bcfw', sampling, cache: v.cache }), seed: options.seed ?? 1, lambda: options.lambda ?? 1 / problem.n, data: defaults.data };
+  const trace = v.trace === undefined ? undefined : StreamedOutput.open(v.trace, { append: resume !== undefined, stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
   let announced = Boolean(v.quiet);
   options.onProgress = (e) => {
     if (!announced) {
@@ -134,7 +139,7 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
       if (scoringReport) io.stderr.write(`exact passes score on ${describeBackend(scoringReport)}\n`);
     }
     printer.onProgress(e);
-    if (traceFd !== undefined) writeSync(traceFd, `${JSON.stringify(e)}\n`);
+    trace?.write(`${JSON.stringify({ ...e, ...context })}\n`);
   };
   const controller = new AbortController();
   options.signal = controller.signal;
@@ -145,19 +150,19 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
     controller.abort();
   };
   process.on('SIGINT', onSigint);
-  const checkpointPath = v.checkpoint;
   const every = number(v['checkpoint-every'], 'checkpoint-every', integer(1), 'a positive integer');
   let result: SolverResult;
   try {
     result = await trainAsync(problem, options, {
       resume,
       checkpointEvery: every,
-      onCheckpoint: checkpointPath === undefined ? undefined : (c) => writeModelFile(checkpointPath, { meta: { format: 'gapbcfw-checkpoint', ...c.meta }, arrays: c.arrays }),
+      onCheckpoint: checkpoints && ((c) => checkpoints.write(c)),
     });
   } finally {
     process.off('SIGINT', onSigint);
     printer.finish();
-    if (traceFd !== undefined) closeSync(traceFd);
+    checkpoints?.close();
+    trace?.close();
   }
   if (v.out !== undefined) {
     saveModel(v.out, {
@@ -173,7 +178,7 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
     command: defaults.command,
     solver: v.solver ?? 'bcfw',
     scoringBackend: scoringReport ? { backend: scoringReport.backend, mode: scoringReport.mode, how: scoringReport.how } : undefined,
-    sampling: 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined,
+    sampling,
     lambda: result.lambda,
     n: problem.n,
     dim: problem.dim,
@@ -188,7 +193,7 @@ async function runTrain(task: TaskData, v: TrainValues, io: Io, defaults: { lamb
     stopReason: result.stopReason,
     model: v.out,
   };
-  report(summary, v.json ?? false, io, `${v.solver ?? 'bcfw'} stopped (${result.stopReason}) after ${describeEvent(result.trace.at(-1)!)}`);
+  report(summary, v.json ?? false, io, `${v.solver ?? 'bcfw'} ${stopDescription(result)} after ${describeEvent(result.trace.at(-1)!)}`);
   return result.stopReason === 'aborted' ? 130 : 0;
 }
 
@@ -272,7 +277,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         if (values.help) return help(io, 'demo');
         if (positionals.length > 0) throw new UsageError(`demo takes no data argument (got '${positionals[0]}')`);
         if (values.split !== undefined || values.test !== undefined) throw new UsageError('demo uses its own data: --split and --test do not apply');
-        return await runTrain(loadTask('synthetic:'), values, io, { lambda: 0.01, gapThreshold: 0.01, command: 'demo' });
+        return await runTrain(loadTask('synthetic:'), values, io, { lambda: 0.01, gapThreshold: 0.01, command: 'demo', data: 'synthetic:' });
       }
       case 'train': {
         const { values, positionals } = parse(rest, TRAIN_OPTIONS);
@@ -281,7 +286,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         const minFrequency = number(values['min-frequency'], 'min-frequency', integer(1), 'a positive integer');
         const limit = number(values.limit, 'limit', integer(1), 'a positive integer');
         const stream = streamOption(values);
-        return await runTrain(loadTask(positionals[0]!, { split: values.split, test: values.test, minFrequency, limit, stream }), values, io, { command: 'train' });
+        return await runTrain(loadTask(positionals[0]!, { split: values.split, test: values.test, minFrequency, limit, stream }), values, io, { command: 'train', data: values.split === undefined ? positionals[0]! : `${positionals[0]!} --split ${values.split}` });
       }
       case 'eval':
         return await runEval(rest, io);

@@ -2,7 +2,7 @@
  * `gapbcfw multiclass-fw`: nuclear-norm constrained multinomial logistic regression trained with approximate
  * Frank-Wolfe (Liu & Tsang, AAAI 2017) or the full / stochastic / variance-reduced FW baselines.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { StreamedOutput } from '../io/output.js';
 import type { ParseArgsConfig } from 'node:util';
 import type { MulticlassDataset } from '../core/data.js';
 import { Rng } from '../core/rng.js';
@@ -155,10 +155,11 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
       `${positionals[0]}: ${problem.n} examples, ${problem.numFeatures} features, ${problem.numClasses} classes${testSet ? `; ${testSet.X.rows} test` : ''}; ${solver}, tau = ${tau}\n`,
     );
   }
-  let traceFd: number | undefined;
-  if (v.trace !== undefined) traceFd = openSync(v.trace, 'w');
+  // Every trace line names its method, seed and data (gapbcfw plot's legend, title and data check).
+  const context = { method: solver, seed, data: `${positionals[0]!}${v.test !== undefined ? ` --test ${v.test}` : holdout !== undefined ? ` --holdout ${holdout}` : ''}` };
+  const trace = v.trace === undefined ? undefined : StreamedOutput.open(v.trace, { stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
   options.onProgress = (e: McfwEvent) => {
-    if (traceFd !== undefined) writeSync(traceFd, `${JSON.stringify(e)}\n`);
+    trace?.write(`${JSON.stringify({ ...e, ...context })}\n`);
     if (!quiet) {
       const parts = [`it ${e.iteration}`, `eff ${e.effectivePasses.toFixed(2)}`, `obj ${fmt(e.objective)}`, `gap ${fmt(e.gap)}`];
       if (e.residual !== undefined) parts.push(`res ${fmt(e.residual)}`);
@@ -181,7 +182,7 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
     result = await trainMulticlassFwAsync(problem, options);
   } finally {
     process.off('SIGINT', onSigint);
-    if (traceFd !== undefined) closeSync(traceFd);
+    trace?.close();
   }
 
   if (v.out !== undefined) {
@@ -223,6 +224,8 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
     hashSeconds: result.hashSeconds,
     surrogates: result.surrogates,
     epochs: result.epochs,
+    returned: result.returned === 'best' ? `best evaluated iterate (iteration ${result.returnedIteration})` : 'last iterate',
+    returnedIteration: result.returnedIteration,
     primal: result.objective,
     objective: result.objective,
     gap: result.gap,
@@ -237,6 +240,6 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
     stopReason: result.stopReason,
     model: v.out,
   };
-  report(summary, v.json ?? false, io, `${solver} stopped (${result.stopReason}) after ${result.iterations} iterations, ${result.seconds.toFixed(2)}s: objective ${fmt(result.objective)}, gap ${fmt(result.gap)}`);
+  report(summary, v.json ?? false, io, `${solver} stopped (${result.stopReason}) after ${result.iterations} iterations, ${result.seconds.toFixed(2)}s: ${result.returned === 'best' && result.returnedIteration !== result.iterations ? `returned the best evaluated iterate (iteration ${result.returnedIteration}), ` : ''}objective ${fmt(result.objective)}, gap ${fmt(result.gap)}`);
   return result.stopReason === 'aborted' ? 130 : 0;
 }

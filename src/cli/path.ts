@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { writeOutput } from '../io/output.js';
 import { meanLoss, modelProblem } from '../core/problem.js';
 import { buildModel, loadTask } from '../data/datasets.js';
 import { savePath } from '../io/path-file.js';
@@ -70,7 +70,7 @@ export async function runPath(args: string[], io: Io): Promise<number> {
       onPoint: (p) => say(`lambda ${p.lambda.toExponential(3)}  gap ${p.gap.toExponential(2)}  ${p.stopReason}  eff ${p.effectivePasses.toFixed(1)}  ${p.seconds.toFixed(1)}s`),
     });
     const points = g.points.map(({ w, ...rest }) => ({ ...rest, testError: testError(w) }));
-    writeRows(v.trace, `grid, ${mode === 'none' ? 'no warm start' : mode}`, points);
+    writeRows(v.trace, io, `grid, ${mode === 'none' ? 'no warm start' : mode}`, points);
     report({ command: 'path', mode: 'grid', warmStart: mode, epsilon, points, effectivePasses: g.effectivePasses, seconds: g.seconds }, v.json ?? false, io, `grid search (${mode}) over ${points.length} lambdas`);
     return 0;
   }
@@ -82,7 +82,7 @@ export async function runPath(args: string[], io: Io): Promise<number> {
     onBreakpoint: (b) => say(`lambda ${b.lambda.toExponential(3)}  gap ${b.gap.toExponential(2)}${b.trueGap === undefined ? '' : ` (true ${b.trueGap.toExponential(2)})`}  eff ${b.effectivePasses.toFixed(1)}  ${b.seconds.toFixed(1)}s`),
   });
   const breakpoints = path.breakpoints.map((b) => ({ ...b, testError: testError(b.w) }));
-  writeRows(v.trace, path.heuristic ? 'heuristic path' : 'exact path', breakpoints);
+  writeRows(v.trace, io, path.heuristic ? 'heuristic path' : 'exact path', breakpoints);
   if (v.out !== undefined) savePath(v.out, { ...path, spec: task.spec, breakpoints });
   report(
     {
@@ -97,8 +97,8 @@ export async function runPath(args: string[], io: Io): Promise<number> {
 }
 
 /** The --trace rows of a path or grid search (src/plot/path-figure.ts reads them). */
-function writeRows(file: string | undefined, method: string, points: { lambda: number; seconds: number; effectivePasses: number; gap: number; trueGap?: number; testError?: number }[]): void {
+function writeRows(file: string | undefined, io: Io, method: string, points: { lambda: number; seconds: number; effectivePasses: number; gap: number; trueGap?: number; testError?: number }[]): void {
   if (file === undefined) return;
   const lines = points.map(({ lambda, seconds, effectivePasses, gap, trueGap, testError }) => JSON.stringify({ method, lambda, seconds, effectivePasses, gap, trueGap, testError }));
-  writeFileSync(file, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+  writeOutput(file, lines.length > 0 ? `${lines.join('\n')}\n` : '', { stdout: io.stdout });
 }

@@ -1,6 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
+import { writeOutput } from '../io/output.js';
 import type { TopLevelSpec } from 'vega-lite';
 import { X_AXES, Y_METRICS, buildFigure, hasSystemFonts, renderPng, renderSvg, type XAxis, type YMetric } from '../plot/figures.js';
 import { LAMBDA_METRICS, lambdaFigure, readLambdaRows, type LambdaMetric } from '../plot/path-figure.js';
@@ -22,8 +23,14 @@ Options:
                                y axis (default gap: exact duality gaps only, log scale;
                                gapEstimate and the residuals of multiclass-fw traces also log scale,
                                the others linear)
+  --optimum F                  known optimum F*: --y residual / relativeResidual are computed as F - F* and
+                               (F - F*) / F* from every event's objective (without it, a trace with no
+                               residual is an error)
   --out FILE                   .svg (default plot.svg), .png, or .json (the Vega-Lite spec)
-  --title T                    figure title (default from the traces' data and lambda)
+  --title T                    figure title (default from the traces' data and lambda, else "Y against X")
+
+One colour, dash pattern and marker per method; the legend shows the traces' method (solver, sampling,
+cache), else the file name. Traces of different data sets are refused (plot them one figure each).
   --width N, --height N        plot area in pixels (default 520 x 340); PNGs are drawn at 2x
   --json                       last stdout line is a JSON summary
   --help`;
@@ -33,6 +40,7 @@ const PLOT_OPTIONS = {
   y: { type: 'string' },
   out: { type: 'string' },
   title: { type: 'string' },
+  optimum: { type: 'string' },
   width: { type: 'string' },
   height: { type: 'string' },
   json: { type: 'boolean' },
@@ -77,7 +85,9 @@ export async function runPlot(args: string[], io: Io): Promise<number> {
   // Nothing to draw is an error with one line of reason; the per-file warnings only matter next to a figure.
   if (traces.runs.length === 0) throw new InputError(`no events in ${traces.files.length === 1 ? traces.files[0] : `${traces.files.length} trace files`}`);
   for (const file of traces.emptyFiles) warn(`${file} has no events`);
-  const figure = buildFigure(groupSeries(traces.runs), { x, y, ...(v.title !== undefined ? { title: v.title } : {}), ...(width ? { width } : {}), ...(height ? { height } : {}) });
+  const optimum = number(v.optimum, 'optimum', (t) => Number.isFinite(t) && t !== 0, 'a finite non-zero number');
+  if (optimum !== undefined && y !== 'residual' && y !== 'relativeResidual') throw new UsageError('--optimum applies to --y residual and --y relativeResidual');
+  const figure = buildFigure(groupSeries(traces.runs), { x, y, optimum, ...(v.title !== undefined ? { title: v.title } : {}), ...(width ? { width } : {}), ...(height ? { height } : {}) });
   for (const method of figure.skipped) warn(`method '${method}' has no ${y === 'gap' ? 'exact gaps' : `'${y}' values`}; left out`);
 
   await writeFigure(figure.spec, out, format, warn);
@@ -119,5 +129,5 @@ async function writeFigure(spec: TopLevelSpec, out: string, format: string, warn
     }
   }
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, bytes);
+  writeOutput(out, bytes);
 }

@@ -137,7 +137,7 @@ export function loadTask(dataSpec: string, options: LoadOptions = {}): TaskData 
     case 'libsvm': {
       const fixed = options.model;
       if (fixed) check(fixed.kind === 'multiclass', `a ${fixed.kind} model cannot read libsvm data`);
-      const train = loadLibsvm(path, fixed ? { numFeatures: fixed.numFeatures, labelNames: fixed.labelNames, dropUnknownFeatures: true } : {});
+      const train = loadLibsvm(path, fixed ? { numFeatures: fixed.numFeatures, labelNames: fixed.labelNames, dropUnknownFeatures: true } : { minClasses: 2 });
       const spec: ModelSpec = { kind: 'multiclass', numFeatures: train.X.cols, numLabels: train.numLabels, labelNames: train.labelNames };
       const test = testSpec ? loadLibsvm(testSpec.path, { numFeatures: spec.numFeatures, labelNames: spec.labelNames, dropUnknownFeatures: true }) : undefined;
       return {
