@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { FormatError, InputError } from '../core/errors.js';
-import { HorseDataset, loadWeizmannImage, mergeHorseParts, prepareHorse, type HorseRecord } from '../data/horse.js';
+import { HorseDataset, loadWeizmannImage, mergeHorseParts, prepareHorse } from '../data/horse.js';
 import { dataPath } from '../data/paths.js';
 import { readModelFile, writeModelFile } from '../io/model-file.js';
+import { makeOutputDir, writeOutput } from '../io/output.js';
+import { horseOverlayPng } from '../plot/overlays.js';
 import { loadModel } from '../io/model.js';
 import { streamTotals } from '../data/horse-stream.js';
 import { TRAIN_OPTIONS } from './train-options.js';
@@ -70,7 +72,8 @@ Options: all of gapbcfw train (--solver, --sampling, --cache, --cache-size, --li
 export const PREDICT_USAGE = `Usage: gapbcfw predict MODEL horse:DIR --out-dir DIR [options]
 
 Segments the images of a prepared folder with a model from train-horse, writes DIR/NAME.png (the
-image with the predicted horse tinted red and its boundary drawn) and prints the class-normalised
+image with the predicted horse tinted red and its superpixel boundary in yellow, the ground-truth
+outline in cyan) and prints the class-normalised
 error ((FN/FG + FP/BG)/2, area-weighted, mean over images) against the superpixel ground truth and,
 where the original masks can be read, against the pixel masks (pixelTestError) and the pixel accuracy.
 
@@ -245,22 +248,6 @@ export async function runTrainHorse(args: string[], io: Io): Promise<number> {
   return code;
 }
 
-/** PNG overlay: the predicted foreground tinted red, superpixel boundaries of the prediction in yellow. */
-async function writeOverlay(path: string, rgb: Uint8Array, rec: HorseRecord, y: Uint8Array): Promise<void> {
-  const { default: sharp } = await import('sharp');
-  const { height: H, width: W, superpixels: sp } = rec;
-  const out = Buffer.alloc(H * W * 3);
-  for (let p = 0; p < H * W; p++) {
-    const fg = y[sp[p]!]!;
-    const x = p % W;
-    const edge = (x + 1 < W && y[sp[p + 1]!] !== fg) || (p + W < H * W && y[sp[p + W]!] !== fg);
-    if (edge) out.set([255, 255, 0], 3 * p);
-    else if (fg) out.set([Math.round(0.5 * rgb[3 * p]! + 127), Math.round(0.5 * rgb[3 * p + 1]!), Math.round(0.5 * rgb[3 * p + 2]!)], 3 * p);
-    else out.set([rgb[3 * p]!, rgb[3 * p + 1]!, rgb[3 * p + 2]!], 3 * p);
-  }
-  await sharp(out, { raw: { width: W, height: H, channels: 3 } }).png().toFile(path);
-}
-
 export async function runPredict(args: string[], io: Io): Promise<number> {
   try {
     const { values: v, positionals } = parse(args, {
@@ -281,7 +268,7 @@ export async function runPredict(args: string[], io: Io): Promise<number> {
     if (saved.dUnary !== ds.meta.dUnary || saved.dPairwise !== ds.meta.dPairwise) throw new InputError(`the model has ${saved.dUnary}+${saved.dPairwise} features, the data ${ds.meta.dUnary}+${ds.meta.dPairwise}`);
     const model = new SegmentationModel({ dUnary: saved.dUnary, dPairwise: saved.dPairwise });
     const limit = number(v.limit, 'limit', integer(1), 'a positive integer') ?? Infinity;
-    if (images) mkdirSync(v['out-dir']!, { recursive: true });
+    if (images) makeOutputDir(v['out-dir']!, '--out-dir');
     const source = ds.meta.source;
     let err = 0;
     let correct = 0;
@@ -306,7 +293,7 @@ export async function runPredict(args: string[], io: Io): Promise<number> {
           const bg = c[0]! + c[1]!;
           pixelErr += fg === 0 ? c[1]! / bg : bg === 0 ? c[2]! / fg : (c[2]! / fg + c[1]! / bg) / 2;
           pixelImages++;
-          if (images) await writeOverlay(join(v['out-dir']!, `${rec.name}.png`), im.rgb, rec, y);
+          if (images) writeOutput(join(v['out-dir']!, `${rec.name}.png`), await horseOverlayPng(im.rgb, rec.height, rec.width, rec.superpixels, y, im.mask));
         }
       }
       if (!v.quiet && n % 25 === 0) io.stderr.write(`predict: ${n} images\n`);

@@ -6,6 +6,7 @@ import { gridSearch, PAPER_GRID } from '../path/grid.js';
 import { regularizationPath, type PathSolverOptions } from '../path/regpath.js';
 import type { BcfwOptions } from '../solvers/bcfw.js';
 import { UsageError, number, parse, positive, report, type Io } from './common.js';
+import { countProgress } from './progress.js';
 import { TRAIN_OPTIONS, backendOf, scoringOf, trainOptions } from './train-options.js';
 
 export const PATH_USAGE = `gapbcfw path DATA [options]: the epsilon-approximate regularization path (Osokin et al. 2016, Sec. 4)
@@ -56,7 +57,16 @@ export async function runPath(args: string[], io: Io): Promise<number> {
   const { solver: _s, timeBudget, ...solverOptions } = o;
   const epsilon = number(v.epsilon, 'epsilon', positive, 'a positive number') ?? 0.1;
   const test = task.test;
-  const testError = (w: Float64Array) => (test ? meanLoss(model, w, test) : undefined);
+  // The test error of every breakpoint / grid point, after the path (its time is not the path's): one
+  // decoding pass over the test set each, with progress, since it can take longer than the last solves.
+  const testErrors = <P extends { w: Float64Array }>(points: P[]): (P & { testError?: number })[] => {
+    const progress = countProgress(io.stderr, 'test error at each lambda', (v.quiet ?? false) || test === undefined);
+    return points.map((p, k) => {
+      const testError = test ? meanLoss(model, p.w, test) : undefined;
+      progress(k + 1, points.length);
+      return { ...p, testError };
+    });
+  };
   const say = (line: string) => {
     if (!v.quiet) io.stderr.write(`${line}\n`);
   };
@@ -69,7 +79,7 @@ export async function runPath(args: string[], io: Io): Promise<number> {
       lambdas: [...PAPER_GRID], epsilon, warmStart: mode, solver: solverOptions as PathSolverOptions, timeBudget,
       onPoint: (p) => say(`lambda ${p.lambda.toExponential(3)}  gap ${p.gap.toExponential(2)}  ${p.stopReason}  eff ${p.effectivePasses.toFixed(1)}  ${p.seconds.toFixed(1)}s`),
     });
-    const points = g.points.map(({ w, ...rest }) => ({ ...rest, testError: testError(w) }));
+    const points = testErrors(g.points).map(({ w: _w, ...rest }) => rest);
     writeRows(v.trace, io, `grid, ${mode === 'none' ? 'no warm start' : mode}`, points);
     report({ command: 'path', mode: 'grid', warmStart: mode, epsilon, points, effectivePasses: g.effectivePasses, seconds: g.seconds }, v.json ?? false, io, `grid search (${mode}) over ${points.length} lambdas`);
     return 0;
@@ -81,7 +91,7 @@ export async function runPath(args: string[], io: Io): Promise<number> {
     epsilon, kappa, heuristic: v.heuristic ?? false, minLambda, solver: solverOptions as PathSolverOptions, timeBudget,
     onBreakpoint: (b) => say(`lambda ${b.lambda.toExponential(3)}  gap ${b.gap.toExponential(2)}${b.trueGap === undefined ? '' : ` (true ${b.trueGap.toExponential(2)})`}  eff ${b.effectivePasses.toFixed(1)}  ${b.seconds.toFixed(1)}s`),
   });
-  const breakpoints = path.breakpoints.map((b) => ({ ...b, testError: testError(b.w) }));
+  const breakpoints = testErrors(path.breakpoints);
   writeRows(v.trace, io, path.heuristic ? 'heuristic path' : 'exact path', breakpoints);
   if (v.out !== undefined) savePath(v.out, { ...path, spec: task.spec, breakpoints });
   report(

@@ -8,13 +8,14 @@
  * BCFW on the SSVM; then test PCP / PCK / loss of the model and of the mean-pose baseline, and the
  * oracle time per image (filter scoring and GDT messages separately).
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FormatError } from '../core/errors.js';
 import { readModelFile, writeModelFile } from '../io/model-file.js';
+import { makeOutputDir, writeOutput } from '../io/output.js';
+import { poseSkeletonPng } from '../plot/overlays.js';
 import { modelProblem } from '../core/problem.js';
-import { labelToPixels, loadImage, loadLspJoints, lspExamples, lspImagePath, lspSplit, meanOffsets, type LspExample, type RgbImage } from '../data/lsp.js';
-import { LSP_STICKS, LSP_TREE_PARENTS, MeanPose, pcpPck, type PoseMetrics, type PosePoints } from '../models/pose-eval.js';
+import { labelToPixels, loadImage, loadLspJoints, lspExamples, lspImagePath, lspSplit, meanOffsets, type LspExample } from '../data/lsp.js';
+import { LSP_TREE_PARENTS, MeanPose, pcpPck, type PoseMetrics } from '../models/pose-eval.js';
 import { PoseModel, type PoseModelOptions } from '../models/pose.js';
 import { train } from '../solvers/index.js';
 import { UsageError, integer, nonNegative, number, parse, positive, report, solverSummary, type Io } from './common.js';
@@ -183,12 +184,12 @@ export async function runPose(args: string[], io: Io): Promise<number> {
     const testIdx = teIdx.slice(0, testLimit);
     const testSet = await lspExamples(dir, ann, testIdx, { sbin: saved.sbin, scale: saved.scale });
     if (sub === 'predict') {
-      mkdirSync(outDir!, { recursive: true });
+      makeOutputDir(outDir!, '--out-dir');
       for (let k = 0; k < testSet.length; k++) {
         const ex = testSet[k]!;
         const pred = labelToPixels(model.decode(w, ex.input), saved.sbin, saved.scale);
         const img = await loadImage(lspImagePath(dir, testIdx[k]!));
-        await writeSkeletonPng(join(outDir!, `im${String(testIdx[k]! + 1).padStart(4, '0')}.png`), img, pred, ex.annotation);
+        writeOutput(join(outDir!, `im${String(testIdx[k]! + 1).padStart(4, '0')}.png`), await poseSkeletonPng(img, pred, ex.annotation));
       }
       report({ command: 'pose predict', images: testSet.length, outDir }, json, io, `wrote ${testSet.length} overlays to ${outDir}`);
       return 0;
@@ -210,33 +211,4 @@ function loadPoseModel(file: string): { saved: SavedPoseModel; model: PoseModel;
   const w = arrays.w;
   if (!(w instanceof Float64Array) || w.length !== model.dim) throw new FormatError(`w must be ${model.dim} doubles`, file);
   return { saved, model, w };
-}
-
-/** Draws the skeleton sticks (1-based pixel coordinates) of a prediction, over the ground truth, and writes a PNG. */
-async function writeSkeletonPng(path: string, img: RgbImage, pred: PosePoints, truth: PosePoints): Promise<void> {
-  const { width: W, height: H, channels: C } = img;
-  const rgb = Buffer.alloc(W * H * 3);
-  for (let p = 0; p < W * H; p++) for (let c = 0; c < 3; c++) rgb[3 * p + c] = img.data[C * p + Math.min(c, C - 1)]!;
-  const put = (x: number, y: number, colour: readonly number[]) => {
-    if (x < 0 || y < 0 || x >= W || y >= H) return;
-    rgb.set(colour, 3 * (y * W + x));
-  };
-  const line = (a: readonly [number, number], b: readonly [number, number], colour: readonly number[], thick: boolean) => {
-    const steps = Math.max(1, Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1])));
-    for (let s = 0; s <= steps; s++) {
-      const x = Math.round(a[0] + ((b[0] - a[0]) * s) / steps) - 1; // 1-based to 0-based
-      const y = Math.round(a[1] + ((b[1] - a[1]) * s) / steps) - 1;
-      put(x, y, colour);
-      if (thick) {
-        put(x + 1, y, colour);
-        put(x, y + 1, colour);
-      }
-    }
-  };
-  const at = (p: PosePoints, j: number): [number, number] =>
-    j === -1 ? [(p.x[2]! + p.x[3]!) / 2, (p.y[2]! + p.y[3]!) / 2] : j === -2 ? [(p.x[8]! + p.x[9]!) / 2, (p.y[8]! + p.y[9]!) / 2] : [p.x[j]!, p.y[j]!];
-  for (const [a, b] of LSP_STICKS) line(at(truth, a), at(truth, b), [255, 255, 255], false);
-  for (const [a, b] of LSP_STICKS) line(at(pred, a), at(pred, b), [40, 220, 40], true);
-  const { default: sharp } = await import('sharp');
-  await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toFile(path);
 }

@@ -34,13 +34,15 @@
  * out of core, one record per oracle call (src/data/horse-stream.ts).
  * @module
  */
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync, readdirSync, existsSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
 import type { SegmentationGraph } from '../models/segmentation.js';
 import { slic } from '../slic.js';
 import { crc32 } from '../io/model-file.js';
+import { makeOutputDir, OutputError, StreamedOutput, writeOutput } from '../io/output.js';
+import { decodeImage } from './image-file.js';
 
 export const HORSE_FORMAT = 'gapbcfw-horse';
 export const HORSE_VERSION = 1;
@@ -568,10 +570,10 @@ export interface HorseMeta {
  * `horse-P.bin` + `horse-P.json` (a part written in parallel with others; {@link mergeHorseParts} joins them).
  */
 export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & { split: 'train' | 'test' }>, options: HorseFeatureOptions, codebooks: HorseCodebooks, source?: string, part?: string, flushEvery = 100): HorseMeta {
-  mkdirSync(dir, { recursive: true });
   check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
+  makeOutputDir(dir);
   const binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
-  const fd = openSync(join(dir, binName), 'w');
+  const bin = StreamedOutput.open(join(dir, binName));
   const indexFile = join(dir, part === undefined ? 'horse.json' : `horse-${part}.json`);
   const images: HorseImageEntry[] = [];
   let offset = 0;
@@ -589,14 +591,11 @@ export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & {
   });
   // The index is rewritten (atomically) every `flushEvery` records, marked incomplete, so that a long
   // prepare that is interrupted leaves a readable set of the records written so far.
-  const flush = (incomplete: boolean) => {
-    writeFileSync(`${indexFile}.tmp`, `${JSON.stringify(metaOf(incomplete))}\n`);
-    renameSync(`${indexFile}.tmp`, indexFile);
-  };
+  const flush = (incomplete: boolean) => writeOutput(indexFile, `${JSON.stringify(metaOf(incomplete))}\n`);
   try {
     for (const r of records) {
       const buf = encodeRecord(r);
-      writeSync(fd, buf);
+      bin.write(buf);
       const N = r.graph.numNodes;
       const E = r.graph.edgeFrom.length;
       const d: [number, number] = [r.graph.unary.length / N, E > 0 ? r.graph.pairwise.length / E : (dims?.[1] ?? 0)];
@@ -606,10 +605,17 @@ export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & {
       offset += buf.length;
       if (flushEvery > 0 && images.length % flushEvery === 0) flush(true);
     }
-  } finally {
-    closeSync(fd);
+    bin.close();
+    flush(false);
+  } catch (e) {
+    // A full disk leaves nothing behind (records and index go); any other failure keeps the records written
+    // so far with the last index, marked incomplete.
+    if (e instanceof OutputError) {
+      bin.discard();
+      rmSync(indexFile, { force: true });
+    } else bin.close();
+    throw e;
   }
-  flush(false);
   return metaOf(false);
 }
 
@@ -647,7 +653,7 @@ export function mergeHorseParts(dir: string, parts?: readonly string[], allowInc
     check(!seen.has(im.name), `${dir}: image ${im.name} appears in two parts`);
     seen.add(im.name);
   }
-  writeFileSync(join(dir, 'horse.json'), `${JSON.stringify(merged)}\n`);
+  writeOutput(join(dir, 'horse.json'), `${JSON.stringify(merged)}\n`);
   return merged!;
 }
 
@@ -720,22 +726,32 @@ export class HorseDataset {
 // Weizmann horse images (decoded with sharp)
 // ---------------------------------------------------------------------------------------------
 
-/** The image names of a Weizmann database folder (weizmann_horse_db/ or its parent), sorted. */
+/**
+ * The image names of a Weizmann database folder (weizmann_horse_db/ or its parent), sorted. Every image
+ * needs its mask and every mask its image: a missing one is an error naming it (skipping it would shift the
+ * train/test split, which is by position in this list).
+ */
 export function weizmannNames(root: string): { db: string; names: string[] } {
   const db = existsSync(join(root, 'weizmann_horse_db')) ? join(root, 'weizmann_horse_db') : root;
   if (!existsSync(join(db, 'rgb')) || !existsSync(join(db, 'figure_ground'))) throw new InputError(`${root}: expected rgb/ and figure_ground/ folders (the Weizmann horse database)`);
-  const names = readdirSync(join(db, 'rgb')).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
+  const list = (sub: string) => readdirSync(join(db, sub)).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
+  const names = list('rgb');
+  const masks = list('figure_ground');
+  const maskSet = new Set(masks);
+  const imageSet = new Set(names);
+  const noMask = names.find((f) => !maskSet.has(f));
+  if (noMask !== undefined) throw new InputError(`${join(db, 'figure_ground', noMask)} is missing: every image in rgb/ needs its mask`);
+  const noImage = masks.find((f) => !imageSet.has(f));
+  if (noImage !== undefined) throw new InputError(`${join(db, 'rgb', noImage)} is missing: every mask in figure_ground/ needs its image`);
   return { db, names };
 }
 
 /** Decodes one image: rgb/ resized to the size of its figure_ground/ mask, mask thresholded at 128. */
 export async function loadWeizmannImage(db: string, file: string): Promise<HorseImage> {
-  const { default: sharp } = await import('sharp');
-  const maskImg = sharp(join(db, 'figure_ground', file));
-  const { data: maskData, info } = await maskImg.extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const { data: maskData, info } = await decodeImage(join(db, 'figure_ground', file), (im) => im.extractChannel(0).raw().toBuffer({ resolveWithObject: true }));
   const H = info.height;
   const W = info.width;
-  const { data: rgbData } = await sharp(join(db, 'rgb', file)).removeAlpha().toColourspace('srgb').resize(W, H, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
+  const { data: rgbData } = await decodeImage(join(db, 'rgb', file), (im) => im.removeAlpha().toColourspace('srgb').resize(W, H, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true }));
   check(rgbData.length === H * W * 3, `${file}: decoded ${rgbData.length} bytes, expected ${H * W * 3}`);
   const mask = new Uint8Array(H * W);
   for (let p = 0; p < H * W; p++) mask[p] = maskData[p]! >= 128 ? 1 : 0;

@@ -239,6 +239,22 @@ export class StreamedOutput {
   }
 }
 
+/**
+ * Makes the folder `path` (and missing parents) for a command's outputs (`--out-dir`, prepare-horse `--out`).
+ * @throws InputError naming `option` and the path when it, or a parent, exists and is not a folder, or it
+ *   cannot be made.
+ */
+export function makeOutputDir(path: string, option?: string): void {
+  const what = option === undefined ? path : `${option} ${path}`;
+  try {
+    fs.mkdirSync(path, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new InputError(`${what}: ${fs.existsSync(path) ? 'exists and is not a folder' : 'a part of the path is a file, not a folder'}`);
+    throw new InputError(`${what}: cannot make the folder: ${describeErrno(e as NodeJS.ErrnoException)}`);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Locks and stale temporary files (checkpoints).
 

@@ -214,7 +214,7 @@ export function readTraces(paths: readonly string[]): TraceSet {
  * several lambdas, the runs of one method at different lambdas are different series, named `METHOD, λ = L`.
  */
 export function groupSeries(runs: readonly TraceRun[]): TraceSeries[] {
-  const lambdas = new Set(runs.map((r) => r.lambda));
+  const lambdas = new Set(runs.flatMap((r) => (r.lambda === undefined ? [] : [r.lambda])));
   const nameOf = (run: TraceRun) => (lambdas.size > 1 && run.lambda !== undefined ? `${run.method}, λ = ${+run.lambda.toPrecision(4)}` : run.method);
   const byMethod = new Map<string, TraceRun[]>();
   for (const run of runs) {
