@@ -288,13 +288,14 @@ describe.skipIf(!hasData('lsp', 'joints.mat'))('gapbcfw pose (real LSP, 1 pass)'
     expect(r.pcp).toBeLessThanOrEqual(1);
     expect(r.oracleMsPerImage).toBeGreaterThan(0);
     expect(r.gapIsExact).toBe(true);
-    // The saved model draws skeleton overlays of the test images (PNG of the image's size).
+    // The saved model draws skeleton overlays of the test images: scaled by an integer to >= 480 px, a key below.
     const outDir = join(dirname(model), 'overlays');
     expect(await runPose(['predict', model, `lsp:${dataPath('lsp')}`, '--test-limit', '2', '--out-dir', outDir], io)).toBe(0);
     const { default: sharp } = await import('sharp');
     const meta = await sharp(join(outDir, 'im1001.png')).metadata();
     const original = await sharp(join(dataPath('lsp'), 'images', 'im1001.jpg')).metadata();
-    expect([meta.format, meta.width, meta.height]).toEqual(['png', original.width, original.height]);
+    const s = Math.ceil(480 / original.height!);
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', s * original.width!, s * original.height! + 34]);
     await expect(runPose(['predict', model, `lsp:${dataPath('lsp')}`], io)).rejects.toThrow(/--out-dir/);
   }, 60_000);
   it('rejects bad usage', async () => {

@@ -266,3 +266,41 @@ describe.skipIf(!hasData('multiclass', 'fashion_mnist_test'))('the multiclass pa
     expect(r.json!.testAccuracy as number).toBeGreaterThan(0.3); // the all-zero model scores 0.1
   });
 });
+
+describe('pose skeleton drawing', () => {
+  it('draws prediction and truth over the image scaled to >= 480 px, with a key strip', async () => {
+    const { poseSkeletonPng } = await import('../src/plot/overlays.js');
+    const W = 60;
+    const H = 100;
+    const image = { width: W, height: H, channels: 3, data: new Float64Array(W * H * 3).fill(90) };
+    const joints = (dx: number) => ({ x: Array.from({ length: 14 }, (_, j) => 10 + dx + 3 * j), y: Array.from({ length: 14 }, (_, j) => 10 + 6 * j) });
+    const png = await poseSkeletonPng(image, joints(5), joints(0));
+    const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).toEqual([5 * W, 5 * H + 34]);
+    const at = (x: number, y: number) => [...data.subarray(info.channels * (y * info.width + x), info.channels * (y * info.width + x) + 3)];
+    let green = 0;
+    let white = 0;
+    for (let y = 0; y < 5 * H; y++) {
+      for (let x = 0; x < 5 * W; x++) {
+        const [r, g, b] = at(x, y);
+        if (g! > 200 && r! < 100 && b! < 100) green++;
+        if (r! > 240 && g! > 240 && b! > 240) white++;
+      }
+    }
+    expect(green).toBeGreaterThan(500); // thick predicted sticks
+    expect(white).toBeGreaterThan(100); // dashed ground-truth sticks
+    expect(at(2, 5 * H + 3)).toEqual([32, 32, 32]); // the key strip
+  });
+});
+
+describe('path progress', () => {
+  it('says what it does after its last breakpoint (the test error at every lambda), with a count', async () => {
+    const r = await capture(main, ['path', 'synthetic:', '--epsilon', '0.5']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.trim().split('\n');
+    const breakpoints = lines.filter((l) => l.startsWith('lambda ')).length;
+    expect(breakpoints).toBeGreaterThan(2);
+    expect(lines.at(-1)).toMatch(new RegExp(`^test error at each lambda: ${breakpoints}/${breakpoints} \\(100%`));
+    expect((await capture(main, ['path', 'synthetic:', '--epsilon', '0.5', '--quiet'])).stderr).toBe('');
+  });
+});
