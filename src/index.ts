@@ -109,6 +109,19 @@ export { conllMetrics, loadSparseChainModel, tagSentences, runTag, type ConllMet
 
 export { saveModel, loadModel, type TrainedModel } from './io/model.js';
 export { readModelFile, writeModelFile, encodeModelFile, decodeModelFile, type ModelFileContent } from './io/model-file.js';
+export {
+  writeOutput,
+  StreamedOutput,
+  checkOutputs,
+  makeOutputDir,
+  resolveOutput,
+  OutputError,
+  type OutputOptions,
+  type StreamedOutputOptions,
+  type OutputTarget,
+  type ResolvedOutput,
+} from './io/output.js';
+export { CheckpointWriter } from './io/checkpoint.js';
 
 export {
   distanceTransform1d,
@@ -147,7 +160,8 @@ export {
   type DimacsWriteOptions,
 } from './maxflow.js';
 
-export { readTraces, groupSeries, type TraceEvent, type TraceRun, type TraceSeries } from './plot/traces.js';
+export { readTraces, groupSeries, methodName, type TraceEvent, type TraceRun, type TraceSeries, type TraceContext } from './plot/traces.js';
+export { horseOverlayPng, poseSkeletonPng, HORSE_OVERLAY_COLOURS, type SkeletonJoints } from './plot/overlays.js';
 export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
 
 export { MatchingModel, AlignmentFeaturizer, CooccurrenceStats, ALIGNMENT_FEATURE_NAMES, diceBaseline, Aligner, saveAlignmentModel, loadAlignmentModel } from './models/matching.js';

@@ -62,7 +62,11 @@ function followLinks(path: string): string {
 
 /** Where `-` goes: the CLI passes its stdout. */
 export interface OutputOptions {
-  stdout?: { write(chunk: string | Uint8Array): unknown };
+  /** Receives what is written to `-` (default process.stdout). */
+  stdout?: {
+    /** Writes one chunk. */
+    write(chunk: string | Uint8Array): unknown;
+  };
 }
 
 /**

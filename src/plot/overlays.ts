@@ -4,7 +4,7 @@
  * caller's (src/io/output.ts).
  * @module
  */
-import { LSP_STICKS, type PosePoints } from '../models/pose-eval.js';
+import { LSP_STICKS } from '../models/pose-eval.js';
 import { renderPng } from './figures.js';
 
 /** Colours of the horse overlay (RGB). */
@@ -42,6 +42,12 @@ export async function horseOverlayPng(rgb: Uint8Array, height: number, width: nu
   return sharp(out, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
 }
 
+/** The 14 LSP joints of a pose: 1-based pixel coordinates (as `PosePoints` of the pose model). */
+export interface SkeletonJoints {
+  x: ArrayLike<number>;
+  y: ArrayLike<number>;
+}
+
 /** Smallest height of a drawn pose (LSP images are about 100-250 pixels tall: too small to read). */
 const POSE_MIN_HEIGHT = 480;
 const KEY_HEIGHT = 34;
@@ -53,18 +59,18 @@ const TRUTH_COLOUR = '#ffffff';
  * least 480 pixels tall, with a key strip under the image. Joint coordinates are 1-based pixels of the
  * image (LSP's convention). `image` holds `channels` interleaved values per pixel in 0..255.
  */
-export async function poseSkeletonPng(image: { width: number; height: number; channels: number; data: ArrayLike<number> }, predicted: PosePoints, truth: PosePoints): Promise<Buffer> {
+export async function poseSkeletonPng(image: { width: number; height: number; channels: number; data: ArrayLike<number> }, predicted: SkeletonJoints, truth: SkeletonJoints): Promise<Buffer> {
   const { width: W, height: H, channels: C } = image;
   const rgb = Buffer.alloc(W * H * 3);
   for (let p = 0; p < W * H; p++) for (let c = 0; c < 3; c++) rgb[3 * p + c] = image.data[C * p + Math.min(c, C - 1)]!;
   const { default: sharp } = await import('sharp');
   const photo = (await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer()).toString('base64');
   const s = Math.max(1, Math.ceil(POSE_MIN_HEIGHT / H));
-  const at = (p: PosePoints, j: number): [number, number] => {
+  const at = (p: SkeletonJoints, j: number): [number, number] => {
     const [x, y] = j === -1 ? [(p.x[2]! + p.x[3]!) / 2, (p.y[2]! + p.y[3]!) / 2] : j === -2 ? [(p.x[8]! + p.x[9]!) / 2, (p.y[8]! + p.y[9]!) / 2] : [p.x[j]!, p.y[j]!];
     return [(x - 0.5) * s, (y - 0.5) * s]; // 1-based pixel centres to scaled coordinates
   };
-  const sticks = (p: PosePoints, colour: string, width: number, dash: string) =>
+  const sticks = (p: SkeletonJoints, colour: string, width: number, dash: string) =>
     LSP_STICKS.map(([a, b]) => {
       const [x1, y1] = at(p, a);
       const [x2, y2] = at(p, b);
