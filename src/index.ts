@@ -28,7 +28,7 @@ export type { SequenceExample, SequenceDataset, CsrMatrix, MulticlassDataset } f
 
 // Tasks: every KIND:PATH data kind, its model, metrics, predictions and model-file fields.
 export { TASKS, TASKS_OF_MODEL, DATA_KINDS, taskOf, loadTask, parseDataSpec, isDataSpec, taskOptions, evaluatePart, type DataKind } from './tasks/index.js';
-export type { Task, TaskData, TaskFields, LoadOptions, ModelDescription, OptionSpec, OptionValues, PredictionTarget, PredictionWriter, RawPrediction } from './tasks/types.js';
+export type { Task, TaskData, TaskFields, LoadOptions, ModelDescription, OptionSpec, OptionValues, PredictionTarget, PredictionWriter, RawPrediction, TextSink } from './tasks/types.js';
 export { buildModel, checkModelSpec, checkSameShape, describeSpec, modelDim, MODEL_KINDS, type ModelSpec, type ChainSpec, type MulticlassSpec, type SegmentationSpec, type PoseSpec, type MatchingSpec, type SparseChainSpec } from './tasks/model-kinds.js';
 export { lspSplit } from './tasks/lsp.js';
 export { conllMetrics, tagSentences, type ConllMetrics } from './tasks/conll.js';
@@ -117,9 +117,22 @@ export { StreamedHorseSet, HorseRecordReader, shouldStream } from './data/horse-
 // IO: model files (one header for every task), checkpoints, path files, traces and figures.
 export { saveModel, loadModel, describeModel, readModelDescription, MODEL_FORMAT, MODEL_HEADER_VERSION, type TrainedModel } from './io/model.js';
 export { readModelFile, writeModelFile, encodeModelFile, decodeModelFile, type ModelFileContent } from './io/model-file.js';
-export { readCheckpoint } from './io/checkpoint.js';
+export { readCheckpoint, CheckpointWriter } from './io/checkpoint.js';
+export {
+  writeOutput,
+  StreamedOutput,
+  checkOutputs,
+  makeOutputDir,
+  resolveOutput,
+  OutputError,
+  type OutputOptions,
+  type StreamedOutputOptions,
+  type OutputTarget,
+  type ResolvedOutput,
+} from './io/output.js';
 export { savePath, loadPath } from './io/path-file.js';
-export { readTraces, groupSeries, type TraceEvent, type TraceRun, type TraceSeries } from './plot/traces.js';
+export { readTraces, groupSeries, methodName, type TraceEvent, type TraceRun, type TraceSeries, type TraceContext } from './plot/traces.js';
+export { horseOverlayPng, poseSkeletonPng, HORSE_OVERLAY_COLOURS, type SkeletonJoints } from './plot/overlays.js';
 export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
 
 // Native primitives: max-flow, distance transforms, HOG, and the scoring backends of batched passes.

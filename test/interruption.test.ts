@@ -22,7 +22,9 @@ const hasFifo = process.platform !== 'win32' && spawnSync('mkfifo', ['--version'
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-interrupt-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const MAX_PASSES = 500; // about 110 KiB of trace: more than a pipe buffer holds
+// The cap counts oracle passes (cache hits are free): 40 of them are about 1,100 block passes here, some
+// 300 KiB of trace, more than a pipe buffer holds.
+const MAX_PASSES = 40;
 /** BCPFW with gap sampling and caching: the most state to carry across a restart (caches, sum tree, PRNG). */
 const RUN = ['train', 'synthetic:', '--solver', 'bcpfw', '--sampling', 'gap', '--cache', '--lambda', '0.01', '--seed', '7',
   '--max-passes', String(MAX_PASSES), '--gap-threshold', '0', '--gap-check', '25', '--quiet'];
@@ -82,7 +84,7 @@ describe.skipIf(!hasFifo)('interruption (child process)', () => {
     }
     const at = readCheckpoint(ckpt).meta.passes;
     expect(at).toBeGreaterThanOrEqual(40);
-    expect(at).toBeLessThan(MAX_PASSES); // it really was killed mid-run
+    expect(at).toBeLessThan(1000); // it really was killed mid-run (the full run makes about 1,100 passes)
     expect(at % 10).toBe(0);
 
     const resumedModel = join(dir, 'resumed.gbm');
@@ -98,7 +100,8 @@ describe.skipIf(!hasFifo)('interruption (child process)', () => {
       return rest;
     };
     expect(pick(resumed.json)).toEqual(pick(full.json));
-    expect(full.json!.passes).toBe(MAX_PASSES);
+    expect(full.json!.stopReason).toBe('maxPasses');
+    expect(full.json!.passes as number).toBeGreaterThan(at);
   });
 
   it.each([
@@ -138,7 +141,7 @@ describe.skipIf(!hasFifo)('interruption (child process)', () => {
     expect(summary.stopReason).toBe('aborted');
     expect(summary.gapIsExact).toBe(true);
     expect(summary.passes as number).toBeGreaterThanOrEqual(40);
-    expect(summary.passes as number).toBeLessThan(MAX_PASSES);
+    expect(summary.passes as number).toBeLessThan(1000);
 
     // The saved model carries that certificate: its exact gap on the training set, recomputed, is the same.
     const saved = loadModel(model);

@@ -295,7 +295,7 @@ describe.skipIf(!hasData('lsp', 'joints.mat'))('gapbcfw train / eval / predict l
     const e = await cli('eval', model, `lsp:${testOnly}`, '--test-limit', '100', '--json');
     expect(e.code, e.stderr).toBe(0);
     for (const key of ['pcp', 'pck', 'testError', 'meanPosePcp', 'meanPosePck']) expect(e.json![key]).toBe(r[key]);
-    // Skeleton overlays of the test images (PNG of the image's size).
+    // Skeleton overlays of the test images: scaled by an integer to >= 480 px, a key below.
     const outDir = join(dir, 'overlays');
     const p = await cli('predict', model, lsp, '--test-limit', '2', '--out-dir', outDir, '--json', '--quiet');
     expect(p.code, p.stderr).toBe(0);
@@ -303,6 +303,7 @@ describe.skipIf(!hasData('lsp', 'joints.mat'))('gapbcfw train / eval / predict l
     const { default: sharp } = await import('sharp');
     const meta = await sharp(join(outDir, 'im1001.png')).metadata();
     const original = await sharp(join(dataPath('lsp'), 'images', 'im1001.jpg')).metadata();
-    expect([meta.format, meta.width, meta.height]).toEqual(['png', original.width, original.height]);
+    const s = Math.ceil(480 / original.height!);
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', s * original.width!, s * original.height! + 34]);
   }, 180_000);
 });

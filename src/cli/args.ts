@@ -13,6 +13,8 @@ export interface CommandOption extends OptionSpec {
   group?: string;
   /** An output that may be the same file as the input option of this name (rewritten in place: --checkpoint and --resume). */
   updates?: string;
+  /** False when the output must be a regular file (read back later: a checkpoint), not a device, FIFO or stdout. */
+  streamable?: boolean;
 }
 
 /** A positional argument. */

@@ -19,8 +19,13 @@ export class UsageError extends InputError {}
 
 /** The solver figures that every training report shows, in one order. */
 export function solverSummary(result: SolverResult): Record<string, unknown> {
-  const { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact } = result;
-  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact };
+  const { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached } = result;
+  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached };
+}
+
+/** `stopped (maxPasses; the gap is above the threshold 0.01)`: why a run stopped, and whether short of its threshold. */
+export function stopDescription(result: SolverResult): string {
+  return `stopped (${result.stopReason}${result.thresholdReached === false ? `; the gap is above the threshold ${result.gapThreshold}` : ''})`;
 }
 
 /**

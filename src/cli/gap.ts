@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeOutput } from '../io/output.js';
 import { FormatError } from '../core/errors.js';
 import { modelProblem } from '../core/problem.js';
 import { loadModel } from '../io/model.js';
@@ -79,7 +80,7 @@ export const gapCommand: Command = {
       data: positional(a, 1), part, n, shard, start, hinge, loss, lambda: trained.lambda, wSq,
       dual: trained.dual !== undefined && trained.trainFingerprint === set.fingerprint() ? trained.dual : null,
     };
-    if (out !== undefined) writeFileSync(out, `${JSON.stringify(partial)}\n`);
+    if (out !== undefined) writeOutput(out, `${JSON.stringify(partial)}\n`, { stdout: io.stdout });
     const seconds = (performance.now() - t0) / 1000;
     const json = value.flag(a, 'json');
     if (shardValue !== undefined) report({ command: 'gap', shard: `${shard[0]}/${shard[1]}`, examples: end - start, out, seconds }, json, io, `shard ${shard[0]}/${shard[1]}: ${end - start} examples`);

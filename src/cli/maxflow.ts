@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { writeOutput } from '../io/output.js';
 import { readDimacsMaxflow, SOURCE_SIDE, type CapacityType } from '../maxflow.js';
 import { value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
@@ -65,7 +65,7 @@ function runMaxflow(a: Args, io: Io): number {
   if (v.cut !== undefined) {
     const ids = [problem.source + 1];
     for (let i = 0; i < segments.length; i++) if (i !== problem.source && segments[i] === SOURCE_SIDE) ids.push(i + 1);
-    writeFileSync(v.cut, `${ids.join('\n')}\n`);
+    writeOutput(v.cut, `${ids.join('\n')}\n`, { stdout: io.stdout });
   }
   const arcs = graph.numEdges; // non-terminal arcs; terminal arcs are folded into node capacities
   const round = (x: number) => Number(x.toFixed(4));

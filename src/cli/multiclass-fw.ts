@@ -2,7 +2,7 @@
  * `gapbcfw multiclass-fw`: nuclear-norm constrained multinomial logistic regression trained with approximate
  * Frank-Wolfe (Liu & Tsang, AAAI 2017) or the full / stochastic / variance-reduced FW baselines.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { StreamedOutput } from '../io/output.js';
 import type { MulticlassDataset } from '../core/data.js';
 import { Rng } from '../core/rng.js';
 import { writeModelFile } from '../io/model-file.js';
@@ -132,10 +132,11 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
       `${positionals[0]}: ${problem.n} examples, ${problem.numFeatures} features, ${problem.numClasses} classes${testSet ? `; ${testSet.X.rows} test` : ''}; ${solver}, tau = ${tau}\n`,
     );
   }
-  let traceFd: number | undefined;
-  if (v.trace !== undefined) traceFd = openSync(v.trace, 'w');
+  // Every trace line names its method, seed and data (gapbcfw plot's legend, title and data check).
+  const context = { method: solver, seed, data: `${positionals[0]!}${v.test !== undefined ? ` --test ${v.test}` : holdout !== undefined ? ` --holdout ${holdout}` : ''}` };
+  const trace = v.trace === undefined ? undefined : StreamedOutput.open(v.trace, { stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
   options.onProgress = (e: McfwEvent) => {
-    if (traceFd !== undefined) writeSync(traceFd, `${JSON.stringify(e)}\n`);
+    trace?.write(`${JSON.stringify({ ...e, ...context })}\n`);
     if (!quiet) {
       const parts = [`it ${e.iteration}`, `eff ${e.effectivePasses.toFixed(2)}`, `obj ${fmt(e.objective)}`, `gap ${fmt(e.gap)}`];
       if (e.residual !== undefined) parts.push(`res ${fmt(e.residual)}`);
@@ -150,7 +151,7 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
     try {
       result = await trainMulticlassFwAsync(problem, options);
     } finally {
-      if (traceFd !== undefined) closeSync(traceFd);
+      trace?.close();
     }
     return 0;
   });
@@ -195,6 +196,8 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
     hashSeconds: r.hashSeconds,
     surrogates: r.surrogates,
     epochs: r.epochs,
+    returned: r.returned === 'best' ? `best evaluated iterate (iteration ${r.returnedIteration})` : 'last iterate',
+    returnedIteration: r.returnedIteration,
     primal: r.objective,
     objective: r.objective,
     gap: r.gap,
@@ -209,6 +212,6 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
     stopReason: r.stopReason,
     model: v.out,
   };
-  report(summary, value.flag(a, 'json'), io, `${solver} stopped (${r.stopReason}) after ${r.iterations} iterations, ${r.seconds.toFixed(2)}s: objective ${fmt(r.objective)}, gap ${fmt(r.gap)}`);
+  report(summary, value.flag(a, 'json'), io, `${solver} stopped (${r.stopReason}) after ${r.iterations} iterations, ${r.seconds.toFixed(2)}s: ${r.returned === 'best' && r.returnedIteration !== r.iterations ? `returned the best evaluated iterate (iteration ${r.returnedIteration}), ` : ''}objective ${fmt(r.objective)}, gap ${fmt(r.gap)}`);
   return code;
 }

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { writeOutput } from '../io/output.js';
 import { modelProblem } from '../core/problem.js';
 import { savePath } from '../io/path-file.js';
 import { gridSearchAsync, PAPER_GRID, type GridResult } from '../path/grid.js';
@@ -9,6 +9,7 @@ import { buildModel } from '../tasks/model-kinds.js';
 import { positional, value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, LAMBDA_RANGE, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
+import { countProgress } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
 
 /**
@@ -61,7 +62,16 @@ async function runPath(a: Args, io: Io): Promise<number> {
   const trace = value.string(a, 'trace');
   const out = value.string(a, 'out');
   const test = task.test;
-  const testError = (w: Float64Array) => (test ? evaluatePart(task, model, w, 'test').testError : undefined);
+  // The test error of every breakpoint / grid point, after the path (its time is not the path's): one
+  // decoding pass over the test set each, with progress, since it can take longer than the last solves.
+  const testErrors = <P extends { w: Float64Array }>(points: P[]): (P & { testError?: number })[] => {
+    const progress = countProgress(io.stderr, 'test error at each lambda', value.flag(a, 'quiet') || test === undefined);
+    return points.map((p, k) => {
+      const testError = test ? evaluatePart(task, model, p.w, 'test').testError : undefined;
+      progress(k + 1, points.length);
+      return { ...p, testError };
+    });
+  };
   const say = (line: string) => {
     if (!value.flag(a, 'quiet')) io.stderr.write(`${line}\n`);
   };
@@ -77,8 +87,8 @@ async function runPath(a: Args, io: Io): Promise<number> {
       });
       return 0;
     });
-    const points = g!.points.map(({ w, ...rest }) => ({ ...rest, testError: testError(w) }));
-    writeRows(trace, `grid, ${mode === 'none' ? 'no warm start' : mode}`, points);
+    const points = testErrors(g!.points).map(({ w: _w, ...rest }) => rest);
+    writeRows(trace, io, `grid, ${mode === 'none' ? 'no warm start' : mode}`, points);
     report({ command: 'path', mode: 'grid', warmStart: mode, epsilon, points, effectivePasses: g!.effectivePasses, seconds: g!.seconds }, json, io, `grid search (${mode}) over ${points.length} lambdas`);
     return code;
   }
@@ -92,8 +102,8 @@ async function runPath(a: Args, io: Io): Promise<number> {
     return 0;
   });
   const p = path!;
-  const breakpoints = p.breakpoints.map((b) => ({ ...b, testError: testError(b.w) }));
-  writeRows(trace, p.heuristic ? 'heuristic path' : 'exact path', breakpoints);
+  const breakpoints = testErrors(p.breakpoints);
+  writeRows(trace, io, p.heuristic ? 'heuristic path' : 'exact path', breakpoints);
   if (out !== undefined) savePath(out, { ...p, task: task.task, spec: task.spec, fields: task.fields, breakpoints });
   report(
     {
@@ -108,8 +118,8 @@ async function runPath(a: Args, io: Io): Promise<number> {
 }
 
 /** The --trace rows of a path or grid search (src/plot/path-figure.ts reads them). */
-function writeRows(file: string | undefined, method: string, points: { lambda: number; seconds: number; effectivePasses: number; gap: number; trueGap?: number; testError?: number }[]): void {
+function writeRows(file: string | undefined, io: Io, method: string, points: { lambda: number; seconds: number; effectivePasses: number; gap: number; trueGap?: number; testError?: number }[]): void {
   if (file === undefined) return;
   const lines = points.map(({ lambda, seconds, effectivePasses, gap, trueGap, testError }) => JSON.stringify({ method, lambda, seconds, effectivePasses, gap, trueGap, testError }));
-  writeFileSync(file, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+  writeOutput(file, lines.length > 0 ? `${lines.join('\n')}\n` : '', { stdout: io.stdout });
 }

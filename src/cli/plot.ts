@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeOutput } from '../io/output.js';
 import { dirname, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { TopLevelSpec } from 'vega-lite';
@@ -18,13 +19,16 @@ export const plotCommand: Command = {
   description:
     'Draws paper-style convergence figures from JSONL traces (gapbcfw train --trace, or scripts/experiments/variants.ts):\n' +
     'one colour per method, the median over seeds as a line and the min-max over seeds as a band. TRACE is a .jsonl\n' +
-    "file or a directory of them. A trace without 'method'/'seed' fields is the method named after its file, seed 1.",
+    "file or a directory of them. A trace without 'method'/'seed' fields is the method named after its file, seed 1.\n" +
+    'One colour, dash pattern and marker per method; the legend shows the traces\' method (solver, sampling, cache),\n' +
+    'else the file name. Traces of different data sets are refused (plot them one figure each).',
   positionals: [{ name: 'TRACE', help: 'a .jsonl trace or a folder of them', input: 'file', variadic: true }],
   options: [
     { name: 'x', type: 'choice', value: 'X', choices: ['passes', 'effective', 'effective-passes', 'effectivePasses', 'time', 'seconds', 'lambda'], help: 'x axis (effective: oracle calls / n; lambda: rows of gapbcfw path --trace, decreasing)', default: 'effective' },
     { name: 'y', type: 'string', value: 'Y', help: `y axis: ${Y_METRICS.join(' | ')} (log scale for gap, gapEstimate and the residuals); with --x lambda: ${LAMBDA_METRICS.join(' | ')}`, default: 'gap; testError with --x lambda' },
     { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', help: '.svg, .png, or .json (the Vega-Lite spec)', default: 'plot.svg' },
-    { name: 'title', type: 'string', value: 'T', help: "figure title (default from the traces' data and lambda)" },
+    { name: 'title', type: 'string', value: 'T', help: 'figure title (default from the traces\' data and lambda, else "Y against X")' },
+    { name: 'optimum', type: 'number', value: 'F', min: -1e300, max: 1e300, help: 'known optimum F*: --y residual / relativeResidual are F - F* and (F - F*) / F* of every event\'s objective (without it, a trace with no residual is an error)' },
     { name: 'width', type: 'integer', value: 'N', min: 50, max: 10000, help: 'plot area width in pixels (PNGs are drawn at 2x)', default: '520' },
     { name: 'height', type: 'integer', value: 'N', min: 50, max: 10000, help: 'plot area height in pixels', default: '340' },
     ...REPORT_OPTIONS,
@@ -66,7 +70,10 @@ async function runPlot(a: Args, io: Io): Promise<number> {
   // Nothing to draw is an error with one line of reason; the per-file warnings only matter next to a figure.
   if (traces.runs.length === 0) throw new InputError(`no events in ${traces.files.length === 1 ? traces.files[0] : `${traces.files.length} trace files`}`);
   for (const file of traces.emptyFiles) warn(`${file} has no events`);
-  const figure = buildFigure(groupSeries(traces.runs), { x, y, ...(v.title !== undefined ? { title: v.title } : {}), ...(width ? { width } : {}), ...(height ? { height } : {}) });
+  const optimum = value.number(a, 'optimum');
+  if (optimum === 0) throw new UsageError('--optimum must be a finite non-zero number, got 0');
+  if (optimum !== undefined && y !== 'residual' && y !== 'relativeResidual') throw new UsageError('--optimum applies to --y residual and --y relativeResidual');
+  const figure = buildFigure(groupSeries(traces.runs), { x, y, optimum, ...(v.title !== undefined ? { title: v.title } : {}), ...(width ? { width } : {}), ...(height ? { height } : {}) });
   for (const method of figure.skipped) warn(`method '${method}' has no ${y === 'gap' ? 'exact gaps' : `'${y}' values`}; left out`);
 
   await writeFigure(figure.spec, out, format, warn);
@@ -108,5 +115,5 @@ async function writeFigure(spec: TopLevelSpec, out: string, format: string, warn
     }
   }
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, bytes);
+  writeOutput(out, bytes);
 }

@@ -6,12 +6,12 @@
  * aliases.
  * @module
  */
-import { createWriteStream } from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { loadModel } from '../io/model.js';
+import { StreamedOutput } from '../io/output.js';
 import { isDataSpec, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
-import type { PredictionTarget } from '../tasks/types.js';
+import type { PredictionTarget, TextSink } from '../tasks/types.js';
 import { positional, value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
 import { loadPart, PART_OPTION } from './eval.js';
@@ -56,12 +56,26 @@ async function runPredict(a: Args, io: Io): Promise<number> {
   const textTask = taskOf(trained.task).predictions === 'text';
   if (!textTask && outFile !== undefined) throw new UsageError(`${trained.task} predictions are images: give --out-dir DIR, not --out`);
   if (textTask && a.given.has('out-dir')) throw new UsageError(`${trained.task} predictions are text: give --out FILE (or none for stdout), not --out-dir`);
-  const file = outFile === undefined || outFile === '-' ? undefined : createWriteStream(outFile);
-  const target: PredictionTarget = { text: textTask ? (file ?? io.stdout) : undefined, dir: value.string(a, 'out-dir'), values: a.values };
+  const file = outFile === undefined || outFile === '-' ? undefined : StreamedOutput.open(outFile, { stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
+  const fileSink: TextSink | undefined = file && { write: (text) => (file.write(text), true), once: () => undefined };
+  const target: PredictionTarget = { text: textTask ? (fileSink ?? io.stdout) : undefined, dir: value.string(a, 'out-dir'), values: a.values };
   const json = value.flag(a, 'json');
   let summary: Record<string, unknown> = {};
   let headline = '';
   const code = await withInterrupts(io, 'finishing the current example and writing what is done', async (signal) => {
+    try {
+      return await predictInto(signal);
+    } catch (e) {
+      file?.discard();
+      throw e;
+    }
+  });
+  file?.close();
+  // With predictions on stdout, the human summary goes to stderr; --json keeps the contract (last stdout line).
+  report(summary, json, textTask && file === undefined && !json ? { stdout: io.stderr } : io, headline);
+  return code;
+
+  async function predictInto(signal: AbortSignal): Promise<number> {
     if (isDataSpec(input)) {
       const part = value.string(a, 'part') as 'train' | 'test' | undefined;
       const { data, part: used } = await loadPart(a, io, trained, part);
@@ -101,9 +115,5 @@ async function runPredict(a: Args, io: Io): Promise<number> {
     summary = { command: 'predict', task: trained.task, ...r, out: file ? outFile : undefined };
     headline = `predicted ${name}`;
     return 0;
-  });
-  if (file) await new Promise<void>((resolve, reject) => file.end((e?: Error | null) => (e ? reject(e) : resolve())));
-  // With predictions on stdout, the human summary goes to stderr; --json keeps the contract (last stdout line).
-  report(summary, json, textTask && file === undefined && !json ? { stdout: io.stderr } : io, headline);
-  return code;
+  }
 }

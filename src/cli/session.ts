@@ -44,11 +44,9 @@ export function checkCommandOutputs(a: Args): void {
   for (const o of a.command.options) {
     const v = a.values[o.name];
     if (typeof v !== 'string') continue;
-    if (o.output) outputs.push({ path: v, option: `--${o.name}`, kind: o.output });
-    if (o.input) {
-      const updated = a.command.options.some((u) => u.updates === o.name && a.values[u.name] === v);
-      if (!updated) inputs.push(...inputFiles(v));
-    }
+    const updates = o.updates !== undefined && a.values[o.updates] === v;
+    if (o.output) outputs.push({ path: v, option: `--${o.name}`, kind: o.output, ...(o.streamable === false ? { streamable: false } : {}), ...(updates ? { updates } : {}) });
+    if (o.input) inputs.push(...inputFiles(v));
   }
   checkOutputs(outputs, inputs);
 }

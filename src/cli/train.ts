@@ -3,12 +3,12 @@
  * progress, traces, checkpoints and resume, signals, and the one model file.
  * @module
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { describeBackend } from '../../kernels/index.js';
 import { modelProblem } from '../core/problem.js';
-import { readCheckpoint } from '../io/checkpoint.js';
-import { writeModelFile } from '../io/model-file.js';
+import { CheckpointWriter, readCheckpoint } from '../io/checkpoint.js';
 import { saveModel } from '../io/model.js';
+import { StreamedOutput } from '../io/output.js';
+import { methodName, type TraceContext } from '../plot/traces.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
 import type { SolverResult } from '../solvers/common.js';
 import { trainAsync } from '../solvers/index.js';
@@ -16,7 +16,7 @@ import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js
 import { buildModel } from '../tasks/model-kinds.js';
 import type { TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
-import { report, solverSummary, type Io } from './common.js';
+import { report, solverSummary, stopDescription, type Io } from './common.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
@@ -26,7 +26,7 @@ const files = 'Files';
 export const RUN_OPTIONS: readonly CommandOption[] = [
   { name: 'out', type: 'string', value: 'MODEL', short: 'o', output: 'file', help: 'write the trained model (one model-file format for every task)', group: files },
   { name: 'trace', type: 'string', value: 'FILE.jsonl', output: 'file', help: 'every progress event as a JSON line (appended when resuming)', group: files },
-  { name: 'checkpoint', type: 'string', value: 'FILE', output: 'file', updates: 'resume', help: 'save the solver state every --checkpoint-every passes and at the end', group: files },
+  { name: 'checkpoint', type: 'string', value: 'FILE', output: 'file', updates: 'resume', streamable: false, help: 'save the solver state every --checkpoint-every passes and at the end', group: files },
   { name: 'checkpoint-every', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'passes between checkpoints', default: '10', group: files },
   { name: 'resume', type: 'string', value: 'FILE', input: true, help: 'continue from a checkpoint (same data, solver and settings): the same trace as one run', group: files },
 ];
@@ -46,7 +46,7 @@ export const trainCommand: Command = {
     const { kind } = parseDataSpec(spec);
     checkCommandOutputs(a);
     const load = loadOptions(a, kind);
-    return train(a, io, await loadTask(spec, load), { command: 'train', ...taskOf(kind).defaults });
+    return train(a, io, await loadTask(spec, load), { command: 'train', data: load.split === undefined ? spec : `${spec} --split ${load.split}`, ...taskOf(kind).defaults });
   },
 };
 
@@ -57,12 +57,12 @@ export const demoCommand: Command = {
   options: [...SOLVER_OPTIONS, ...BACKEND_OPTIONS, ...RUN_OPTIONS, ...REPORT_OPTIONS],
   run: async (a, io) => {
     checkCommandOutputs(a);
-    return train(a, io, await loadTask('synthetic:'), { command: 'demo', lambda: 0.01, gapThreshold: 0.01 });
+    return train(a, io, await loadTask('synthetic:'), { command: 'demo', data: 'synthetic:', lambda: 0.01, gapThreshold: 0.01 });
   },
 };
 
 /** The training run shared by `train` and `demo`. */
-async function train(a: Args, io: Io, data: TaskData, defaults: { command: string; lambda?: number; gapThreshold?: number; maxPasses?: number }): Promise<number> {
+async function train(a: Args, io: Io, data: TaskData, defaults: { command: string; data: string; lambda?: number; gapThreshold?: number; maxPasses?: number }): Promise<number> {
   const model = buildModel(data.spec, decodeBackend(a));
   const { scoring, report: scoringReport } = scoringOf(model, a);
   const problem = modelProblem(model, data.train, { scoring });
@@ -73,8 +73,14 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
   const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : 200), quiet);
   const resumeFile = value.string(a, 'resume');
   const resume = resumeFile === undefined ? undefined : readCheckpoint(resumeFile);
+  const checkpointFile = value.string(a, 'checkpoint');
+  const checkpoints = checkpointFile === undefined ? undefined : new CheckpointWriter(checkpointFile);
+  const sampling = 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined;
+  const solverName = value.string(a, 'solver') ?? 'bcfw';
+  // Every trace line says which method, seed, lambda and data it belongs to (gapbcfw plot's legend and title).
+  const context: TraceContext = { method: methodName({ solver: solverName, sampling, cache: value.flag(a, 'cache') }), seed: options.seed ?? 1, lambda: options.lambda ?? 1 / problem.n, data: defaults.data };
   const traceFile = value.string(a, 'trace');
-  const traceFd = traceFile === undefined ? undefined : openSync(traceFile, resume ? 'a' : 'w');
+  const trace = traceFile === undefined ? undefined : StreamedOutput.open(traceFile, { append: resume !== undefined, stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
   let announced = quiet;
   options.onProgress = (e) => {
     if (!announced) {
@@ -83,9 +89,8 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
       if (scoringReport) io.stderr.write(`exact passes score on ${describeBackend(scoringReport)}\n`);
     }
     printer.onProgress(e);
-    if (traceFd !== undefined) writeSync(traceFd, `${JSON.stringify(e)}\n`);
+    trace?.write(`${JSON.stringify({ ...e, ...context })}\n`);
   };
-  const checkpointFile = value.string(a, 'checkpoint');
   let result: SolverResult | undefined;
   const code = await withInterrupts(io, 'finishing the current pass, certifying the gap and writing the model', async (signal) => {
     options.signal = signal;
@@ -93,11 +98,12 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
       result = await trainAsync(problem, options, {
         resume,
         checkpointEvery: value.number(a, 'checkpoint-every'),
-        onCheckpoint: checkpointFile === undefined ? undefined : (c) => writeModelFile(checkpointFile, { meta: { format: 'gapbcfw-checkpoint', ...c.meta }, arrays: c.arrays }),
+        onCheckpoint: checkpoints && ((c) => checkpoints.write(c)),
       });
     } finally {
       printer.finish();
-      if (traceFd !== undefined) closeSync(traceFd);
+      checkpoints?.close();
+      trace?.close();
     }
     return 0;
   });
@@ -120,9 +126,9 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
   const summary = {
     command: defaults.command,
     task: data.task,
-    solver: value.string(a, 'solver') ?? 'bcfw',
+    solver: solverName,
     scoringBackend: scoringReport ? { backend: scoringReport.backend, mode: scoringReport.mode, how: scoringReport.how } : undefined,
-    sampling: 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined,
+    sampling,
     lambda: r.lambda,
     n: problem.n,
     nTest: test?.length,
@@ -135,6 +141,6 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
     stopReason: r.stopReason,
     model: out,
   };
-  report(summary, value.flag(a, 'json'), io, `${summary.solver} stopped (${r.stopReason}) after ${describeEvent(r.trace.at(-1)!)}`);
+  report(summary, value.flag(a, 'json'), io, `${solverName} ${stopDescription(r)} after ${describeEvent(r.trace.at(-1)!)}`);
   return code;
 }

@@ -35,13 +35,15 @@
  * @module
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync, readdirSync, existsSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
 import type { SegmentationGraph } from '../models/segmentation.js';
 import { slic } from '../slic.js';
 import { crc32 } from '../io/model-file.js';
+import { makeOutputDir, OutputError, StreamedOutput, writeOutput } from '../io/output.js';
+import { decodeImage } from './image-file.js';
 
 export const HORSE_FORMAT = 'gapbcfw-horse';
 export const HORSE_VERSION = 1;
@@ -572,15 +574,19 @@ export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & {
   const writer = new HorseSetWriter(dir, options, codebooks, source, part, flushEvery);
   try {
     for (const r of records) writer.add(r);
-  } finally {
-    writer.close();
+    return writer.finish(false);
+  } catch (e) {
+    writer.fail(e);
+    throw e;
   }
-  return writer.finish(false);
 }
 
-/** Writes a prepared set record by record; the index is rewritten (atomically) every `flushEvery` records, marked incomplete. */
+/**
+ * Writes a prepared set record by record. The index is rewritten (atomically) every `flushEvery` records, marked
+ * incomplete, so that a long prepare that is interrupted leaves a readable set of the records written so far.
+ */
 class HorseSetWriter {
-  private readonly fd: number;
+  private readonly bin: StreamedOutput;
   private readonly binName: string;
   private readonly indexFile: string;
   private readonly images: HorseImageEntry[] = [];
@@ -595,16 +601,16 @@ class HorseSetWriter {
     private readonly part: string | undefined,
     private readonly flushEvery: number,
   ) {
-    mkdirSync(dir, { recursive: true });
     check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
+    makeOutputDir(dir);
     this.binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
-    this.fd = openSync(join(dir, this.binName), 'w');
+    this.bin = StreamedOutput.open(join(dir, this.binName));
     this.indexFile = join(dir, part === undefined ? 'horse.json' : `horse-${part}.json`);
   }
 
   add(r: HorseRecord & { split: 'train' | 'test' }): void {
     const buf = encodeRecord(r);
-    writeSync(this.fd, buf);
+    this.bin.write(buf);
     const N = r.graph.numNodes;
     const E = r.graph.edgeFrom.length;
     const d: [number, number] = [r.graph.unary.length / N, E > 0 ? r.graph.pairwise.length / E : (this.dims?.[1] ?? 0)];
@@ -615,15 +621,22 @@ class HorseSetWriter {
     if (this.flushEvery > 0 && this.images.length % this.flushEvery === 0) this.flush(true);
   }
 
-  /** Closes the record file (call once, also after a failure). */
-  close(): void {
-    closeSync(this.fd);
-  }
-
-  /** Writes the final index: complete, or marked incomplete (a run stopped early: the records written so far). */
+  /** Closes the records and writes the final index: complete, or marked incomplete (a run stopped early). */
   finish(incomplete: boolean): HorseMeta {
+    this.bin.close();
     this.flush(incomplete);
     return this.meta(incomplete);
+  }
+
+  /**
+   * After a failure: a full disk leaves nothing behind (records and index go); any other failure keeps the
+   * records written so far with the last index, marked incomplete.
+   */
+  fail(e: unknown): void {
+    if (e instanceof OutputError) {
+      this.bin.discard();
+      rmSync(this.indexFile, { force: true });
+    } else this.bin.close();
   }
 
   private meta(incomplete: boolean): HorseMeta {
@@ -640,10 +653,8 @@ class HorseSetWriter {
     };
   }
 
-  // An interrupted long prepare leaves a readable set of the records written so far.
   private flush(incomplete: boolean): void {
-    writeFileSync(`${this.indexFile}.tmp`, `${JSON.stringify(this.meta(incomplete))}\n`);
-    renameSync(`${this.indexFile}.tmp`, this.indexFile);
+    writeOutput(this.indexFile, `${JSON.stringify(this.meta(incomplete))}\n`);
   }
 }
 
@@ -681,7 +692,7 @@ export function mergeHorseParts(dir: string, parts?: readonly string[], allowInc
     check(!seen.has(im.name), `${dir}: image ${im.name} appears in two parts`);
     seen.add(im.name);
   }
-  writeFileSync(join(dir, 'horse.json'), `${JSON.stringify(merged)}\n`);
+  writeOutput(join(dir, 'horse.json'), `${JSON.stringify(merged)}\n`);
   return merged!;
 }
 
@@ -754,22 +765,32 @@ export class HorseDataset {
 // Weizmann horse images (decoded with sharp)
 // ---------------------------------------------------------------------------------------------
 
-/** The image names of a Weizmann database folder (weizmann_horse_db/ or its parent), sorted. */
+/**
+ * The image names of a Weizmann database folder (weizmann_horse_db/ or its parent), sorted. Every image
+ * needs its mask and every mask its image: a missing one is an error naming it (skipping it would shift the
+ * train/test split, which is by position in this list).
+ */
 export function weizmannNames(root: string): { db: string; names: string[] } {
   const db = existsSync(join(root, 'weizmann_horse_db')) ? join(root, 'weizmann_horse_db') : root;
   if (!existsSync(join(db, 'rgb')) || !existsSync(join(db, 'figure_ground'))) throw new InputError(`${root}: expected rgb/ and figure_ground/ folders (the Weizmann horse database)`);
-  const names = readdirSync(join(db, 'rgb')).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
+  const list = (sub: string) => readdirSync(join(db, sub)).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
+  const names = list('rgb');
+  const masks = list('figure_ground');
+  const maskSet = new Set(masks);
+  const imageSet = new Set(names);
+  const noMask = names.find((f) => !maskSet.has(f));
+  if (noMask !== undefined) throw new InputError(`${join(db, 'figure_ground', noMask)} is missing: every image in rgb/ needs its mask`);
+  const noImage = masks.find((f) => !imageSet.has(f));
+  if (noImage !== undefined) throw new InputError(`${join(db, 'rgb', noImage)} is missing: every mask in figure_ground/ needs its image`);
   return { db, names };
 }
 
 /** Decodes one image: rgb/ resized to the size of its figure_ground/ mask, mask thresholded at 128. */
 export async function loadWeizmannImage(db: string, file: string): Promise<HorseImage> {
-  const { default: sharp } = await import('sharp');
-  const maskImg = sharp(join(db, 'figure_ground', file));
-  const { data: maskData, info } = await maskImg.extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const { data: maskData, info } = await decodeImage(join(db, 'figure_ground', file), (im) => im.extractChannel(0).raw().toBuffer({ resolveWithObject: true }));
   const H = info.height;
   const W = info.width;
-  const { data: rgbData } = await sharp(join(db, 'rgb', file)).removeAlpha().toColourspace('srgb').resize(W, H, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
+  const { data: rgbData } = await decodeImage(join(db, 'rgb', file), (im) => im.removeAlpha().toColourspace('srgb').resize(W, H, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true }));
   check(rgbData.length === H * W * 3, `${file}: decoded ${rgbData.length} bytes, expected ${H * W * 3}`);
   const mask = new Uint8Array(H * W);
   for (let p = 0; p < H * W; p++) mask[p] = maskData[p]! >= 128 ? 1 : 0;
@@ -890,8 +911,9 @@ export async function prepareHorse(root: string, outDir: string, options: Prepar
         break;
       }
     }
-  } finally {
-    writer.close();
+    return writer.finish(stopped);
+  } catch (e) {
+    writer.fail(e);
+    throw e;
   }
-  return writer.finish(stopped);
 }

@@ -634,9 +634,18 @@ export class BcfwSolver extends PassSolver {
     }
   }
 
+  /**
+   * Passes as `maxPasses` counts them: block steps that called the oracle, over n. Steps the cache answered
+   * (2016 Alg. 5) cost no oracle call and do not use up the cap, so a cached run gets as much oracle work as
+   * an uncached one; without a cache this is `passes`.
+   */
+  private get cappedPasses(): number {
+    return this.passes - this.counters.cacheHits / this.problem.n;
+  }
+
   runPass(): boolean {
     if (this.finished) return false;
-    if (this.passes < this.config.maxPasses && !this.mustStop()) {
+    if (this.cappedPasses < this.config.maxPasses && !this.mustStop()) {
       if (this.sampling === 'perm') this.rng.permutation(this.order);
       const ended = this.sweep((s) => this.blockStep(this.nextBlock(s)), () => this.heuristicallyConverged());
       const interrupted = ended === 'interrupted';
@@ -667,7 +676,7 @@ export class BcfwSolver extends PassSolver {
           return this.finish();
         }
       }
-      if (!interrupted && this.passes < this.config.maxPasses) return true;
+      if (!interrupted && this.cappedPasses < this.config.maxPasses) return true;
     }
     return this.finish();
   }

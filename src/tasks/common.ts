@@ -5,7 +5,7 @@
  */
 import { InputError } from '../core/errors.js';
 import type { Dataset } from '../data/dataset.js';
-import type { OptionValues, PredictionTarget, PredictionWriter, TaskFields } from './types.js';
+import type { OptionValues, PredictionTarget, PredictionWriter, TaskFields, TextSink } from './types.js';
 
 /** Task fields of a task that keeps nothing beyond the model spec. */
 export function noFields(): TaskFields {
@@ -23,8 +23,8 @@ export function lineWriter<Y>(target: PredictionTarget, format: (i: number, y: Y
   };
 }
 
-/** Writes text to a stream, waiting for it to drain when its buffer is full (large outputs stay in bounded memory). */
-export function writeText(out: NodeJS.WritableStream, text: string): Promise<void> {
+/** Writes text to a sink, waiting for it to drain when its buffer is full (large outputs stay in bounded memory). */
+export function writeText(out: TextSink, text: string): Promise<void> {
   if (out.write(text)) return Promise.resolve();
   return new Promise((resolve) => out.once('drain', () => resolve()));
 }

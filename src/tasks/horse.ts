@@ -3,14 +3,16 @@
  * in docs/horse-format.md), its fixed train/test split. The model is the graph-cut segmentation SSVM with
  * positivity on the Potts weights. Sets whose records exceed 1 GiB are read from disk per oracle call (`--stream`
  * forces it, `--in-memory` forbids it): that decision is made here. Predictions: PNG overlays of the original
- * images (the prediction tinted red, its boundary yellow, the ground truth's boundary in cyan) and, where the
- * original masks can be read, pixel accuracy and the class-normalised pixel error.
+ * images (src/plot/overlays.ts: the prediction tinted red, its superpixel boundary yellow, the ground-truth outline
+ * cyan) and, where the original masks can be read, pixel accuracy and the class-normalised pixel error.
  * @module
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { arrayDataset, type ArrayDataset } from '../data/dataset.js';
-import { HorseDataset, horseFingerprint, loadWeizmannImage, type HorseRecord } from '../data/horse.js';
+import { HorseDataset, horseFingerprint, loadWeizmannImage } from '../data/horse.js';
+import { makeOutputDir, writeOutput } from '../io/output.js';
+import { horseOverlayPng } from '../plot/overlays.js';
 import { shouldStream, StreamedHorseSet } from '../data/horse-stream.js';
 import { withAreas, type SegmentationLabel } from '../models/segmentation.js';
 import { noFields } from './common.js';
@@ -74,7 +76,7 @@ function inMemory(ds: HorseDataset, indices: readonly number[]): ArrayDataset<un
  */
 function overlayWriter(ds: HorseDataset, indices: readonly number[], dir: string | undefined): PredictionWriter<SegmentationLabel> {
   const source = ds.meta.source;
-  if (dir !== undefined) mkdirSync(dir, { recursive: true });
+  if (dir !== undefined) makeOutputDir(dir, '--out-dir');
   const counts = { correct: 0, pixels: 0, background: 0, normalisedError: 0, images: 0, written: 0 };
   return {
     async write(i, y) {
@@ -93,7 +95,7 @@ function overlayWriter(ds: HorseDataset, indices: readonly number[], dir: string
       counts.normalisedError += fg === 0 ? c[1]! / bg : bg === 0 ? c[2]! / fg : (c[2]! / fg + c[1]! / bg) / 2;
       counts.images++;
       if (dir !== undefined) {
-        await writeOverlay(join(dir, `${rec.name}.png`), im.rgb, im.mask!, rec, y);
+        writeOutput(join(dir, `${rec.name}.png`), await horseOverlayPng(im.rgb, rec.height, rec.width, rec.superpixels, y, im.mask));
         counts.written++;
       }
     },
@@ -107,25 +109,4 @@ function overlayWriter(ds: HorseDataset, indices: readonly number[], dir: string
       };
     },
   };
-}
-
-/**
- * PNG overlay: the predicted foreground tinted red, the boundary of the prediction's superpixels in yellow and
- * the boundary of the ground-truth mask in cyan (where both coincide, yellow wins).
- */
-async function writeOverlay(path: string, rgb: Uint8Array, mask: Uint8Array, rec: HorseRecord, y: SegmentationLabel): Promise<void> {
-  const { default: sharp } = await import('sharp');
-  const { height: H, width: W, superpixels: sp } = rec;
-  const out = Buffer.alloc(H * W * 3);
-  for (let p = 0; p < H * W; p++) {
-    const fg = y[sp[p]!]!;
-    const x = p % W;
-    const edge = (x + 1 < W && y[sp[p + 1]!] !== fg) || (p + W < H * W && y[sp[p + W]!] !== fg);
-    const truthEdge = (x + 1 < W && mask[p + 1] !== mask[p]) || (p + W < H * W && mask[p + W] !== mask[p]);
-    if (edge) out.set([255, 255, 0], 3 * p);
-    else if (truthEdge) out.set([0, 255, 255], 3 * p);
-    else if (fg) out.set([Math.round(0.5 * rgb[3 * p]! + 127), Math.round(0.5 * rgb[3 * p + 1]!), Math.round(0.5 * rgb[3 * p + 2]!)], 3 * p);
-    else out.set([rgb[3 * p]!, rgb[3 * p + 1]!, rgb[3 * p + 2]!], 3 * p);
-  }
-  await sharp(out, { raw: { width: W, height: H, channels: 3 } }).png().toFile(path);
 }

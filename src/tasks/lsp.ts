@@ -6,12 +6,13 @@
  * model file, so evaluating never re-reads the training images). Predictions: PNG skeletons over the images.
  * @module
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FormatError, InputError } from '../core/errors.js';
 import { arrayDataset } from '../data/dataset.js';
-import { labelToPixels, loadImage, loadLspJoints, lspExamples, lspImagePath, meanOffsets, type LspAnnotation, type LspExample, type RgbImage } from '../data/lsp.js';
-import { LSP_STICKS, LSP_TREE_PARENTS, pcpPck, type PosePoints } from '../models/pose-eval.js';
+import { labelToPixels, loadImage, loadLspJoints, lspExamples, lspImagePath, meanOffsets, type LspExample } from '../data/lsp.js';
+import { makeOutputDir, writeOutput } from '../io/output.js';
+import { LSP_TREE_PARENTS, pcpPck, type PosePoints } from '../models/pose-eval.js';
+import { poseSkeletonPng } from '../plot/overlays.js';
 import type { PoseLabel } from '../models/pose.js';
 import { numberValue } from './common.js';
 import type { PoseSpec } from './model-kinds.js';
@@ -124,45 +125,16 @@ function scaled(mean: { x: number[]; y: number[] }, e: LspExample): PosePoints {
 
 /** Skeleton PNGs of a part's predictions, named after the LSP images (im1001.png, ...). */
 function skeletonWriter(dir: string, examples: readonly LspExample[], sbin: number, scale: number, outDir: string | undefined): PredictionWriter<PoseLabel> {
-  if (outDir !== undefined) mkdirSync(outDir, { recursive: true });
+  if (outDir !== undefined) makeOutputDir(outDir, '--out-dir');
   let written = 0;
   return {
     async write(i, y) {
       if (outDir === undefined) return;
       const e = examples[i]!;
       const image = await loadImage(lspImagePath(dir, e.annotation.index));
-      await writeSkeletonPng(join(outDir, `im${String(e.annotation.index + 1).padStart(4, '0')}.png`), image, labelToPixels(y, sbin, scale), e.annotation);
+      writeOutput(join(outDir, `im${String(e.annotation.index + 1).padStart(4, '0')}.png`), await poseSkeletonPng(image, labelToPixels(y, sbin, scale), e.annotation));
       written++;
     },
     finish: async () => ({ images: outDir !== undefined ? written : undefined }),
   };
-}
-
-/** Draws the skeleton sticks (1-based pixel coordinates) of a prediction (green) over the ground truth (thin white) and writes a PNG. */
-async function writeSkeletonPng(path: string, img: RgbImage, pred: PosePoints, truth: LspAnnotation): Promise<void> {
-  const { width: W, height: H, channels: C } = img;
-  const rgb = Buffer.alloc(W * H * 3);
-  for (let p = 0; p < W * H; p++) for (let c = 0; c < 3; c++) rgb[3 * p + c] = img.data[C * p + Math.min(c, C - 1)]!;
-  const put = (x: number, y: number, colour: readonly number[]) => {
-    if (x < 0 || y < 0 || x >= W || y >= H) return;
-    rgb.set(colour, 3 * (y * W + x));
-  };
-  const line = (a: readonly [number, number], b: readonly [number, number], colour: readonly number[], thick: boolean) => {
-    const steps = Math.max(1, Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1])));
-    for (let s = 0; s <= steps; s++) {
-      const x = Math.round(a[0] + ((b[0] - a[0]) * s) / steps) - 1; // 1-based to 0-based
-      const y = Math.round(a[1] + ((b[1] - a[1]) * s) / steps) - 1;
-      put(x, y, colour);
-      if (thick) {
-        put(x + 1, y, colour);
-        put(x, y + 1, colour);
-      }
-    }
-  };
-  const at = (p: PosePoints, j: number): [number, number] =>
-    j === -1 ? [(p.x[2]! + p.x[3]!) / 2, (p.y[2]! + p.y[3]!) / 2] : j === -2 ? [(p.x[8]! + p.x[9]!) / 2, (p.y[8]! + p.y[9]!) / 2] : [p.x[j]!, p.y[j]!];
-  for (const [a, b] of LSP_STICKS) line(at(truth, a), at(truth, b), [255, 255, 255], false);
-  for (const [a, b] of LSP_STICKS) line(at(pred, a), at(pred, b), [40, 220, 40], true);
-  const { default: sharp } = await import('sharp');
-  await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toFile(path);
 }

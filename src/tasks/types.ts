@@ -97,10 +97,18 @@ export interface PredictionWriter<Y = unknown> {
   finish(): Promise<Record<string, number | string | undefined>>;
 }
 
+/** Where text predictions go: a stream (stdout) or a file writer; `write` returning false asks to wait for 'drain'. */
+export interface TextSink {
+  /** Writes text; false asks the writer to wait for 'drain' before writing more. */
+  write(text: string): boolean;
+  /** Calls `listener` once the sink can take more. */
+  once(event: 'drain', listener: () => void): unknown;
+}
+
 /** Where `predict` sends predictions: text to a stream (stdout or `--out FILE`), images to a folder (`--out-dir`). */
 export interface PredictionTarget {
   /** Text output (every task that writes text). */
-  text?: NodeJS.WritableStream;
+  text?: TextSink;
   /** Folder for image outputs (`--out-dir`); absent: no images. */
   dir?: string;
   /** The task's own options (e.g. `--order`, `--words`, `--no-gold`). */
