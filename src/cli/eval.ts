@@ -12,7 +12,7 @@ import { pathWeights } from '../path/regpath.js';
 import { fullOraclePass } from '../solvers/common.js';
 import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
-import type { LoadOptions, TaskData } from '../tasks/types.js';
+import type { TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
 import { UsageError, report, type Io } from './common.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, LAMBDA_RANGE, REPORT_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable } from './options.js';
@@ -68,9 +68,9 @@ export const evalCommand: Command = {
  * `part` when given, else the test part when the data has one (only that part is read where the task can skip the other: LSP never re-reads its
  * training images to evaluate).
  */
-export async function loadPart(a: Args, io: Io, trained: TrainedModel, part: 'train' | 'test' | undefined, extra: Partial<LoadOptions> = {}): Promise<{ data: TaskData; part: 'train' | 'test' }> {
+export async function loadPart(a: Args, io: Io, trained: TrainedModel, part: 'train' | 'test' | undefined): Promise<{ data: TaskData; part: 'train' | 'test' }> {
   const spec = positional(a, 1);
-  const base = { ...loadOptions(a, parseDataSpec(spec).kind), model: trained, ...extra };
+  const base = { ...loadOptions(a, parseDataSpec(spec).kind), model: trained };
   const data = await loadTask(spec, { ...base, parts: [part ?? 'test'] });
   if (part === 'test' && !data.test) throw new UsageError(`${spec} has no test part (use --part train${data.task === 'ocr' ? ' or --split' : ''})`);
   const chosen = part !== undefined ? { data, part } : data.test ? { data, part: 'test' as const } : { data: data.train.length > 0 ? data : await loadTask(spec, { ...base, parts: ['train'] }), part: 'train' as const };
