@@ -2,49 +2,61 @@
  * gapbcfw: structural SVMs trained with block-coordinate Frank-Wolfe (Lacoste-Julien et al. 2013) and
  * the improvements of "Minding the Gaps" (Osokin et al. 2016), over a C++ Node-API addon.
  *
+ * The API in groups: **tasks** (a `KIND:PATH` data set loaded for its model, with its metrics and predictions:
+ * what the CLI's `train`, `eval`, `gap`, `path` and `predict` use), **models** (the six structured models and the
+ * `StructuredModel` / `Problem` interfaces), **solvers** (one block-coordinate engine, batch FW, SSG, the
+ * regularization path, multiclass FW), **data** (readers and the `Dataset` interface), **io** (model files,
+ * checkpoints, path files, traces and figures) and **native primitives** (max-flow, distance transforms, HOG,
+ * scoring backends).
+ *
  * @example
  * ```ts
- * import { loadOcr, ocrSplit, ocrToSequences, ChainModel, modelProblem, train, meanLoss } from 'gapbcfw';
- * const { train: words, test } = ocrSplit(loadOcr('letter.data.gz'), 'small');
- * const tr = ocrToSequences(words).examples, te = ocrToSequences(test).examples;
- * const model = new ChainModel({ numFeatures: 129, numLabels: 26 });
- * const problem = modelProblem(model, tr.map((e) => e.x), tr.map((e) => e.y));
- * const result = train(problem, { solver: 'bcfw', lambda: 0.01, gapThreshold: 0.1 });
- * console.log(result.gap, meanLoss(model, result.w, te.map((e) => e.x), te.map((e) => e.y)));
+ * import { loadTask, buildModel, modelProblem, train, evaluatePart } from 'gapbcfw';
+ * const data = await loadTask('ocr:letter.data.gz', { split: 'small' });
+ * const model = buildModel(data.spec);
+ * const result = train(modelProblem(model, data.train), { solver: 'bcfw', lambda: 0.01, gapThreshold: 0.1 });
+ * console.log(result.gap, evaluatePart(data, model, result.w, 'test').testError);
  * ```
  * @packageDocumentation
  */
+
+// Core: errors, vectors, the seeded PRNG.
 export { GapbcfwError, InputError, FormatError } from './core/errors.js';
-export type { SequenceExample, SequenceDataset, CsrMatrix, MulticlassDataset } from './core/data.js';
 export { Rng } from './core/rng.js';
 export { SparseAccumulator, copySparse, toDense, dot, dotSparse, type SparseVector } from './core/vector.js';
+export type { SequenceExample, SequenceDataset, CsrMatrix, MulticlassDataset } from './core/data.js';
+
+// Tasks: every KIND:PATH data kind, its model, metrics, predictions and model-file fields.
+export { TASKS, TASKS_OF_MODEL, DATA_KINDS, taskOf, loadTask, parseDataSpec, isDataSpec, taskOptions, evaluatePart, type DataKind } from './tasks/index.js';
+export type { Task, TaskData, TaskFields, LoadOptions, ModelDescription, OptionSpec, OptionValues, PredictionTarget, PredictionWriter, RawPrediction, TextSink } from './tasks/types.js';
+export { buildModel, checkModelSpec, checkSameShape, describeSpec, modelDim, MODEL_KINDS, type ModelSpec, type ChainSpec, type MulticlassSpec, type SegmentationSpec, type PoseSpec, type MatchingSpec, type SparseChainSpec } from './tasks/model-kinds.js';
+export { lspSplit } from './tasks/lsp.js';
+export { conllMetrics, tagSentences, type ConllMetrics } from './tasks/conll.js';
+
+// Models: the problem interface and the six structured models.
 export { modelProblem, meanLoss, type Problem, type StructuredModel, type ProblemOptions, type BatchPass, type Bounds } from './core/problem.js';
 export { BatchEngine, preparedPass, type BatchModel, type EngineOptions } from './engine/engine.js';
 export type { BatchDecoder, BatchOracle, Items, OracleCounters, PassOutput, PassProgress } from './engine/types.js';
-export {
-  chooseBackend,
-  createBackend,
-  describeBackend,
-  NativeBackend,
-  GpuJsBackend,
-  JsBackend,
-  BACKEND_CHOICES,
-  GPUJS_MODES,
-  type ScoringBackend,
-  type BackendName,
-  type BackendChoice,
-  type BackendOptions,
-  type BackendReport,
-  type FeatureArray,
-  type FeatureRows,
-  type LossAugmentation,
-  type GpuJsMode,
-  type GpuJsBackendOptions,
-} from '../kernels/index.js';
-
 export { ChainModel, sequencesXY, type ChainModelOptions, type DecodeBackend } from './models/chain.js';
+export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';
 export { MulticlassModel, csrRows } from './models/multiclass.js';
+export { SegmentationModel, segmentationLoss, withAreas, type SegmentationGraph, type SegmentationLabel, type SegmentationModelOptions } from './models/segmentation.js';
+export { PoseModel, treeMaxSum, treeScore, topologicalOrder, type PoseModelOptions, type PoseInput, type PoseLabel, type PoseTiming, type EdgeCost, type TreeMaxSumResult } from './models/pose.js';
+export { pcpPck, poseScale, LSP_TREE_PARENTS, LSP_STICKS, type PoseMetrics, type PosePoints } from './models/pose-eval.js';
+export { MatchingModel, AlignmentFeaturizer, CooccurrenceStats, ALIGNMENT_FEATURE_NAMES, diceBaseline } from './models/matching.js';
+export { Hungarian, assignmentMinCost, maxWeightMatching } from './models/hungarian.js';
+export {
+  conllAttributes,
+  FeatureDictionary,
+  CONLL_TEMPLATES,
+  CONLL_TEMPLATE_SET,
+  DEFAULT_MIN_FREQUENCY,
+  type AttributeTemplate,
+  type FeatureDictionaryJSON,
+  type DictionaryOptions,
+} from './models/conll-features.js';
 
+// Solvers: the block-coordinate engine and its baselines, the regularization path, multiclass Frank-Wolfe.
 export { train, trainAsync, createSolver, SOLVERS, type SolverName, type TrainOptions, type AsyncTrainOptions } from './solvers/index.js';
 export { bcfw, BcfwSolver, type BcfwOptions, type BcfwResult, type BlockStepInfo, type Sampling, type StepType, type CacheOptions, type WarmStart, type BcfwCounters } from './solvers/bcfw.js';
 export { fw, FwSolver, type FwOptions } from './solvers/fw.js';
@@ -65,25 +77,18 @@ export {
   type SolverResult,
   type StopReason,
 } from './solvers/common.js';
+export { regularizationPath, regularizationPathAsync, pathWeights, type PathOptions, type RegularizationPath, type Breakpoint } from './path/regpath.js';
+export { gridSearch, gridSearchAsync, PAPER_GRID, type GridOptions, type GridPoint, type GridResult } from './path/grid.js';
+export { SumTree } from './sampling/sumtree.js';
+export * from './multiclass-fw/index.js';
 
-export { loadOcr, parseOcr, ocrSplit, ocrToSequences, type OcrWord, type OcrData } from './data/ocr.js';
-export { loadLibsvm, parseLibsvm, type LibsvmOptions } from './data/libsvm.js';
-export { syntheticChain, type SyntheticChainOptions } from './data/synthetic.js';
-export { loadTask, parseDataSpec, buildModel, type ModelSpec, type TaskData } from './data/datasets.js';
+// Data: readers and the Dataset interface (in memory or streamed from disk).
 export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk, type ReadStats } from './data/dataset.js';
 export { dataRoot, dataPath, hasData } from './data/paths.js';
-
-export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';
-export {
-  conllAttributes,
-  FeatureDictionary,
-  CONLL_TEMPLATES,
-  CONLL_TEMPLATE_SET,
-  DEFAULT_MIN_FREQUENCY,
-  type AttributeTemplate,
-  type FeatureDictionaryJSON,
-  type DictionaryOptions,
-} from './models/conll-features.js';
+export { loadOcr, parseOcr, ocrSplit, ocrToSequences, type OcrWord, type OcrData } from './data/ocr.js';
+export { loadLibsvm, parseLibsvm, type LibsvmOptions } from './data/libsvm.js';
+export { parseIdx, loadIdx, loadIdxDataset, idxToDataset, type IdxArray, type IdxType, type IdxDatasetOptions } from './data/idx.js';
+export { syntheticChain, type SyntheticChainOptions } from './data/synthetic.js';
 export {
   parseConll,
   loadConll,
@@ -94,13 +99,12 @@ export {
   encodeConll,
   loadConllTask,
   parseSparseChainSpec,
+  ConllSet,
   type ConllSentence,
   type ConllReadOptions,
   type ConllWriteOptions,
-  type ConllSet,
   type ConllTask,
   type ConllTaskOptions,
-  type SparseChainSpec,
 } from './data/conll.js';
 export {
   chunkScores,
@@ -113,27 +117,33 @@ export {
   type ChunkScores,
   type PrfScores,
 } from './eval/chunks.js';
-export { conllMetrics, loadSparseChainModel, tagSentences, runTag, type ConllMetrics, type LoadedSparseChain } from './cli/conll.js';
+export { readHansards, readParallelSample, parseParallelPairs, alignmentFolds, foldSplit, alignmentMetrics, evaluateAlignments, type AlignedPair } from './data/alignment.js';
+export { loadLspJoints, lspExamples, labelToPixels, type LspAnnotation, type LspExample, type LspFeatureOptions } from './data/lsp.js';
+export { HorseDataset, writeHorseDataset, mergeHorseParts, prepareHorse, encodeRecord, decodeRecord, type HorseRecord, type HorseMeta } from './data/horse.js';
+export { StreamedHorseSet, HorseRecordReader, shouldStream } from './data/horse-stream.js';
 
-export { saveModel, loadModel, type TrainedModel } from './io/model.js';
+// IO: model files (one header for every task), checkpoints, path files, traces and figures.
+export { saveModel, loadModel, describeModel, readModelDescription, MODEL_FORMAT, MODEL_HEADER_VERSION, type TrainedModel } from './io/model.js';
 export { readModelFile, writeModelFile, encodeModelFile, decodeModelFile, type ModelFileContent } from './io/model-file.js';
-
+export { readCheckpoint, CheckpointWriter } from './io/checkpoint.js';
 export {
-  distanceTransform1d,
-  distanceTransform1dTs,
-  distanceTransform2d,
-  distanceTransform2dTs,
-  distanceTransform2dAsync,
-  unflattenArgmax,
-  NO_ARGMAX,
-  type GdtResult,
-  type GdtOptions,
-  type GdtAsyncOptions,
-  type Gdt1dCoefficients,
-  type Gdt2dCoefficients,
-  type GridShape,
-} from './gdt.js';
+  writeOutput,
+  StreamedOutput,
+  checkOutputs,
+  makeOutputDir,
+  resolveOutput,
+  OutputError,
+  type OutputOptions,
+  type StreamedOutputOptions,
+  type OutputTarget,
+  type ResolvedOutput,
+} from './io/output.js';
+export { savePath, loadPath } from './io/path-file.js';
+export { readTraces, groupSeries, methodName, type TraceEvent, type TraceRun, type TraceSeries, type TraceContext } from './plot/traces.js';
+export { horseOverlayPng, poseSkeletonPng, HORSE_OVERLAY_COLOURS, type SkeletonJoints } from './plot/overlays.js';
+export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
 
+// Native primitives: max-flow, distance transforms, HOG, and the scoring backends of batched passes.
 export {
   MaxflowGraph,
   maxflow,
@@ -154,21 +164,39 @@ export {
   type DimacsReadOptions,
   type DimacsWriteOptions,
 } from './maxflow.js';
-
-export { readTraces, groupSeries, type TraceEvent, type TraceRun, type TraceSeries } from './plot/traces.js';
-export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
-
-export { MatchingModel, AlignmentFeaturizer, CooccurrenceStats, ALIGNMENT_FEATURE_NAMES, diceBaseline, Aligner, saveAlignmentModel, loadAlignmentModel } from './models/matching.js';
-export { Hungarian, assignmentMinCost, maxWeightMatching } from './models/hungarian.js';
-export { readHansards, alignmentFolds, alignmentMetrics, evaluateAlignments, type AlignedPair } from './data/alignment.js';
-export { regularizationPath, pathWeights, type PathOptions, type RegularizationPath, type Breakpoint } from './path/regpath.js';
-export { gridSearch, PAPER_GRID, type GridOptions, type GridPoint } from './path/grid.js';
-export { savePath, loadPath } from './io/path-file.js';
-export { SumTree } from './sampling/sumtree.js';
-export * from './multiclass-fw/index.js';
-export { parseIdx, loadIdx, loadIdxDataset, idxToDataset, type IdxArray, type IdxType, type IdxDatasetOptions } from './data/idx.js';
-
-// HorseSeg-style segmentation (graph cuts) and its on-disk data (docs/horse-format.md), streamed or in memory.
-export { SegmentationModel, segmentationLoss, withAreas, type SegmentationGraph, type SegmentationLabel, type SegmentationModelOptions } from './models/segmentation.js';
-export { HorseDataset, writeHorseDataset, mergeHorseParts, prepareHorse, encodeRecord, decodeRecord, type HorseRecord, type HorseMeta } from './data/horse.js';
-export { StreamedHorseSet, HorseRecordReader, shouldStream } from './data/horse-stream.js';
+export {
+  distanceTransform1d,
+  distanceTransform1dTs,
+  distanceTransform2d,
+  distanceTransform2dTs,
+  distanceTransform2dAsync,
+  unflattenArgmax,
+  NO_ARGMAX,
+  type GdtResult,
+  type GdtOptions,
+  type GdtAsyncOptions,
+  type Gdt1dCoefficients,
+  type Gdt2dCoefficients,
+  type GridShape,
+} from './gdt.js';
+export { hog, HOG_DIM, type HogFeatures } from './hog.js';
+export {
+  chooseBackend,
+  createBackend,
+  describeBackend,
+  NativeBackend,
+  GpuJsBackend,
+  JsBackend,
+  BACKEND_CHOICES,
+  GPUJS_MODES,
+  type ScoringBackend,
+  type BackendName,
+  type BackendChoice,
+  type BackendOptions,
+  type BackendReport,
+  type FeatureArray,
+  type FeatureRows,
+  type LossAugmentation,
+  type GpuJsMode,
+  type GpuJsBackendOptions,
+} from '../kernels/index.js';

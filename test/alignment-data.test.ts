@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
   alignmentFolds,
@@ -15,20 +14,12 @@ import {
   readParallelSample,
   sureLinkMatching,
 } from '../src/data/alignment.js';
-import { FormatError, InputError } from '../src/core/errors.js';
+import { InputError } from '../src/core/errors.js';
 import { dataPath, hasData } from '../src/data/paths.js';
-import { runAlign } from '../src/cli/align.js';
+import { cli } from './helpers/capture.js';
+import { expectFormatError } from './helpers/errors.js';
 
 /** Runs fn and returns the FormatError it throws. */
-function formatError(fn: () => unknown): FormatError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(FormatError);
-    return e as FormatError;
-  }
-  throw new Error('expected a FormatError');
-}
 
 describe('alignment readers', () => {
   it('reads links French index first and stores them as [english, french]; -P is possible, sure wins duplicates', () => {
@@ -50,28 +41,28 @@ describe('alignment readers', () => {
       [3, 3],
       [3, 3],
     ];
-    let e = formatError(() => parseAlignments('0-0 1-1\n0-0 1-x 2-2\n0-0\n', 'gold.align', sizes));
+    let e = expectFormatError(() => parseAlignments('0-0 1-1\n0-0 1-x 2-2\n0-0\n', 'gold.align', sizes));
     expect(e.line).toBe(2);
     expect(e.file).toBe('gold.align');
     expect(e.message).toMatch(/^gold\.align:2: malformed link '1-x'/);
-    e = formatError(() => parseAlignments('0-0\n0-0\n1-2-Q\n', 'gold.align', sizes));
+    e = expectFormatError(() => parseAlignments('0-0\n0-0\n1-2-Q\n', 'gold.align', sizes));
     expect(e.line).toBe(3);
-    e = formatError(() => parseAlignments('0-0\n0-0-P 3-0\n0-0\n', 'gold.align', sizes));
+    e = expectFormatError(() => parseAlignments('0-0\n0-0-P 3-0\n0-0\n', 'gold.align', sizes));
     expect(e.message).toMatch(/gold\.align:2: link '3-0': French index 3 is outside 0\.\.2/);
-    e = formatError(() => parseAlignments('0-0\n0-0\n0-5-P\n', 'gold.align', sizes));
+    e = expectFormatError(() => parseAlignments('0-0\n0-0\n0-5-P\n', 'gold.align', sizes));
     expect(e.message).toMatch(/gold\.align:3: link '0-5-P': English index 5/);
-    e = formatError(() => parseAlignments('0-0\n0-0\n', 'gold.align', sizes));
+    e = expectFormatError(() => parseAlignments('0-0\n0-0\n', 'gold.align', sizes));
     expect(e.message).toMatch(/has 2 lines but there are 3 sentence pairs/);
-    e = formatError(() => parseAlignments('0-0 -1-2\n', 'gold.align'));
+    e = expectFormatError(() => parseAlignments('0-0 -1-2\n', 'gold.align'));
     expect(e.line).toBe(1);
   });
 
   it('rejects broken sentence wrappers and empty sentences with the line number', () => {
     const ok = parseSentences('<s snum=0001> a b </s>\n<s snum=0002> c </s>\n', 'x.e', true);
     expect(ok).toEqual({ ids: ['0001', '0002'], tokens: [['a', 'b'], ['c']] });
-    let e = formatError(() => parseSentences('<s snum=0001> a b </s>\n<s snum=0002> c\n', 'x.e', true));
+    let e = expectFormatError(() => parseSentences('<s snum=0001> a b </s>\n<s snum=0002> c\n', 'x.e', true));
     expect(e.message).toMatch(/^x\.e:2: expected '<s snum=ID> tokens <\/s>'/);
-    e = formatError(() => parseSentences('<s snum=1> a </s>\r\n<s snum=2> </s>\r\n', 'x.e', true));
+    e = expectFormatError(() => parseSentences('<s snum=1> a </s>\r\n<s snum=2> </s>\r\n', 'x.e', true));
     expect(e.message).toBe('x.e:2: empty sentence');
     expect(parseSentences('plain words\n\nmore\n', 'x.e', false).tokens).toEqual([['plain', 'words'], [], ['more']]);
   });
@@ -86,11 +77,11 @@ describe('alignment readers', () => {
     expect(pairs.map((p) => p.id)).toEqual(['test:0001', 'test:0002']);
     expect(pairs[1]!.possible).toEqual([[0, 0]]);
     writeFileSync(join(dir, 'test', 'test.f'), '<s snum=0001> la chambre </s>\n<s snum=0003> oui </s>\n');
-    let e = formatError(() => readAlignedSet(dir, 'test'));
+    let e = expectFormatError(() => readAlignedSet(dir, 'test'));
     expect(e.message).toMatch(/test\.f:2: snum 0003 does not match snum 0002/);
     writeFileSync(join(dir, 'test', 'test.f'), '<s snum=0001> la chambre </s>\n<s snum=0002> oui </s>\n');
     writeFileSync(join(dir, 'test', 'test.align'), '0-0 1-1\n1-0\n');
-    e = formatError(() => readAlignedSet(dir, 'test'));
+    e = expectFormatError(() => readAlignedSet(dir, 'test'));
     expect(e.message).toMatch(/test\.align:2: link '1-0': French index 1 is outside 0\.\.0/);
     // The trial set is missing: readHansards says which file.
     writeFileSync(join(dir, 'test', 'test.align'), '0-0 1-1\n0-0\n');
@@ -110,7 +101,7 @@ describe('alignment readers', () => {
       [['yes'], ['oui']],
     ]);
     writeFileSync(join(dir, 'train_sample', 'a.f'), 'la chambre\n');
-    expect(formatError(() => readParallelSample(dir)).message).toMatch(/a\.f:2: has 1 lines, a\.e has 3/);
+    expect(expectFormatError(() => readParallelSample(dir)).message).toMatch(/a\.f:2: has 1 lines, a\.e has 3/);
   });
 
   it('parses new pairs for gapbcfw align', () => {
@@ -119,8 +110,8 @@ describe('alignment readers', () => {
       [[], []],
       [['x'], ['y']],
     ]);
-    expect(formatError(() => parseParallelPairs('a ||| b\na b c\n', 'in')).message).toMatch(/^in:2:/);
-    expect(formatError(() => parseParallelPairs('a ||| b ||| c\n', 'in')).line).toBe(1);
+    expect(expectFormatError(() => parseParallelPairs('a ||| b\na b c\n', 'in')).message).toMatch(/^in:2:/);
+    expect(expectFormatError(() => parseParallelPairs('a ||| b ||| c\n', 'in')).line).toBe(1);
   });
 
   it('folds are contiguous, disjoint and cover everything', () => {
@@ -189,29 +180,20 @@ describe.skipIf(!hasData(HANSARDS, 'test', 'test.align') || !hasData(HANSARDS, '
     for (const w of heldOnly) expect(stats.countE(w)).toBe(0);
   });
 
-  it('align train (held-out fold) beats the Dice baseline; align eval reproduces its AER', async () => {
+  it('train alignment:DIR (held-out fold) beats the Dice baseline; eval reproduces its AER from the model alone', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'gapbcfw-align-real-')), 'm.gbm');
-    const io = () => {
-      const o = new PassThrough();
-      const e = new PassThrough();
-      let stdout = '';
-      o.on('data', (b) => (stdout += b));
-      e.resume();
-      return { io: { stdout: o as unknown as NodeJS.WriteStream, stderr: e as unknown as NodeJS.WriteStream }, text: () => stdout };
-    };
-    const a = io();
-    const code = await runAlign(['train', `alignment:${dir}`, '--fold', '2', '--lambda', '1e-3', '--max-passes', '10', '--out', out, '--json', '--quiet'], a.io);
-    expect(code).toBe(0);
-    const summary = JSON.parse(a.text().trim().split('\n').at(-1)!) as Record<string, number>;
+    const t = await cli('train', `alignment:${dir}`, '--fold', '2', '--lambda', '1e-3', '--max-passes', '10', '--out', out, '--json', '--quiet');
+    expect(t.code, t.stderr).toBe(0);
+    const summary = t.json as Record<string, number>;
     expect(summary.n).toBe(387);
-    expect(summary.nTest).toBe(97);
     expect(summary.gapIsExact).toBe(true);
     expect(summary.aer).toBeLessThan(summary.baselineAer!);
     expect(summary.aer).toBeLessThan(0.3);
-    const b = io();
-    expect(await runAlign(['eval', out, `alignment:${dir}`, '--json'], b.io)).toBe(0);
-    const ev = JSON.parse(b.text().trim().split('\n').at(-1)!) as Record<string, number>;
-    expect(ev.fold).toBe(2);
+    const e = await cli('eval', out, `alignment:${dir}`, '--json');
+    expect(e.code, e.stderr).toBe(0);
+    const ev = e.json as Record<string, number>;
+    expect(ev.n).toBe(97);
     expect(ev.aer).toBeCloseTo(summary.aer!, 12);
+    expect(ev.baselineAer).toBe(summary.baselineAer);
   });
 });

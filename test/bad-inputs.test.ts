@@ -11,9 +11,8 @@ import { FormatError, InputError } from '../src/core/errors.js';
 import { modelProblem } from '../src/core/problem.js';
 import { loadConll, parseConll } from '../src/data/conll.js';
 import { parseParallelPairs, readHansards } from '../src/data/alignment.js';
-import { loadSparseChainModel } from '../src/cli/conll.js';
-import { loadAlignmentModel } from '../src/models/matching.js';
-import { buildModel, loadTask } from '../src/data/datasets.js';
+import { loadTask } from '../src/tasks/index.js';
+import { buildModel } from '../src/tasks/model-kinds.js';
 import { HorseDataset } from '../src/data/horse.js';
 import { loadIdxDataset } from '../src/data/idx.js';
 import { loadLibsvm } from '../src/data/libsvm.js';
@@ -53,9 +52,9 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const fill = (s: string, file: string) => s.replaceAll('{F}', file).replaceAll('{G}', GOOD).replaceAll('{TMP}', scratch);
 
 /** The problem of good/libsvm.txt as `gapbcfw train` builds it (for resuming checkpoints). */
-function libsvmProblem() {
-  const t = loadTask(`libsvm:${join(GOOD, 'libsvm.txt')}`);
-  return modelProblem(buildModel(t.spec), t.train.xs, t.train.ys);
+async function libsvmProblem() {
+  const t = await loadTask(`libsvm:${join(GOOD, 'libsvm.txt')}`);
+  return modelProblem(buildModel(t.spec), t.train);
 }
 
 /** Library entry points, by the manifest's `reader` key. Each is called with the fixture's path. */
@@ -66,9 +65,7 @@ const READERS: Record<string, (file: string, c: BadCase) => unknown> = {
   loadConll: (f) => loadConll(f),
   readHansards: (f) => readHansards(f),
   parallelPairs: (f) => parseParallelPairs(readFileSync(f, 'utf8'), f),
-  loadAlignmentModel: (f) => loadAlignmentModel(f),
   conllForTag: (f) => parseConll(readFileSync(f, 'utf8'), f, { columns: 'auto' }),
-  loadSparseChainModel: (f) => loadSparseChainModel(f),
   loadLspJoints: (f) => loadLspJoints(f),
   loadIdxImages: (f) => loadIdxDataset(f, join(GOOD, 'idx-labels.idx1-ubyte')),
   loadIdxLabels: (f) => loadIdxDataset(join(GOOD, 'idx-images.idx3-ubyte'), f),
@@ -82,14 +79,14 @@ const READERS: Record<string, (file: string, c: BadCase) => unknown> = {
     return t;
   },
   loadModel: (f) => loadModel(f),
-  modelForData: (f, c) => loadTask(fill(c.data!, f), { model: loadModel(f).spec }),
+  modelForData: (f, c) => loadTask(fill(c.data!, f), { model: loadModel(f) }),
   readCheckpoint: (f) => readCheckpoint(f),
-  resumeCheckpoint: (f) => createSolver(libsvmProblem(), { lambda: 0.1, maxPasses: 4, gapThreshold: 0 }, readCheckpoint(f)),
+  resumeCheckpoint: async (f) => createSolver(await libsvmProblem(), { lambda: 0.1, maxPasses: 4, gapThreshold: 0 }, readCheckpoint(f)),
   loadPath: (f) => loadPath(f),
   horseDataset: (f) => new HorseDataset(f).load('all'),
-  trainingProblem: (f, c) => {
-    const t = loadTask(fill(c.data!, f));
-    return modelProblem(buildModel(t.spec), t.train.xs, t.train.ys);
+  trainingProblem: async (f, c) => {
+    const t = await loadTask(fill(c.data!, f));
+    return modelProblem(buildModel(t.spec), t.train);
   },
 };
 
@@ -108,10 +105,10 @@ describe('malformed-input corpus (test/fixtures/bad/manifest.json)', () => {
     const file = join(BAD, c.file);
     const named = c.where === undefined ? basename(c.file) : basename(c.where);
 
-    it.skipIf(c.reader === null)(`library (${c.reader}): ${c.libraryError === null ? 'no throw' : c.error}`, () => {
+    it.skipIf(c.reader === null)(`library (${c.reader}): ${c.libraryError === null ? 'no throw' : c.error}`, async () => {
       let err: unknown;
       try {
-        READERS[c.reader!]!(file, c);
+        await READERS[c.reader!]!(file, c);
       } catch (e) {
         err = e;
       }

@@ -1,15 +1,17 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
-import { capture } from './helpers/capture.js';
+import { COMMANDS } from '../src/cli/main.js';
+import { commandHelp } from '../src/cli/args.js';
 import { loadModel } from '../src/io/model.js';
 import { dataPath, hasData } from '../src/data/paths.js';
+import { cli } from './helpers/capture.js';
+import { writeTinyLibsvm, writeTinyWeizmann } from './helpers/tiny-data.js';
 
-const run = (...argv: string[]) => capture(main, argv);
+const run = cli;
 
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-cli-'));
 
@@ -72,21 +74,36 @@ describe('gapbcfw CLI', () => {
   });
 
   it.each([
-    [['frobnicate'], /unknown command/],
-    [['train'], /one data set/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+    [['train'], /train takes DATA, got nothing/],
     [['train', 'nope:x'], /KIND:PATH/],
-    [['train', 'synthetic:', '--lambda=-1'], /--lambda must be a positive number/],
-    [['train', 'synthetic:', '--lambda', 'abc'], /--lambda must be a positive number/],
+    [['train', 'synthetic:', '--lambda=-1'], /--lambda must be a number from 1e-12 to 1e12, got '-1'/],
+    [['train', 'synthetic:', '--lambda', '-1'], /--lambda must be a number from 1e-12 to 1e12, got '-1'/],
+    [['train', 'synthetic:', '--lambda', '1e-150'], /--lambda must be a number from 1e-12 to 1e12, got '1e-150'/],
+    [['train', 'synthetic:', '--lambda', 'abc'], /--lambda must be a number/],
+    [['train', 'synthetic:', '--seed', '4294967296'], /--seed must be an integer from 0 to 4294967295, got '4294967296'/],
+    [['train', 'synthetic:', '--max-passes', '-5'], /--max-passes must be an integer from 0 to 1e9, got '-5'/],
     [['train', 'synthetic:', '--max-passes', '2.5'], /--max-passes/],
+    [['train', 'synthetic:', '--time-budget', '0'], /--time-budget must be a positive number/],
     [['train', 'synthetic:', '--solver', 'magic'], /--solver must be one of/],
-    [['train', 'synthetic:', '--bogus'], /Unknown option/],
+    [['train', 'synthetic:', '--bogus'], /unknown option '--bogus' for train/],
+    [['train', 'synthetic:', '--out'], /--out needs a value/],
+    [['train', 'synthetic:', '--quiet', '--quiet'], /--quiet is given twice/],
     [['train', 'ocr:/nonexistent/letter.data'], /nonexistent/],
-    [['train', 'libsvm:x', '--split', 'small'], /--split applies to ocr/],
+    [['train', 'libsvm:x', '--split', 'small'], /--split applies to ocr and lsp data, not libsvm/],
+    [['train', 'synthetic:', '--min-frequency', '2'], /--min-frequency applies to conll data, not synthetic/],
+    [['train', 'synthetic:', '--stream'], /--stream and --in-memory apply to horse data/],
+    [['train', 'synthetic:', '--test', 'synthetic:'], /--test does not apply to synthetic data/],
     [['eval', '/nonexistent.gbm', 'synthetic:'], /nonexistent/],
     [['train', 'synthetic:', '--solver', 'fw', '--cache'], /--cache applies/],
     [['train', 'synthetic:', '--cache-size', '5'], /need --cache/],
     [['train', 'synthetic:', '--sampling', 'gap', '--averaging'], /averaging/],
-    [['train', 'synthetic:', '--sampling', 'sometimes'], /--sampling must be/],
+    [['train', 'synthetic:', '--sampling', 'sometimes'], /--sampling must be one of uniform, perm, gap/],
+    [['path', 'synthetic:', '--lambda', '1'], /unknown option '--lambda' for path/],
+    [['train-horse', 'horse:x'], /train-horse was replaced by gapbcfw train horse:DIR/],
+    [['pose', 'train', 'lsp:x'], /pose was replaced by gapbcfw train lsp:DIR/],
+    [['align', 'train', 'alignment:x'], /align train was replaced by gapbcfw train alignment:DIR/],
+    [['help', 'nope'], /unknown command 'nope'/],
   ])('bad usage %j exits 2 with a one-line reason', async (argv, message) => {
     const r = await run(...(argv as string[]));
     expect(r.code).toBe(2);
@@ -105,8 +122,19 @@ describe('gapbcfw CLI', () => {
     expect(r.stderr).toMatch(/CRC|corrupt/);
   });
 
-  it('help and version', async () => {
-    expect((await run('help')).stdout).toMatch(/Usage: gapbcfw/);
+  it('help: the command list, and each command options generated from its table (help COMMAND = COMMAND --help); version', async () => {
+    const all = await run('help');
+    expect(all.stdout).toMatch(/Usage: gapbcfw <command>/);
+    for (const c of COMMANDS) {
+      expect(all.stdout).toContain(c.name);
+      const h = await run('help', c.name);
+      expect(h.code).toBe(0);
+      expect(h.stdout).toBe(`${commandHelp(c)}\n`);
+      expect((await run(c.name, '--help')).stdout).toBe(h.stdout);
+      for (const o of c.options) expect(h.stdout, `${c.name} --${o.name}`).toMatch(new RegExp(`--${o.name}(?![a-z-])`));
+    }
+    expect((await run('help', 'path')).stdout).toMatch(/--epsilon X +every piece is epsilon-approximate/);
+    expect((await run('help', 'tag')).stdout).toMatch(/Usage: gapbcfw predict MODEL \[INPUT\]/);
     expect((await run('--version')).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
@@ -147,7 +175,7 @@ describe.skipIf(!hasData('conll2000', 'train.txt'))('gapbcfw on CoNLL-2000', () 
     expect(r.json!.f1 as number).toBeGreaterThan(0.75);
     const input = join(dir, 'in.txt');
     writeFileSync(input, 'He PRP\nreckons VBZ\nthe DT\ncurrent JJ\naccount NN\ndeficit NN\n\n');
-    const tagged = await run('tag', model, input);
+    const tagged = await run('predict', model, input);
     expect(tagged.code).toBe(0);
     const lines = tagged.stdout.trim().split('\n');
     expect(lines).toHaveLength(6);
@@ -227,5 +255,57 @@ describe('gapbcfw plot --x lambda (path against grid search)', () => {
     expect((await run('plot', pathRows, '--x', 'lambda', '--y', 'primal')).code).toBe(2);
     writeFileSync(join(dir, 'bad-rows.jsonl'), '{"method":"x"}\n');
     expect((await run('plot', join(dir, 'bad-rows.jsonl'), '--x', 'lambda')).stderr).toMatch(/bad-rows.jsonl:1/);
+  });
+});
+
+describe('outputs are checked before any work starts (issue 18, items 2 and 3)', () => {
+  const out = mkdtempSync(join(tmpdir(), 'gapbcfw-outputs-'));
+  const svm = writeTinyLibsvm(out);
+  const data = svm.train.slice('libsvm:'.length);
+  const fails = async (message: RegExp, ...argv: string[]) => {
+    const r = await run(...argv);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+  };
+
+  it('train: a missing folder, a folder for a file, --checkpoint = --out, an output that is the data; nothing is written', async () => {
+    const trace = join(out, 'never.jsonl');
+    await fails(/--out \/nonexistent\/x.gbm: the folder \/nonexistent does not exist/, 'train', svm.train, '--out', '/nonexistent/x.gbm', '--trace', trace);
+    await fails(/--out .*: is a folder/, 'train', svm.train, '--out', out, '--trace', trace);
+    await fails(/--checkpoint .*same\.gbm: the same file as --out/, 'train', svm.train, '--out', join(out, 'same.gbm'), '--checkpoint', join(out, 'same.gbm'), '--trace', trace);
+    await fails(/--out .*tiny\.svm: is an input of this command/, 'train', svm.train, '--out', data, '--trace', trace);
+    await fails(/--trace .*tiny\.svm: is an input of this command/, 'train', svm.train, '--trace', data);
+    await fails(/--out .*tiny\.svm\.t: is an input of this command/, 'train', svm.train, '--test', svm.test, '--out', `${data}.t`);
+    expect(existsSync(trace)).toBe(false);
+    expect(readFileSync(data, 'utf8').startsWith('1 1:')).toBe(true); // the data is untouched
+  });
+
+  it('--resume and --checkpoint may name one file (the run continues and keeps checkpointing there)', async () => {
+    const ck = join(out, 'ck.gbc');
+    expect((await run('train', svm.train, '--max-passes', '2', '--checkpoint', ck, '--quiet')).code).toBe(0);
+    const r = await run('train', svm.train, '--max-passes', '4', '--resume', ck, '--checkpoint', ck, '--json', '--quiet');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json!.passes).toBe(4);
+  });
+
+  it('the other commands: eval/gap/path/predict/plot/maxflow/multiclass-fw/prepare-horse outputs', async () => {
+    const model = join(out, 'm.gbm');
+    expect((await run('train', svm.train, '--max-passes', '2', '--out', model, '--quiet')).code).toBe(0);
+    await fails(/--out .*m\.gbm: is an input/, 'gap', model, svm.train, '--out', model);
+    await fails(/--out \/nonexistent\/p.gbp: the folder/, 'path', svm.train, '--out', '/nonexistent/p.gbp');
+    await fails(/--trace .*tiny\.svm: is an input/, 'path', svm.train, '--trace', data);
+    await fails(/--out .*tiny\.svm: is an input/, 'predict', model, svm.train, '--out', data);
+    await fails(/--out .*m\.gbm: is an input/, 'predict', model, svm.train, '--out', model);
+    await fails(/--out \/nonexistent\/w.gbm: the folder/, 'multiclass-fw', svm.train, '--tau', '1', '--out', '/nonexistent/w.gbm');
+    const trace = join(out, 't.jsonl');
+    expect((await run('train', svm.train, '--max-passes', '2', '--trace', trace, '--quiet')).code).toBe(0);
+    await fails(/--out .*t\.jsonl: is an input/, 'plot', trace, '--out', trace);
+    await fails(/--out-dir .*m\.gbm: exists and is not a folder/, 'predict', model, 'horse:/nonexistent', '--out-dir', model);
+    const weizmann = join(out, 'weizmann');
+    await writeTinyWeizmann(weizmann, 2);
+    await fails(/--out .*m\.gbm: exists and is not a folder/, 'prepare-horse', weizmann, '--out', model);
+    writeFileSync(join(out, 'g.max'), 'p max 2 1\nn 1 s\nn 2 t\na 1 2 3\n');
+    await fails(/--cut .*g\.max: is an input/, 'maxflow', join(out, 'g.max'), '--cut', join(out, 'g.max'));
   });
 });

@@ -1,9 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { FormatError, InputError } from '../src/core/errors.js';
+import { InputError } from '../src/core/errors.js';
 import { modelProblem } from '../src/core/problem.js';
 import { Rng } from '../src/core/rng.js';
 import { dotSparse, toDense } from '../src/core/vector.js';
@@ -14,21 +13,15 @@ import { writeModelFile } from '../src/io/model-file.js';
 import { ChainModel } from '../src/models/chain.js';
 import { CONLL_TEMPLATES, FeatureDictionary, conllAttributes } from '../src/models/conll-features.js';
 import { SparseChainModel, sparseChainDim, type SparseSequence } from '../src/models/sparse-chain.js';
-import { conllMetrics, loadSparseChainModel, runTag } from '../src/cli/conll.js';
+import { conllMetrics } from '../src/tasks/conll.js';
+import { loadModel } from '../src/io/model.js';
+import { cli, cliWithInput } from './helpers/capture.js';
 import { train } from '../src/solvers/index.js';
 import { allLabellings, randomW } from './helpers/tiny.js';
+import { expectFormatError } from './helpers/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-conll-'));
 
-function formatError(f: () => unknown): FormatError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(FormatError);
-    return e as FormatError;
-  }
-  throw new Error('expected a FormatError');
-}
 
 // ---------------------------------------------------------------------------------------------------
 describe('CoNLL reader and writer', () => {
@@ -45,24 +38,24 @@ describe('CoNLL reader and writer', () => {
   });
 
   it('rejects malformed lines with file and line number', () => {
-    let e = formatError(() => parseConll('a DT B-NP\nb NN\n', 'bad.txt'));
+    let e = expectFormatError(() => parseConll('a DT B-NP\nb NN\n', 'bad.txt'));
     expect(e.line).toBe(2);
     expect(e.file).toBe('bad.txt');
     expect(e.message).toMatch(/^bad\.txt:2: expected 3 whitespace-separated columns .* found 2/);
-    e = formatError(() => parseConll('a DT B-NP\n\nb NN I-NP extra\n', 'bad.txt'));
+    e = expectFormatError(() => parseConll('a DT B-NP\n\nb NN I-NP extra\n', 'bad.txt'));
     expect(e.line).toBe(3);
-    e = formatError(() => parseConll('a DT B-NP\nb NN X-NP\n', 'bad.txt'));
+    e = expectFormatError(() => parseConll('a DT B-NP\nb NN X-NP\n', 'bad.txt'));
     expect(e.line).toBe(2);
     expect(e.message).toMatch(/chunk tag "X-NP" must be O, B-TYPE or I-TYPE/);
-    e = formatError(() => parseConll('a DT B-NP\nb NN B-\n', 'bad.txt'));
+    e = expectFormatError(() => parseConll('a DT B-NP\nb NN B-\n', 'bad.txt'));
     expect(e.line).toBe(2);
-    e = formatError(() => parseConll('\n \n', 'empty.txt'));
+    e = expectFormatError(() => parseConll('\n \n', 'empty.txt'));
     expect(e.message).toMatch(/empty file/);
     // 'auto': 2 or 3 columns, the same on every line.
     expect(parseConll('a DT\nb NN\n', 'in', { columns: 'auto' })[0]!.chunks).toBeNull();
-    e = formatError(() => parseConll('a DT\nb NN\n\nc NN B-NP\n', 'in', { columns: 'auto' }));
+    e = expectFormatError(() => parseConll('a DT\nb NN\n\nc NN B-NP\n', 'in', { columns: 'auto' }));
     expect(e.line).toBe(4);
-    e = formatError(() => parseConll('a\n', 'in', { columns: 'auto' }));
+    e = expectFormatError(() => parseConll('a\n', 'in', { columns: 'auto' }));
     expect(e.line).toBe(1);
   });
 
@@ -70,7 +63,7 @@ describe('CoNLL reader and writer', () => {
     expect(() => loadConll(join(dir, 'missing.txt'))).toThrow(InputError);
     const p = join(dir, 'bad.txt');
     writeFileSync(p, 'a DT B-NP\n\nb NN I-NP\nc\n');
-    const e = formatError(() => loadConll(p));
+    const e = expectFormatError(() => loadConll(p));
     expect(e.message).toBe(`${p}:4: expected 3 whitespace-separated columns (word, POS, chunk tag), found 1`);
   });
 
@@ -93,7 +86,7 @@ describe('CoNLL reader and writer', () => {
     expect(Array.from(tags.encode(s[0]!))).toEqual([1, 3, 4, 0]);
     expect(tags.decode([2, 4])).toEqual(['I-LST', 'O']);
     const test = parseConll('x NN B-NP\ny VB B-VP\n', 'test.txt');
-    const e = formatError(() => tags.encode(test[0]!, 'test.txt'));
+    const e = expectFormatError(() => tags.encode(test[0]!, 'test.txt'));
     expect(e.line).toBe(2);
     expect(e.message).toMatch(/"B-VP" is not one of the model's 5 tags/);
     expect(Array.from(tags.encode(test[0]!, 'test.txt', 'mark'))).toEqual([1, -1]);
@@ -531,54 +524,49 @@ describe('conll task, model file and tag command', () => {
     expect(m.testError).toBe(0);
     const modelPath = join(dir, 'chunker.gbm');
     writeModelFile(modelPath, { meta: { format: 'gapbcfw-model', spec: task.spec, lambda: 0.01, training: {} }, arrays: { w: r.w } });
-    const loaded = loadSparseChainModel(modelPath);
+    const loaded = loadModel(modelPath);
     expect(loaded.w).toEqual(r.w);
+    expect(loaded.task).toBe('conll');
 
-    const capture = () => {
-      const s = new PassThrough();
-      let text = '';
-      s.on('data', (b) => (text += b));
-      return { stream: s as unknown as NodeJS.WriteStream, text: () => text };
-    };
-    // A file with gold tags: 4 columns out, F1 on stderr.
-    let out = capture();
-    let err = capture();
-    expect(await runTag([modelPath, trainPath], { stdout: out.stream, stderr: err.stream })).toBe(0);
-    const lines = out.text().split('\n');
+    // A file with gold tags: 4 columns out, F1 in the summary (on stderr: the predictions use stdout).
+    let t = await cli('tag', modelPath, trainPath);
+    expect(t.code, t.stderr).toBe(0);
+    const lines = t.stdout.split('\n');
     expect(lines[0]).toBe('He PRP B-NP B-NP');
     expect(lines[9]).toBe('');
-    expect(err.text()).toMatch(/FB1: 100\.00/);
+    expect(t.stderr).toMatch(/f1: 1\n/);
     // stdin without gold: 3 columns.
-    out = capture();
-    err = capture();
-    const stdin = new PassThrough();
-    stdin.end('The DT\ndeficit NN\nwill MD\nwiden VB\n');
-    expect(await runTag([modelPath], { stdout: out.stream, stderr: err.stream, stdin })).toBe(0);
-    expect(out.text()).toBe('The DT B-NP\ndeficit NN I-NP\nwill MD B-VP\nwiden VB I-VP\n\n');
-    expect(err.text()).not.toMatch(/FB1/);
-    // --output and --no-gold.
+    t = await cliWithInput('The DT\ndeficit NN\nwill MD\nwiden VB\n', 'tag', modelPath);
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stdout).toBe('The DT B-NP\ndeficit NN I-NP\nwill MD B-VP\nwiden VB I-VP\n\n');
+    expect(t.stderr).not.toMatch(/f1/);
+    // --out and --no-gold; predict is the same command.
     const outPath = join(dir, 'tagged.txt');
-    expect(await runTag([modelPath, join(dir, 'test.txt'), '--output', outPath, '--no-gold', '--quiet'], { stdout: out.stream, stderr: err.stream })).toBe(0);
+    expect((await cli('predict', modelPath, join(dir, 'test.txt'), '--out', outPath, '--no-gold', '--quiet')).code).toBe(0);
     expect(readFileSync(outPath, 'utf8').split('\n')[1]).toBe('account NN I-NP');
+    // On the data set (conll:DIR) predict writes the test part with its gold column and reports chunk F1.
+    const d = await cli('predict', modelPath, `conll:${dir}`, '--json', '--quiet');
+    expect(d.code, d.stderr).toBe(0);
+    expect(d.stdout.split('\n')[0]).toMatch(/^\S+ \S+ [BIO]\S* [BIO]\S*$/);
+    expect(typeof d.json!.f1).toBe('number');
   });
 
   it('tag refuses bad usage, other model kinds and malformed input (with the line)', async () => {
-    const io = { stdout: new PassThrough() as unknown as NodeJS.WriteStream, stderr: new PassThrough() as unknown as NodeJS.WriteStream };
-    await expect(runTag([], io)).rejects.toThrow(/tag takes MODEL/);
+    expect((await cli('tag')).stderr).toMatch(/predict takes MODEL \[INPUT\]/);
     const chainPath = join(dir, 'chain.gbm');
     writeModelFile(chainPath, { meta: { format: 'gapbcfw-model', spec: { kind: 'chain', numFeatures: 1, numLabels: 1, labelNames: ['a'] } }, arrays: { w: new Float64Array(4) } });
-    await expect(runTag([chainPath, trainPath], io)).rejects.toThrow(/chain model cannot tag/);
+    expect((await cli('tag', chainPath, trainPath)).stderr).toMatch(/is a chain model: give a data set KIND:PATH/);
     const task = loadConllTask(trainPath, { minFrequency: 1 });
     const modelPath = join(dir, 'zero.gbm');
     writeModelFile(modelPath, { meta: { format: 'gapbcfw-model', spec: task.spec }, arrays: { w: new Float64Array(sparseChainDim(task.spec.numFeatures, task.spec.numLabels)) } });
     const badInput = join(dir, 'bad-input.txt');
     writeFileSync(badInput, 'a DT\nb NN\n\nc NN NP x\n');
-    const e = await runTag([modelPath, badInput], io).catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(FormatError);
-    expect((e as FormatError).line).toBe(4);
+    const e = await cli('tag', modelPath, badInput);
+    expect(e.code).toBe(2);
+    expect(e.stderr).toMatch(/bad-input\.txt:4: /);
     const short = join(dir, 'short.gbm');
     writeModelFile(short, { meta: { format: 'gapbcfw-model', spec: task.spec }, arrays: { w: new Float64Array(3) } });
-    await expect(runTag([short, trainPath], io)).rejects.toThrow(/w has length 3/);
+    expect((await cli('tag', short, trainPath)).stderr).toMatch(/w has length 3/);
   });
 });
 
@@ -631,6 +619,16 @@ describe.skipIf(!hasData('conll2000', 'train.txt'))('CoNLL-2000 data', () => {
     expect(a.primal!).toBeCloseTo(b.primal!, 10);
     expect(a.dual!).toBeCloseTo(b.dual!, 10);
   });
+
+  it('the full training set reaches the papers\' chunk F1 (>= 0.93 on the 2,012 test sentences) through gapbcfw train', async () => {
+    const r = await cli('train', `conll:${dataPath('conll2000')}`, '--lambda', '1e-2', '--max-passes', '60', '--gap-threshold', '0.005', '--json', '--quiet');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json!.n).toBe(8936);
+    expect(r.json!.nTest).toBe(2012);
+    expect(r.json!.gapIsExact).toBe(true);
+    expect(r.json!.gap as number).toBeLessThanOrEqual(0.005);
+    expect(r.json!.f1 as number).toBeGreaterThanOrEqual(0.93);
+  }, 900_000);
 
   it('a small training subset reaches a sensible chunk F1 on test sentences', () => {
     const task = loadConllTask(trainFile, { test: `conll:${testFile}`, limit: 200, testLimit: 300, minFrequency: 2 });

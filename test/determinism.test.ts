@@ -8,13 +8,14 @@
 //    same labels and computes every H_i(w) = L - <w, psi_i(y)> with the per-object path's arithmetic.
 import { describe, expect, it } from 'vitest';
 import { modelProblem, type Problem } from '../src/core/problem.js';
-import { buildModel, loadTask } from '../src/data/datasets.js';
+import { loadTask } from '../src/tasks/index.js';
+import { buildModel } from '../src/tasks/model-kinds.js';
 import { fullOraclePass, type ProgressEvent, type SolverResult } from '../src/solvers/common.js';
 import { train, trainAsync, type TrainOptions } from '../src/solvers/index.js';
 
-const task = loadTask('synthetic:');
+const task = await loadTask('synthetic:');
 /** The synthetic chain data (300 sequences) with the batched exact pass (native scoring, Viterbi and hinge kernels). */
-const batched: Problem = modelProblem(buildModel(task.spec), task.train.xs, task.train.ys);
+const batched: Problem = modelProblem(buildModel(task.spec), task.train);
 /** The same problem without its batched oracle: every exact pass decodes object by object and builds psi. */
 const sync: Problem = (({ batch: _b, ...rest }) => rest)(batched);
 

@@ -1,21 +1,41 @@
 /**
  * Documentation checks (issue 12): the API reference builds without warnings, the options page lists
- * every training flag, and the relative links of the Markdown pages resolve.
+ * every training flag, every `gapbcfw` command of the pages parses against its command's option table, the
+ * quick start does what the README says, and the relative links of the Markdown pages resolve.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parseArgs } from '../src/cli/args.js';
+import { COMMANDS, commandOf } from '../src/cli/main.js';
+import { loadOptions } from '../src/cli/options.js';
+import { isDataSpec, parseDataSpec } from '../src/tasks/index.js';
+import { dataPath, hasData } from '../src/data/paths.js';
+import { cli } from './helpers/capture.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
 
-/** Every `--flag` a parseArgs options object in `file` defines (`name: { type: ... }` entries). */
-function definedFlags(file: string): string[] {
-  const flags = new Set<string>();
-  for (const m of read(file).matchAll(/^\s*'?([a-z][a-z0-9-]*)'?\s*:\s*\{\s*type:\s*'(?:string|boolean)'/gm)) flags.add(m[1]!);
-  return [...flags].sort();
+/**
+ * The `gapbcfw` command lines of the shell blocks of a page, as argument lists: `npx` and comments dropped, `\`
+ * continuations joined, pipes and redirections cut off, quotes honoured.
+ */
+function documentedCommands(file: string): { line: string; argv: string[] }[] {
+  const out: { line: string; argv: string[] }[] = [];
+  for (const block of read(file).matchAll(/```sh\n([\s\S]*?)```/g)) {
+    for (const raw of block[1]!.replace(/\\\n\s*/g, ' ').split('\n')) {
+      const at = raw.indexOf('gapbcfw ');
+      if (at < 0 || raw.trimStart().startsWith('#')) continue;
+      const line = raw.slice(at).replace(/\s+#.*$/, '');
+      const words = [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+      const end = words.findIndex((w) => ['|', '<', '>', '&', ';', '&&', '2>'].includes(w));
+      out.push({ line, argv: words.slice(1, end < 0 ? undefined : end) });
+    }
+  }
+  return out;
 }
 
 /** Markdown files whose relative links are checked. */
@@ -48,12 +68,72 @@ describe('documentation', () => {
     expect(r.status, output).toBe(0);
   });
 
-  it('docs/options.md lists every training flag of src/cli/train-options.ts and src/cli/path.ts', () => {
+  it('docs/options.md lists every option of the train and path commands (their option tables)', () => {
     const page = read('docs/options.md');
-    const flags = [...definedFlags('src/cli/train-options.ts'), ...definedFlags('src/cli/path.ts')];
-    expect(flags.length).toBeGreaterThan(20); // the scan found the option objects
+    const flags = [...new Set(['train', 'path'].flatMap((name) => commandOf(name)!.options.map((o) => o.name)))].filter((f) => f !== 'help');
+    expect(flags.length).toBeGreaterThan(30);
     const missing = flags.filter((f) => !new RegExp(`--${f}(?![a-z0-9-])`).test(page));
     expect(missing, `flags missing from docs/options.md: ${missing.map((f) => `--${f}`).join(', ')}`).toEqual([]);
+  });
+
+  it('every gapbcfw command of README.md and docs/ parses against its option table (the options apply to its data)', () => {
+    const found: string[] = [];
+    const bad: string[] = [];
+    for (const file of markdownFiles()) {
+      for (const { line, argv } of documentedCommands(file)) {
+        found.push(line);
+        try {
+          if (argv[0] === 'help') {
+            if (argv[1] !== undefined && !commandOf(argv[1])) throw new Error(`no command ${argv[1]} to help with`);
+            continue;
+          }
+          const command = commandOf(argv[0]!);
+          if (!command) throw new Error(`unknown command ${argv[0]}`);
+          const args = parseArgs(command, argv.slice(1));
+          const data = args.positionals.find((p) => isDataSpec(p));
+          if (data && command.options.some((o) => o.name === 'split')) loadOptions(args, parseDataSpec(data).kind);
+        } catch (e) {
+          bad.push(`${file}: ${line}: ${(e as Error).message}`);
+        }
+      }
+    }
+    expect(found.length).toBeGreaterThan(60);
+    for (const c of COMMANDS) if (c.name !== 'gap-merge') expect(found.some((l) => new RegExp(`^gapbcfw ${c.name}(\\s|$)`).test(l)), c.name).toBe(true);
+    expect(bad).toEqual([]);
+  });
+
+  it.skipIf(!hasData('ocr', 'letter.data.gz'))('the README quick start runs as written and does what it says (demo gap <= 0.01; OCR-small gap <= 0.1, test error about 0.2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-quickstart-'));
+    symlinkSync(dataPath('ocr', 'letter.data.gz'), join(dir, 'letter.data.gz'));
+    const quick = documentedCommands('README.md').slice(0, 5);
+    expect(quick.map((c) => c.argv[0])).toEqual(['demo', 'train', 'eval', 'plot', 'demo']);
+    const at = (argv: string[]) => argv.map((a) => (a.startsWith('ocr:') ? `ocr:${join(dir, a.slice(4))}` : /\.(gbm|jsonl|png)$/.test(a) ? join(dir, a) : a));
+    const demo = await cli(...quick[0]!.argv, '--json', '--quiet');
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.json!.gap as number).toBeLessThanOrEqual(0.01);
+    const train = await cli(...at(quick[1]!.argv), '--json', '--quiet');
+    expect(train.code, train.stderr).toBe(0);
+    expect(train.json!.gap as number).toBeLessThanOrEqual(0.1);
+    expect(train.json!.testError as number).toBeGreaterThan(0.15);
+    expect(train.json!.testError as number).toBeLessThan(0.25);
+    const ev = await cli(...at(quick[2]!.argv), '--json');
+    expect(ev.code, ev.stderr).toBe(0);
+    expect(ev.json!.n).toBe(6251);
+    expect(ev.json!.testError).toBe(train.json!.testError);
+    const plot = await cli(...at(quick[3]!.argv), '--json');
+    expect(plot.code, plot.stderr).toBe(0);
+    expect(existsSync(join(dir, 'ocr-gap.png'))).toBe(true);
+  }, 120_000);
+
+  it("the README's StructuredModel paragraph names every member the interface requires (and the optional ones)", () => {
+    const src = read('src/core/problem.ts');
+    const body = src.slice(src.indexOf('export interface StructuredModel'), src.indexOf('\n}\n', src.indexOf('export interface StructuredModel')));
+    const members = [...body.matchAll(/^  (?:readonly )?([a-zA-Z]+)(\??)[(:<]/gm)].map((m) => ({ name: m[1]!, optional: m[2] === '?' }));
+    expect(members.filter((m) => !m.optional).length).toBeGreaterThanOrEqual(10);
+    const readme = read('README.md');
+    const paragraph = readme.slice(readme.indexOf('implementing `StructuredModel`'), readme.indexOf('## Command line'));
+    expect(paragraph.length).toBeGreaterThan(100);
+    for (const m of members) expect(paragraph, m.name).toContain(`\`${m.name}\``);
   });
 
   it('has a page per model and the benchmark page with its generated section', () => {

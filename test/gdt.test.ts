@@ -12,18 +12,8 @@ import {
 import { InputError } from '../src/core/errors.js';
 import { native } from '../src/native.js';
 import { bruteForce1d, bruteForce2d } from './helpers/gdt-brute.js';
+import { uniform } from './helpers/random.js';
 
-/** mulberry32: a tiny seeded PRNG so that every case is reproducible. */
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const randInt = (r: () => number, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
 
 const close = (x: number, y: number): boolean =>
@@ -96,7 +86,7 @@ const IMPLS: GdtImpl[] = ['native', 'ts'];
 describe.each(IMPLS)('distanceTransform1d (%s) vs O(n^2) brute force', (impl) => {
   it('random real scores: 400 seeds, n = 1..60, a from 0 and subnormal to 1e6, -inf entries', () => {
     for (let seed = 1; seed <= 400; seed++) {
-      const r = mulberry32(seed);
+      const r = uniform(seed);
       const n = randInt(r, 1, 60);
       const a = REAL_A[seed % REAL_A.length]!;
       const b = seed % 3 === 0 ? 0 : (r() - 0.5) * 20;
@@ -108,7 +98,7 @@ describe.each(IMPLS)('distanceTransform1d (%s) vs O(n^2) brute force', (impl) =>
 
   it('integer scores with many ties: values and smallest-q argmax match exactly', () => {
     for (let seed = 1; seed <= 600; seed++) {
-      const r = mulberry32(seed * 7919);
+      const r = uniform(seed * 7919);
       const n = randInt(r, 1, 60);
       const a = DYADIC_A[seed % 6]!;
       const b = DYADIC_B[Math.floor(seed / 6) % 6]!;
@@ -119,7 +109,7 @@ describe.each(IMPLS)('distanceTransform1d (%s) vs O(n^2) brute force', (impl) =>
   });
 
   it('tiny a (1e-300) on integer scores: values exact, argmax a true maximiser', () => {
-    const r = mulberry32(99);
+    const r = uniform(99);
     const f = Float64Array.from({ length: 50 }, () => randInt(r, -3, 3));
     for (const b of [0, 1, -0.5]) check1d(f, 1e-300, b, distanceTransform1d(f, { a: 1e-300, b }, { impl }), false, `tiny a b=${b}`);
   });
@@ -155,7 +145,7 @@ describe.each(IMPLS)('distanceTransform1d (%s) vs O(n^2) brute force', (impl) =>
   });
 
   it('accepts plain arrays, preallocated outputs and in-place (values === f)', () => {
-    const r = mulberry32(5);
+    const r = uniform(5);
     const arr = Array.from({ length: 40 }, () => randInt(r, -5, 5));
     const ref = distanceTransform1d(arr, { a: 0.5, b: 1 }, { impl });
     check1d(arr, 0.5, 1, ref, true, 'plain array');
@@ -175,7 +165,7 @@ describe.each(IMPLS)('distanceTransform1d (%s) vs O(n^2) brute force', (impl) =>
 describe.each(IMPLS)('distanceTransform2d (%s) vs O((HW)^2) brute force', (impl) => {
   it('small random grids (real and integer scores, -inf cells, zero coefficients)', () => {
     for (let seed = 1; seed <= 150; seed++) {
-      const r = mulberry32(seed * 31 + 5);
+      const r = uniform(seed * 31 + 5);
       const h = randInt(r, 1, 12);
       const w = randInt(r, 1, 20); // wider than one column block sometimes
       const exact = seed % 2 === 0;
@@ -196,7 +186,7 @@ describe.each(IMPLS)('distanceTransform2d (%s) vs O((HW)^2) brute force', (impl)
   });
 
   it('in-place (values === f) gives the same result', () => {
-    const r = mulberry32(77);
+    const r = uniform(77);
     const f = Float64Array.from({ length: 9 * 13 }, () => randInt(r, -3, 3));
     const c = { ay: 0.5, by: -1, ax: 1, bx: 0.5 };
     const ref = distanceTransform2d(f, { height: 9, width: 13 }, c, { impl });
@@ -220,7 +210,7 @@ describe.each(IMPLS)('distanceTransform2d (%s) vs O((HW)^2) brute force', (impl)
 
 describe('native and TypeScript agree', () => {
   it('on large random inputs (1-D n = 100000, 2-D 97 x 131)', () => {
-    const r = mulberry32(2024);
+    const r = uniform(2024);
     const f = Float64Array.from({ length: 100_000 }, () => (r() < 0.05 ? -Infinity : (r() - 0.5) * 1e4));
     for (const a of [0, 1e-4, 1]) {
       const nat = distanceTransform1d(f, { a, b: 0.3 });
@@ -244,7 +234,7 @@ describe('native and TypeScript agree', () => {
 });
 
 describe('distanceTransform2dAsync', () => {
-  const r = mulberry32(31337);
+  const r = uniform(31337);
   const h = 64;
   const w = 80;
   const f = Float64Array.from({ length: h * w }, () => (r() < 0.1 ? -Infinity : (r() - 0.5) * 100));

@@ -8,12 +8,11 @@ import { FormatError, InputError } from '../src/core/errors.js';
 import { HorseDataset, mergeHorseParts, trainingBytes, writeHorseDataset, type HorseRecord } from '../src/data/horse.js';
 import { HorseRecordReader, shouldStream, StreamedHorseSet } from '../src/data/horse-stream.js';
 import { chunksOf } from '../src/data/dataset.js';
-import { loadTask } from '../src/data/datasets.js';
+import { loadTask } from '../src/tasks/index.js';
 import { SegmentationModel, segmentationLoss } from '../src/models/segmentation.js';
 import { dotSparse } from '../src/core/vector.js';
 import { train, type TrainOptions } from '../src/solvers/index.js';
 import { main } from '../src/cli/main.js';
-import { runTrainHorse } from '../src/cli/horse.js';
 import { loadModel } from '../src/io/model.js';
 import { capture } from './helpers/capture.js';
 import { spawn } from 'node:child_process';
@@ -349,23 +348,23 @@ describe('validation of streamed records', () => {
     expect(recs.length).toBe(4);
   });
 
-  it('decides streaming by size unless told (--stream / --in-memory)', () => {
+  it('decides streaming by size unless told (--stream / --in-memory)', async () => {
     const ds = new HorseDataset(dir);
     const all = ds.indices('all');
     expect(shouldStream(ds, all)).toBe(false); // a few KB
     expect(shouldStream(ds, all, true)).toBe(true);
     expect(shouldStream(ds, all, false)).toBe(false);
-    expect(loadTask(`horse:${dir}`, { stream: true }).description).toMatch(/streamed from disk/);
-    expect(loadTask(`horse:${dir}`).description).not.toMatch(/streamed/);
+    expect((await loadTask(`horse:${dir}`, { stream: true })).description).toMatch(/streamed from disk/);
+    expect((await loadTask(`horse:${dir}`)).description).not.toMatch(/streamed/);
   });
 });
 
 describe('fingerprint of a horse set', () => {
-  it('is the same in memory and streamed, costs no read after a pass, sees features but not the superpixel map', () => {
+  it('is the same in memory and streamed, costs no read after a pass, sees features but not the superpixel map', async () => {
     const copy = join(root, 'fp');
     writeSet(copy, 8, 2, 21);
-    const inMemory = loadTask(`horse:${copy}`, { stream: false });
-    const streamed = loadTask(`horse:${copy}`, { stream: true });
+    const inMemory = await loadTask(`horse:${copy}`, { stream: false });
+    const streamed = await loadTask(`horse:${copy}`, { stream: true });
     const fp = inMemory.train.fingerprint();
     expect(fp).toMatch(/^horse:8:[0-9a-f]{8}$/);
     // a pass reads every record: the fingerprint then needs no further read
@@ -387,16 +386,16 @@ describe('fingerprint of a horse set', () => {
       writeFileSync(bin, b);
     };
     flip(im.offset + im.bytes - 1);
-    expect(loadTask(`horse:${copy}`, { stream: false }).train.fingerprint()).toBe(fp);
+    expect((await loadTask(`horse:${copy}`, { stream: false })).train.fingerprint()).toBe(fp);
     flip(im.offset + trainingBytes(im) - 1);
-    const changed = loadTask(`horse:${copy}`, { stream: false }).train.fingerprint();
+    const changed = (await loadTask(`horse:${copy}`, { stream: false })).train.fingerprint();
     expect(changed).not.toBe(fp);
-    expect(loadTask(`horse:${copy}`, { stream: true }).train.fingerprint()).toBe(changed);
+    expect((await loadTask(`horse:${copy}`, { stream: true })).train.fingerprint()).toBe(changed);
   });
 });
 
 describe('CLI on a streamed set', () => {
-  it('train / gap / eval give the same numbers streamed and in memory; train-horse is train with horse defaults', async () => {
+  it('train / gap / eval give the same numbers streamed and in memory', async () => {
     const results: Record<string, Record<string, unknown>>[] = [];
     for (const mode of ['--in-memory', '--stream']) {
       const model = join(root, `m${mode}.gbm`);
@@ -405,9 +404,7 @@ describe('CLI on a streamed set', () => {
       expect(t.code).toBe(0);
       const g = await capture(main, ['gap', model, `horse:${dir}`, '--json', mode]);
       const e = await capture(main, ['eval', model, `horse:${dir}`, '--json', mode]);
-      const th = await capture(runTrainHorse, [`horse:${dir}`, '--max-passes', '3', '--json', '--quiet', mode]);
-      expect(th.code).toBe(0);
-      results.push({ t: t.json!, g: g.json!, e: e.json!, th: th.json!, w: { w: [...loadModel(model).w] } });
+      results.push({ t: t.json!, g: g.json!, e: e.json!, w: { w: [...loadModel(model).w] } });
     }
     const [mem, str] = results as [Record<string, Record<string, unknown>>, Record<string, Record<string, unknown>>];
     for (const key of ['primal', 'dual', 'gap', 'oracleCalls', 'cacheHits', 'testError']) expect(str.t![key]).toBe(mem.t![key]);
@@ -416,13 +413,5 @@ describe('CLI on a streamed set', () => {
     expect(str.g!.gap as number).toBeCloseTo(str.t!.gap as number, 10);
     expect(str.e!.testError).toBe(mem.e!.testError);
     expect(str.e!.testError).toBe(str.t!.testError);
-    // train-horse: lambda 100 by default, oracle timing split into scoring and max-flow
-    expect(str.th!.lambda).toBe(100);
-    expect(str.th!.primal).toBe(mem.th!.primal);
-    expect(str.th!.scoringMsPerCall as number).toBeGreaterThan(0);
-    expect(str.th!.maxflowMsPerCall as number).toBeGreaterThan(0);
-    expect(str.th!.readMsPerRecord as number).toBeGreaterThan(0);
-    expect(str.th!.recordsRead as number).toBeGreaterThanOrEqual(24);
-    expect(mem.th!.readMsPerRecord).toBeUndefined();
   });
 });

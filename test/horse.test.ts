@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -11,12 +11,12 @@ import {
 import { SegmentationModel } from '../src/models/segmentation.js';
 import { FormatError, InputError } from '../src/core/errors.js';
 import { modelProblem } from '../src/core/problem.js';
-import { PassThrough } from 'node:stream';
 import { existsSync } from 'node:fs';
-import { runPredict, runPrepareHorse, runTrainHorse } from '../src/cli/horse.js';
 import { main } from '../src/cli/main.js';
 import { loadModel } from '../src/io/model.js';
-import { capture } from './helpers/capture.js';
+import { capture, cli } from './helpers/capture.js';
+import { dataPath, hasData } from '../src/data/paths.js';
+import { writeTinyWeizmann } from './helpers/tiny-data.js';
 
 const COLOURS: [number, number, number][] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255]];
 
@@ -133,31 +133,6 @@ describe('horse features on a hand-made image', () => {
   });
 });
 
-/** A tiny Weizmann-layout folder: rgb/ at twice the mask's size (like the real data), masks = a white disc. */
-async function tinyWeizmann(root: string, count: number): Promise<void> {
-  mkdirSync(join(root, 'rgb'));
-  mkdirSync(join(root, 'figure_ground'));
-  const W = 64;
-  const H = 48;
-  for (let k = 1; k <= count; k++) {
-    const rgb = Buffer.alloc(4 * W * H * 3);
-    const mask = Buffer.alloc(W * H);
-    for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) {
-        const inside = (x - 30 - k) ** 2 + (y - 24) ** 2 < 15 ** 2;
-        mask[y * W + x] = inside ? 255 : 0;
-        for (const [dy, dx] of [[0, 0], [0, 1], [1, 0], [1, 1]] as const) {
-          const noise = ((x * 31 + y * 17 + dx * 7 + dy * 3 + k) % 23) - 11;
-          rgb.set(inside ? [150 + noise, 90 + noise, 40] : [40, 120 + noise, 60 + noise], 3 * ((2 * y + dy) * 2 * W + 2 * x + dx));
-        }
-      }
-    }
-    const name = `horse00${k}.jpg`;
-    await sharp(rgb, { raw: { width: 2 * W, height: 2 * H, channels: 3 } }).jpeg().toFile(join(root, 'rgb', name));
-    await sharp(mask, { raw: { width: W, height: H, channels: 1 } }).jpeg({ quality: 95 }).toFile(join(root, 'figure_ground', name));
-  }
-}
-
 describe('augmentation', () => {
   it('moves image and mask together (flip, crop, jitter keep them aligned)', () => {
     const H = 30;
@@ -187,7 +162,7 @@ describe('prepareHorse end to end (images decoded with sharp)', () => {
     const root = mkdtempSync(join(tmpdir(), 'weizmann-'));
     const out = join(root, 'prepared');
     try {
-      await tinyWeizmann(root, 3);
+      await writeTinyWeizmann(root, 3);
       const opts = { colourWords: 8, gradientWords: 16, superpixels: 20, trainSize: 2, augment: 1 };
       const meta = await prepareHorse(root, out, opts);
       expect(meta.images.map((i) => [i.name, i.split, i.height, i.width])).toEqual([
@@ -223,15 +198,15 @@ describe('prepareHorse end to end (images decoded with sharp)', () => {
   it('parts prepared in parallel (--copies, --no-originals, --part, --merge) equal one sequential run byte for byte', async () => {
     const root = mkdtempSync(join(tmpdir(), 'weizmann-parts-'));
     try {
-      await tinyWeizmann(root, 3);
+      await writeTinyWeizmann(root, 3);
       const opts = ['--train-size', '2', '--superpixels', '20', '--colour-words', '8', '--gradient-words', '8', '--augment', '3', '--json', '--quiet'];
       const seq = join(root, 'seq');
       const par = join(root, 'par');
-      const none = { stdout: new PassThrough() as unknown as NodeJS.WriteStream, stderr: new PassThrough() as unknown as NodeJS.WriteStream };
-      expect(await runPrepareHorse([root, '--out', seq, ...opts], none)).toBe(0);
-      expect(await runPrepareHorse([root, '--out', par, ...opts, '--copies', '2-3', '--no-originals', '--part', 'b'], none)).toBe(0);
-      expect(await runPrepareHorse([root, '--out', par, ...opts, '--copies', '1-1', '--part', 'a'], none)).toBe(0);
-      expect(await runPrepareHorse(['--merge', '--out', par, '--json'], none)).toBe(0);
+      const prepare = async (...argv: string[]) => (await cli('prepare-horse', ...argv)).code;
+      expect(await prepare(root, '--out', seq, ...opts)).toBe(0);
+      expect(await prepare(root, '--out', par, ...opts, '--copies', '2-3', '--no-originals', '--part', 'b')).toBe(0);
+      expect(await prepare(root, '--out', par, ...opts, '--copies', '1-1', '--part', 'a')).toBe(0);
+      expect(await prepare('--merge', '--out', par, '--json')).toBe(0);
       const a = new HorseDataset(seq);
       const b = new HorseDataset(par);
       expect(b.meta.images.map((i) => i.name)).toEqual(a.meta.images.map((i) => i.name));
@@ -239,53 +214,69 @@ describe('prepareHorse end to end (images decoded with sharp)', () => {
       for (let k = 0; k < a.meta.images.length; k++) expect(encodeRecord(b.read(k)).equals(encodeRecord(a.read(k)))).toBe(true);
       // augmented copies differ from each other (they are seeded per copy and image)
       expect(encodeRecord(a.read(3)).equals(encodeRecord(a.read(5)))).toBe(false);
-      expect(await runPrepareHorse([root, '--out', par, '--copies', '9-2', '--augment', '3'], none)).toBe(2);
+      expect(await prepare(root, '--out', par, '--copies', '9-2', '--augment', '3')).toBe(2);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
   });
 
-  it('CLI runners: prepare-horse, train-horse, predict (PNG overlays), with exit code 2 on bad usage', async () => {
+  it('CLI: prepare-horse, train horse:DIR, predict (PNG overlays with the ground truth, pixel accuracy above all-background), exit code 2 on bad usage', async () => {
     const root = mkdtempSync(join(tmpdir(), 'weizmann-cli-'));
-    const io = () => {
-      const out = new PassThrough();
-      const err = new PassThrough();
-      const res = { stdout: '', stderr: '' };
-      out.on('data', (b) => (res.stdout += b));
-      err.on('data', (b) => (res.stderr += b));
-      return { io: { stdout: out as unknown as NodeJS.WriteStream, stderr: err as unknown as NodeJS.WriteStream }, res };
-    };
-    const lastJson = (s: string) => JSON.parse(s.trim().split('\n').at(-1)!) as Record<string, number>;
     try {
-      await tinyWeizmann(root, 4);
+      await writeTinyWeizmann(root, 4);
       const prep = join(root, 'prep');
-      let c = io();
-      expect(await runPrepareHorse([root, '--out', prep, '--train-size', '2', '--superpixels', '30', '--colour-words', '8', '--gradient-words', '8', '--json', '--quiet'], c.io)).toBe(0);
-      expect(lastJson(c.res.stdout)).toMatchObject({ images: 4, train: 2, test: 2, dPairwise: 100 });
-      c = io();
+      let c = await cli('prepare-horse', root, '--out', prep, '--train-size', '2', '--superpixels', '30', '--colour-words', '8', '--gradient-words', '8', '--json', '--quiet');
+      expect(c.code).toBe(0);
+      expect(c.json).toMatchObject({ images: 4, train: 2, test: 2, dPairwise: 100 });
       const model = join(root, 'm.gbm');
-      expect(await runTrainHorse([`horse:${prep}`, '--out', model, '--lambda', '0.01', '--max-passes', '30', '--json', '--quiet'], c.io)).toBe(0);
-      const tr = lastJson(c.res.stdout);
-      expect(tr.trainError).toBeLessThan(0.2);
-      c = io();
+      c = await cli('train', `horse:${prep}`, '--out', model, '--lambda', '0.01', '--max-passes', '30', '--gap-threshold', '0.01', '--train-error', '--json', '--quiet');
+      expect(c.code).toBe(0);
+      expect(c.json!.trainError as number).toBeLessThan(0.2);
       const outDir = join(root, 'pred');
-      expect(await runPredict([model, `horse:${prep}`, '--out-dir', outDir, '--json', '--quiet'], c.io)).toBe(0);
-      const pr = lastJson(c.res.stdout);
+      c = await cli('predict', model, `horse:${prep}`, '--out-dir', outDir, '--json', '--quiet');
+      expect(c.code).toBe(0);
+      const pr = c.json!;
       expect(pr.images).toBe(2);
-      expect(pr.testError).toBeLessThan(0.3);
-      expect(pr.pixelAccuracy).toBeGreaterThan(0.8);
-      expect(pr.pixelTestError).toBeLessThan(0.3);
+      expect(pr.testError as number).toBeLessThan(0.3);
+      expect(pr.pixelAccuracy as number).toBeGreaterThan(0.8);
+      expect(pr.pixelAccuracy as number).toBeGreaterThan(pr.allBackgroundAccuracy as number);
+      expect(pr.pixelTestError as number).toBeLessThan(0.3);
       expect(existsSync(join(outDir, 'horse003.png'))).toBe(true);
       const meta = await sharp(join(outDir, 'horse003.png')).metadata();
       expect([meta.width, meta.height, meta.format]).toEqual([64, 48, 'png']);
-      c = io();
-      expect(await runPredict([model], c.io)).toBe(2);
-      expect(c.res.stderr).toMatch(/gapbcfw: predict needs MODEL/);
-      c = io();
-      expect(await runPrepareHorse([root], c.io)).toBe(2);
-      expect(await runTrainHorse([`horse:${join(root, 'nope')}`], c.io)).toBe(2);
+      // the overlay draws the ground-truth boundary (cyan) as well as the prediction
+      const { data } = await sharp(join(outDir, 'horse003.png')).raw().toBuffer({ resolveWithObject: true });
+      let cyan = 0;
+      for (let p = 0; p < data.length; p += 3) if (data[p] === 0 && data[p + 1] === 255 && data[p + 2] === 255) cyan++;
+      expect(cyan).toBeGreaterThan(0);
+      c = await cli('predict', model, `horse:${prep}`, '--out', join(root, 'x.txt'));
+      expect(c.code).toBe(2);
+      expect(c.stderr).toMatch(/images: give --out-dir/);
+      expect((await cli('prepare-horse', root)).code).toBe(2);
+      expect((await cli('train', `horse:${join(root, 'nope')}`)).code).toBe(2);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
   });
+});
+
+describe.skipIf(!hasData('weizmann_horse', 'weizmann_horse_db', 'rgb'))('real Weizmann horses (40 images)', () => {
+  it('prepare-horse, train horse:DIR and predict: pixel accuracy above the all-background accuracy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weizmann-real-'));
+    try {
+      const prep = join(dir, 'horse');
+      const p = await cli('prepare-horse', dataPath('weizmann_horse'), '--out', prep, '--limit', '40', '--train-size', '20', '--colour-words', '32', '--gradient-words', '32', '--json', '--quiet');
+      expect(p.code, p.stderr).toBe(0);
+      expect(p.json).toMatchObject({ images: 40, train: 20, test: 20 });
+      const model = join(dir, 'horse.gbm');
+      const t = await cli('train', `horse:${prep}`, '--lambda', '10', '--max-passes', '30', '--out', model, '--json', '--quiet');
+      expect(t.code, t.stderr).toBe(0);
+      const r = await cli('predict', model, `horse:${prep}`, '--json', '--quiet');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json!.n).toBe(20);
+      expect(r.json!.pixelAccuracy as number).toBeGreaterThan((r.json!.allBackgroundAccuracy as number) + 0.05);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

@@ -5,9 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MulticlassDataset } from '../src/core/data.js';
-import { FormatError, InputError } from '../src/core/errors.js';
+import { InputError } from '../src/core/errors.js';
 import { loadLibsvm, parseLibsvm } from '../src/data/libsvm.js';
 import { dataPath, hasData } from '../src/data/paths.js';
+import { expectFormatError } from './helpers/errors.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/bad/', import.meta.url));
 
@@ -18,22 +19,6 @@ function denseRow(d: MulticlassDataset, r: number): number[] {
   return out;
 }
 
-function expectFormatError(fn: () => unknown, line: number | undefined, re?: RegExp): FormatError {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(FormatError);
-  const fe = err as FormatError;
-  if (line !== undefined) {
-    expect(fe.line).toBe(line);
-    expect(fe.message).toContain(`:${line}:`);
-  }
-  if (re) expect(fe.message).toMatch(re);
-  return fe;
-}
 
 let tmp: string;
 beforeAll(() => {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { capture } from './helpers/capture.js';
+import { cli } from './helpers/capture.js';
 import { Hungarian, assignmentMinCost, maxWeightMatching } from '../src/models/hungarian.js';
 import {
   ALIGNMENT_FEATURE_NAMES,
@@ -11,8 +11,6 @@ import {
   CooccurrenceStats,
   MatchingModel,
   diceBaseline,
-  loadAlignmentModel,
-  saveAlignmentModel,
   type MatchingInput,
 } from '../src/models/matching.js';
 import { alignmentCounts, alignmentMetrics, sumCounts, type Link } from '../src/data/alignment.js';
@@ -22,7 +20,8 @@ import { Rng } from '../src/core/rng.js';
 import { dotSparse } from '../src/core/vector.js';
 import { bcfw } from '../src/solvers/bcfw.js';
 import { ssg } from '../src/solvers/ssg.js';
-import { runAlign } from '../src/cli/align.js';
+import { loadModel, saveModel } from '../src/io/model.js';
+import { alignmentFields } from '../src/tasks/alignment.js';
 
 /** Every partial matching of rows x cols (a[j] = k or -1, distinct k). */
 function allMatchings(rows: number, cols: number): Int32Array[] {
@@ -350,28 +349,27 @@ describe('gapbcfw align (prediction with a saved model)', () => {
   w[ALIGNMENT_FEATURE_NAMES.indexOf('bias')] = -0.5;
   w[ALIGNMENT_FEATURE_NAMES.indexOf('exact')] = 2;
   w[ALIGNMENT_FEATURE_NAMES.indexOf('dice')] = 1;
-  saveAlignmentModel(modelPath, {
+  const corpus: [string[], string[]][] = [
+    [['the', 'house'], ['la', 'chambre']],
+    [['house', 'rose'], ['chambre', 'lève']],
+  ];
+  saveModel(modelPath, {
+    task: 'alignment',
+    spec: { kind: 'matching', numFeatures: w.length, features: [...ALIGNMENT_FEATURE_NAMES], costFalsePositive: 1, costFalseNegative: 3, normaliser: 'links' },
+    fields: alignmentFields(corpus),
     w,
     lambda: 0.01,
-    costFalsePositive: 1,
-    costFalseNegative: 3,
-    normaliser: 'links',
-    corpus: [
-      [['the', 'house'], ['la', 'chambre']],
-      [['house', 'rose'], ['chambre', 'lève']],
-    ],
     training: { solver: 'bcfw' },
   });
 
-  const run = (...args: string[]) => capture(runAlign, args);
+  const run = (...args: string[]) => cli('align', ...args);
 
-  it('round-trips the model file', () => {
-    const m = loadAlignmentModel(modelPath);
+  it('round-trips the model file (the corpus in its task fields)', () => {
+    const m = loadModel(modelPath);
     expect(Array.from(m.w)).toEqual(Array.from(w));
-    expect(m.corpus).toEqual([
-      [['the', 'house'], ['la', 'chambre']],
-      [['house', 'rose'], ['chambre', 'lève']],
-    ]);
+    expect(m.task).toBe('alignment');
+    expect(m.fields.meta.corpusPairs).toBe(2);
+    expect(new TextDecoder().decode(m.fields.arrays.corpusF)).toBe('la chambre\nchambre lève');
   });
 
   it('prints one line of links per input pair, in either order, and a JSON summary', async () => {
@@ -384,7 +382,7 @@ describe('gapbcfw align (prediction with a saved model)', () => {
     expect(lines[0]!.split(' ').sort()).toEqual(['1-2', '2-1', '3-0']);
     expect(lines[1]).toBe('');
     expect(lines[2]).toBe('0-1');
-    expect(JSON.parse(lines[3]!)).toMatchObject({ command: 'align', pairs: 3, links: 4 });
+    expect(JSON.parse(lines[3]!)).toMatchObject({ command: 'predict', pairs: 3, links: 4 });
     const fe = await run(modelPath, pairs, '--order', 'fe');
     expect(fe.stdout.split('\n')[0]!.split(' ').sort()).toEqual(['0-3', '1-2', '2-1']);
     const words = await run(modelPath, pairs, '--words');
@@ -402,12 +400,11 @@ describe('gapbcfw align (prediction with a saved model)', () => {
     const notModel = join(dir, 'not-a-model.gbm');
     writeFileSync(notModel, 'hello');
     expect((await run(notModel, bad)).code).toBe(2);
-    expect((await run('train')).code).toBe(2);
-    expect((await run('train', 'ocr:x')).code).toBe(2);
-    expect((await run('train', join(dir, 'nowhere'), '--solver', 'nope')).code).toBe(2);
-    expect((await run('train', join(dir, 'nowhere'))).code).toBe(2);
+    expect((await run('train', 'alignment:x')).stderr).toMatch(/align train was replaced by gapbcfw train alignment:DIR/);
+    expect((await cli('train', 'alignment:/nowhere', '--solver', 'nope')).code).toBe(2);
+    expect((await cli('train', 'alignment:/nowhere')).stderr).toMatch(/nowhere/);
     const help = await run('--help');
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/align train/);
+    expect(help.stdout).toMatch(/Usage: gapbcfw predict MODEL \[INPUT\]/);
   });
 });

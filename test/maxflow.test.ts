@@ -2,8 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { capture } from './helpers/capture.js';
-import { runMaxflow } from '../src/cli/maxflow.js';
+import { cli } from './helpers/capture.js';
 import { FormatError, InputError } from '../src/core/errors.js';
 import {
   MaxflowGraph,
@@ -15,7 +14,8 @@ import {
   writeDimacsMaxflow,
   type MaxflowGraphSpec,
 } from '../src/maxflow.js';
-import { cutCapacity, gridGraph, mulberry32, randomGraph, referenceMaxflow, type Family } from './helpers/maxflow-ref.js';
+import { cutCapacity, gridGraph, randomGraph, referenceMaxflow, type Family } from './helpers/maxflow-ref.js';
+import { uniform } from './helpers/random.js';
 
 const FAMILIES: Family[] = ['sparse', 'dense', 'grid', 'zeros', 'huge'];
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-maxflow-'));
@@ -28,7 +28,7 @@ function asType(spec: ReturnType<typeof randomGraph>, C: Int32ArrayConstructor |
 
 describe('max-flow vs an independent Dinic reference', () => {
   it('random integer graphs (sparse, dense, grid, zero and huge capacities): equal flows, the same minimal cut, cut capacity = flow', () => {
-    const rnd = mulberry32(11);
+    const rnd = uniform(11);
     for (let it = 0; it < 250; it++) {
       const family = FAMILIES[it % FAMILIES.length]!;
       const spec = randomGraph(rnd, family);
@@ -44,7 +44,7 @@ describe('max-flow vs an independent Dinic reference', () => {
   });
 
   it('random double graphs: equal flows within rounding, cut capacity = flow', () => {
-    const rnd = mulberry32(12);
+    const rnd = uniform(12);
     for (let it = 0; it < 150; it++) {
       const family = FAMILIES[it % FAMILIES.length]!;
       const spec = randomGraph(rnd, family, { float: true, maxCap: family === 'huge' ? 1e9 : 10 });
@@ -57,7 +57,7 @@ describe('max-flow vs an independent Dinic reference', () => {
   });
 
   it('int32, int64 and float64 solvers agree, whatever the typed-array kind of the capacities', () => {
-    const rnd = mulberry32(13);
+    const rnd = uniform(13);
     for (let it = 0; it < 40; it++) {
       const spec = randomGraph(rnd, FAMILIES[it % 4]!);
       const flows = [
@@ -74,7 +74,7 @@ describe('max-flow vs an independent Dinic reference', () => {
   it('float64 hard constraints (1e20 capacities) leave the unit-scale arcs exact: flow and cut as with int64', () => {
     // Random unit-scale graphs with node 0 pinned to the source and node n-1 to the sink by a "hard"
     // terminal capacity: 1e20 in float64 against 2^40 in exact int64 (neither can be saturated).
-    const rnd = mulberry32(29);
+    const rnd = uniform(29);
     for (let it = 0; it < 30; it++) {
       const spec = asType(randomGraph(rnd, FAMILIES[it % 4]!), Float64Array);
       const n = spec.numNodes;
@@ -103,7 +103,7 @@ describe('max-flow vs an independent Dinic reference', () => {
 
 describe('reuse after capacity changes (dynamic graph cuts)', () => {
   it('re-solves after random terminal and edge changes equal fresh solves (flow and cut)', () => {
-    const rnd = mulberry32(21);
+    const rnd = uniform(21);
     for (let it = 0; it < 60; it++) {
       const family = FAMILIES[it % FAMILIES.length]!;
       const spec = randomGraph(rnd, family);
@@ -147,7 +147,7 @@ describe('reuse after capacity changes (dynamic graph cuts)', () => {
   });
 
   it('replacing all unaries of a grid (the segmentation oracle) and clone() keep exact results', () => {
-    const rnd = mulberry32(22);
+    const rnd = uniform(22);
     const spec = gridGraph(rnd, 30, 20, 7);
     const g = new MaxflowGraph(spec);
     expect(g.solve()).toBe(referenceMaxflow(spec).flow);
@@ -162,7 +162,7 @@ describe('reuse after capacity changes (dynamic graph cuts)', () => {
   });
 
   it('residuals are consistent with the flow after a fresh solve', () => {
-    const spec = randomGraph(mulberry32(23), 'sparse');
+    const spec = randomGraph(uniform(23), 'sparse');
     const g = new MaxflowGraph(spec);
     const flow = g.solve();
     const r = g.residuals();
@@ -178,7 +178,7 @@ describe('reuse after capacity changes (dynamic graph cuts)', () => {
 });
 
 describe('batch solving on native threads', () => {
-  const rnd = mulberry32(31);
+  const rnd = uniform(31);
   const specs = Array.from({ length: 40 }, (_, i) => (i % 4 === 3 ? gridGraph(rnd, 40, 40, 5) : randomGraph(rnd, FAMILIES[i % FAMILIES.length]!, { float: i % 2 === 1 })));
 
   it('equals sequential solves, on 1 and 2 threads', async () => {
@@ -284,7 +284,7 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
   const file = join(dir, 'clrs.max');
   writeFileSync(file, clrs);
 
-  const cli = (...args: string[]) => capture(runMaxflow, args);
+  const run = (...args: string[]) => cli('maxflow', ...args);
 
   it('reads a file, solves it and round-trips through the writer', () => {
     const p = readDimacsMaxflow(file);
@@ -297,7 +297,7 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
     expect(q.graph.solve()).toBe(23);
     expect(writeDimacsMaxflow(q.graph, { source: q.source, sink: q.sink })).toBe(text);
     // A graph written without placeholders: source n+1, sink n+2.
-    const spec = randomGraph(mulberry32(41), 'sparse');
+    const spec = randomGraph(uniform(41), 'sparse');
     const g = new MaxflowGraph(spec);
     const back = parseDimacsMaxflow(g.toDimacs({ constant: 3 }));
     expect(back.numNodes).toBe(spec.numNodes + 2);
@@ -324,11 +324,11 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
   });
 
   it('gapbcfw maxflow prints the flow; --json carries flow and timings; --cut writes the source side', async () => {
-    const plain = await cli(file);
+    const plain = await run(file);
     expect(plain.code).toBe(0);
     expect(plain.stdout).toBe('flow 23\n');
     const cut = join(dir, 'cut.txt');
-    const j = await cli(`dimacs:${file}`, '--json', '--repeat', '3', '--cut', cut);
+    const j = await run(`dimacs:${file}`, '--json', '--repeat', '3', '--cut', cut);
     expect(j.code).toBe(0);
     const summary = JSON.parse(j.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
     expect(summary).toMatchObject({ command: 'maxflow', flow: 23, nodes: 6, capType: 'int64', repeat: 3 });
@@ -341,13 +341,13 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
   it('gapbcfw maxflow exits 2 with FILE:LINE on a malformed file, and on bad usage', async () => {
     const bad = join(dir, 'bad.max');
     writeFileSync(bad, 'p max 4 2\nn 1 s\nn 4 t\na 1 2 5\na 2 9 1\n');
-    const r = await cli(bad);
+    const r = await run(bad);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`gapbcfw: ${bad}:5: arc head 9 out of range 1..4\n`);
-    expect((await cli(join(dir, 'missing.max'))).code).toBe(2);
-    expect((await cli(file, '--repeat', '0')).stderr).toMatch(/--repeat must be an integer >= 1/);
-    expect((await cli()).code).toBe(2);
-    expect((await cli(file, '--cap-type', 'int8')).code).toBe(2);
-    expect((await cli('--help')).stdout).toMatch(/Usage: gapbcfw maxflow/);
+    expect((await run(join(dir, 'missing.max'))).code).toBe(2);
+    expect((await run(file, '--repeat', '0')).stderr).toMatch(/--repeat must be an integer from 1 to 1e6, got '0'/);
+    expect((await run()).code).toBe(2);
+    expect((await run(file, '--cap-type', 'int8')).code).toBe(2);
+    expect((await run('--help')).stdout).toMatch(/Usage: gapbcfw maxflow/);
   });
 });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormatError, InputError } from '../src/core/errors.js';
+import { InputError } from '../src/core/errors.js';
+import { expectFormatError } from './helpers/errors.js';
 import {
   MODEL_FILE_VERSION,
   crc32,
@@ -27,17 +28,6 @@ afterAll(() => {
 /** Bytes of a typed array (to compare NaN payloads bit for bit). */
 const bytesOf = (a: ModelArray): number[] => Array.from(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 
-function expectFormatError(fn: () => unknown, re: RegExp): FormatError {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(FormatError);
-  expect((err as Error).message).toMatch(re);
-  return err as FormatError;
-}
 
 /** Recomputes the trailing CRC after a deliberate edit. */
 function fixCrc(b: Buffer): Buffer {
@@ -161,7 +151,7 @@ describe('model file corruption', () => {
     for (const pos of [16, 20, Math.floor(b.length / 2), b.length - 5, b.length - 1]) {
       const c = Buffer.from(b);
       c[pos] = c[pos]! ^ 0x01;
-      expectFormatError(() => decodeModelFile(c), /CRC-32 mismatch/);
+      expectFormatError(() => decodeModelFile(c), undefined, /CRC-32 mismatch/);
     }
   });
 
@@ -170,22 +160,22 @@ describe('model file corruption', () => {
     const lengths = [0, 1, 7, 8, 12, 15, 16, 19, 20, 40, b.length - 100, b.length - 5, b.length - 4, b.length - 1];
     for (let n = 0; n < b.length; n += 7) lengths.push(n);
     for (const n of lengths) {
-      expectFormatError(() => decodeModelFile(b.subarray(0, n)), /truncated|CRC-32 mismatch/);
+      expectFormatError(() => decodeModelFile(b.subarray(0, n)), undefined, /truncated|CRC-32 mismatch/);
     }
   });
 
   it('other magic', () => {
     const b = good();
     b.write('NOTMODEL', 0, 'latin1');
-    expectFormatError(() => decodeModelFile(b), /not a gapbcfw model file/);
-    expectFormatError(() => decodeModelFile(Buffer.from('{"meta":{}}')), /not a gapbcfw model file/);
+    expectFormatError(() => decodeModelFile(b), undefined, /not a gapbcfw model file/);
+    expectFormatError(() => decodeModelFile(Buffer.from('{"meta":{}}')), undefined, /not a gapbcfw model file/);
   });
 
   it('other version', () => {
     const b = good();
     b.writeUInt32LE(2, 8);
     fixCrc(b);
-    expectFormatError(() => decodeModelFile(b), /^model file version 2 is not supported by this gapbcfw \(expects 1\)$/);
+    expectFormatError(() => decodeModelFile(b), undefined, /^model file version 2 is not supported by this gapbcfw \(expects 1\)$/);
   });
 
   it('header that is not valid JSON, or JSON of the wrong shape', () => {
@@ -200,22 +190,25 @@ describe('model file corruption', () => {
       return fixCrc(b);
     };
     expect(decodeModelFile(craft('{"meta":{},"arrays":[]}'))).toEqual({ meta: {}, arrays: {} }); // the crafting is right
-    expectFormatError(() => decodeModelFile(craft('{"meta":{},"arrays":[')), /not valid UTF-8 JSON/);
-    expectFormatError(() => decodeModelFile(craft('')), /not valid UTF-8 JSON/);
-    expectFormatError(() => decodeModelFile(craft(Buffer.from([0x7b, 0xff, 0x7d]))), /not valid UTF-8 JSON/);
-    expectFormatError(() => decodeModelFile(craft('[1,2]')), /must be a JSON object/);
-    expectFormatError(() => decodeModelFile(craft('{"meta":{}}')), /'arrays' must be an array/);
-    expectFormatError(() => decodeModelFile(craft('{"meta":3,"arrays":[]}')), /'meta' must be an object/);
+    expectFormatError(() => decodeModelFile(craft('{"meta":{},"arrays":[')), undefined, /not valid UTF-8 JSON/);
+    expectFormatError(() => decodeModelFile(craft('')), undefined, /not valid UTF-8 JSON/);
+    expectFormatError(() => decodeModelFile(craft(Buffer.from([0x7b, 0xff, 0x7d]))), undefined, /not valid UTF-8 JSON/);
+    expectFormatError(() => decodeModelFile(craft('[1,2]')), undefined, /must be a JSON object/);
+    expectFormatError(() => decodeModelFile(craft('{"meta":{}}')), undefined, /'arrays' must be an array/);
+    expectFormatError(() => decodeModelFile(craft('{"meta":3,"arrays":[]}')), undefined, /'meta' must be an object/);
     expectFormatError(
       () => decodeModelFile(craft('{"meta":{},"arrays":[{"name":"w","dtype":"f16","length":0,"offset":0}]}')),
+      undefined,
       /unknown dtype "f16"/,
     );
     expectFormatError(
       () => decodeModelFile(craft('{"meta":{},"arrays":[{"name":"w","dtype":"f64","length":-1,"offset":0}]}')),
+      undefined,
       /length must be a non-negative integer/,
     );
     expectFormatError(
       () => decodeModelFile(craft('{"meta":{},"arrays":[{"name":"w","dtype":"u8","length":0,"offset":0},{"name":"w","dtype":"u8","length":0,"offset":0}]}')),
+      undefined,
       /duplicate array name 'w'/,
     );
   });
@@ -242,13 +235,13 @@ describe('model file corruption', () => {
     const same = decodeModelFile(tamper(() => {})); // the rebuilding is right
     expect(same.meta).toEqual(sample().meta);
     expect(bytesOf(same.arrays.w!)).toEqual(bytesOf(sample().arrays.w!));
-    expectFormatError(() => decodeModelFile(tamper((h) => (h.arrays[0]!.length = 1e6))), /outside the \d+-byte data section/);
-    expectFormatError(() => decodeModelFile(tamper((h) => (h.arrays[1]!.offset = 1 << 30))), /outside/);
-    expectFormatError(() => decodeModelFile(tamper((h) => (h.arrays[1]!.offset = 4))), /multiple of 8/);
+    expectFormatError(() => decodeModelFile(tamper((h) => (h.arrays[0]!.length = 1e6))), undefined, /outside the \d+-byte data section/);
+    expectFormatError(() => decodeModelFile(tamper((h) => (h.arrays[1]!.offset = 1 << 30))), undefined, /outside/);
+    expectFormatError(() => decodeModelFile(tamper((h) => (h.arrays[1]!.offset = 4))), undefined, /multiple of 8/);
     // header length field larger than the file
     const c = Buffer.from(b);
     c.writeUInt32LE(0xfffffff0, 12);
-    expectFormatError(() => decodeModelFile(fixCrc(c)), /truncated/);
+    expectFormatError(() => decodeModelFile(fixCrc(c)), undefined, /truncated/);
   });
 
   describe('fixture files', () => {
@@ -267,16 +260,16 @@ describe('model file corruption', () => {
     for (const [name, re] of fx) {
       it(name, () => {
         const p = join(FIXTURES, name);
-        const e = expectFormatError(() => readModelFile(p), re);
+        const e = expectFormatError(() => readModelFile(p), undefined, re);
         expect(e.file).toBe(p);
         expect(e.message.startsWith(p)).toBe(true);
       });
     }
     it('other files are not model files', () => {
-      expectFormatError(() => readModelFile(join(FIXTURES, 'libsvm-nan.txt')), /not a gapbcfw model file/);
+      expectFormatError(() => readModelFile(join(FIXTURES, 'libsvm-nan.txt')), undefined, /not a gapbcfw model file/);
       expect(() => readModelFile(join(tmp, 'missing.gbm'))).toThrow(InputError);
       writeFileSync(join(tmp, 'empty.gbm'), '');
-      expectFormatError(() => readModelFile(join(tmp, 'empty.gbm')), /truncated/);
+      expectFormatError(() => readModelFile(join(tmp, 'empty.gbm')), undefined, /truncated/);
       expect(readFileSync(join(FIXTURES, 'model-good.gbm')).subarray(0, 7).toString()).toBe('GAPBCFW');
     });
   });

@@ -1,10 +1,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runMulticlassFw } from '../src/cli/multiclass-fw.js';
-import { UsageError } from '../src/cli/common.js';
+import { cli } from './helpers/capture.js';
 import type { MulticlassDataset } from '../src/core/data.js';
 import { InputError } from '../src/core/errors.js';
 import { Rng } from '../src/core/rng.js';
@@ -605,49 +603,40 @@ describe('data helpers and CLI', () => {
     expect(withB.X.indices[withB.X.indptr[1]! - 1]).toBe(6);
   });
 
-  const cliIo = () => {
-    const out = new PassThrough();
-    const err = new PassThrough();
-    let stdout = '';
-    let stderr = '';
-    out.on('data', (x) => (stdout += x));
-    err.on('data', (x) => (stderr += x));
-    return { io: { stdout: out as unknown as NodeJS.WriteStream, stderr: err as unknown as NodeJS.WriteStream }, get: () => ({ stdout, stderr }) };
-  };
-
   it('prints its usage with --help', async () => {
-    const { io, get } = cliIo();
-    expect(await runMulticlassFw(['--help'], io)).toBe(0);
-    expect(get().stdout).toMatch(/^Usage: gapbcfw multiclass-fw DATA --tau X/);
-    expect(get().stdout).toMatch(/--solver NAME +afw/);
+    const r = await cli('multiclass-fw', '--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: gapbcfw multiclass-fw DATA \[options\]/);
+    expect(r.stdout).toMatch(/--solver NAME +afw/);
   });
 
-  it('rejects bad usage with UsageError (exit code 2 in main)', async () => {
-    const { io } = cliIo();
-    await expect(runMulticlassFw(['libsvm:x'], io)).rejects.toThrow(/--tau/);
-    await expect(runMulticlassFw(['libsvm:x', '--tau', '-1'], io)).rejects.toThrow(UsageError);
-    await expect(runMulticlassFw(['libsvm:x', '--tau', '1', '--solver', 'bcfw'], io)).rejects.toThrow(/--solver/);
-    await expect(runMulticlassFw(['libsvm:x', '--tau', '1', '--solver', 'sfw', '--line-search'], io)).rejects.toThrow(/line-search/);
-    await expect(runMulticlassFw(['libsvm:x', '--tau', '1', '--solver', 'fw', '--k0', '5'], io)).rejects.toThrow(/--k0 applies to afw/);
-    await expect(runMulticlassFw(['ocr:x', '--tau', '1'], io)).rejects.toThrow(InputError);
-    await expect(runMulticlassFw(['libsvm:/nonexistent/file', '--tau', '1'], io)).rejects.toThrow(InputError);
-    await expect(runMulticlassFw(['--tau', '1'], io)).rejects.toThrow(/one data set/);
+  it('refuses bad usage with exit code 2 and a message naming the option', async () => {
+    const fails = async (re: RegExp, ...argv: string[]) => {
+      const r = await cli('multiclass-fw', ...argv);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(re);
+    };
+    await fails(/--tau/, 'libsvm:x');
+    await fails(/--tau must be a positive number <= 1e6, got '-1'/, 'libsvm:x', '--tau', '-1');
+    await fails(/--tau must be a positive number <= 1e6, got '1e308'/, 'libsvm:x', '--tau', '1e308');
+    await fails(/--solver/, 'libsvm:x', '--tau', '1', '--solver', 'bcfw');
+    await fails(/line-search/, 'libsvm:x', '--tau', '1', '--solver', 'sfw', '--line-search');
+    await fails(/--k0 applies to afw/, 'libsvm:x', '--tau', '1', '--solver', 'fw', '--k0', '5');
+    await fails(/KIND:PATH/, 'ocr:x', '--tau', '1');
+    await fails(/nonexistent/, 'libsvm:/nonexistent/file', '--tau', '1');
+    await fails(/takes DATA/, '--tau', '1');
   });
 
   it.skipIf(!hasData('multiclass', 'dna'))('trains on dna with --json, a trace and --optimum', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-mcfw-'));
     const trace = join(dir, 't.jsonl');
-    const { io, get } = cliIo();
-    const code = await runMulticlassFw(
-      [`libsvm:${dataPath('multiclass', 'dna', 'dna.scale')}`, '--test', `libsvm:${dataPath('multiclass', 'dna', 'dna.scale.t')}`, '--tau', '10', '--solver', 'afw', '--max-iterations', '60', '--optimum', '0.1', '--trace', trace, '--json', '--out', join(dir, 'w.gbm')],
-      io,
-    );
-    expect(code).toBe(0);
-    const json = JSON.parse(get().stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    const r = await cli('multiclass-fw', `libsvm:${dataPath('multiclass', 'dna', 'dna.scale')}`, '--test', `libsvm:${dataPath('multiclass', 'dna', 'dna.scale.t')}`, '--tau', '10', '--solver', 'afw', '--max-iterations', '60', '--optimum', '0.1', '--trace', trace, '--json', '--out', join(dir, 'w.gbm'));
+    expect(r.code).toBe(0);
+    const json = r.json!;
     for (const k of ['iterations', 'effectivePasses', 'oracleCalls', 'pointsTouched', 'seconds', 'primal', 'gap', 'residual', 'testAccuracy', 'accuracy', 'nuclearNorm']) expect(typeof json[k]).toBe('number');
     expect(json.nuclearNorm as number).toBeLessThanOrEqual(10 + 1e-9);
     expect(json.iterations).toBe(60);
-    expect(get().stderr).toMatch(/obj/);
+    expect(r.stderr).toMatch(/obj/);
     const lines = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
     expect(lines[0]!.iteration).toBe(0);
     expect(lines.at(-1)!.iteration).toBe(60);

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormatError, InputError } from '../src/core/errors.js';
+import { InputError } from '../src/core/errors.js';
 import { loadOcr, ocrLetterCount, ocrSplit, ocrToSequences, parseOcr, type OcrData, type OcrWord } from '../src/data/ocr.js';
 import { dataPath, dataRoot, hasData } from '../src/data/paths.js';
+import { expectFormatError } from './helpers/errors.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/bad/', import.meta.url));
 
@@ -71,22 +72,6 @@ function writeTmp(name: string, content: string | Uint8Array): string {
 }
 
 /** Expects `fn` to throw a FormatError whose message mentions `:line` and matches `re`. */
-function expectFormatError(fn: () => unknown, line: number | undefined, re?: RegExp): FormatError {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(FormatError);
-  const fe = err as FormatError;
-  if (line !== undefined) {
-    expect(fe.line).toBe(line);
-    expect(fe.message).toContain(`:${line}:`);
-  }
-  if (re) expect(fe.message).toMatch(re);
-  return fe;
-}
 
 describe('OCR loader on synthetic files', () => {
   const letters = genLetters(WORDS);

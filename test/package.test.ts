@@ -73,6 +73,19 @@ describe('native build paths', () => {
     expect(pkg.gypfile).toBe(false);
   });
 
+  it('a clone builds itself: `prepare` (run by npm install / npm ci in the clone, never for a tarball) builds the addon, the TypeScript and the prebuild; `npm test` runs the whole suite', () => {
+    const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.prepare).toBe('npm run build && npm run prebuilds');
+    expect(scripts.build).toBe('npm run build:native && npm run build:ts');
+    expect(scripts.test).toBe('vitest run');
+    for (const hook of ['install', 'preinstall', 'postinstall']) expect(scripts[hook], hook).toBeUndefined();
+    // The README's Development section shows exactly these commands, and CI runs the same `npm test`.
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    const dev = readme.slice(readme.indexOf('## Development'));
+    expect(dev).toMatch(/```sh\nnpm install\s+#[^\n]*\nnpx gapbcfw demo\s+#[^\n]*\nnpm test\s+#[^\n]*\n```/);
+    expect(readFileSync(path.join(root, '.ci', 'run'), 'utf8')).toMatch(/\nnpm test -- /);
+  });
+
   it('the prebuild is current: it exports the same functions as build/Release', () => {
     if (!existsSync(prebuild)) throw new Error(`${path.relative(root, prebuild)} is missing: run \`npm run prebuilds\` before the tests (.ci/run does)`);
     const dev = path.join(root, 'build', 'Release', `${pkg.name}.node`);
@@ -134,7 +147,11 @@ describe('npm pack tarball installs and runs without a compiler', () => {
     }
     env.PATH = `${noCompiler}${path.delimiter}${env.PATH ?? ''}`;
 
-    const pack = run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, env });
+    // `prepare` (the build of a clone: addon, TypeScript, prebuild) also runs before `npm pack`; here the build is
+    // already done, so pack without scripts after the prepack check that the tarball would run.
+    const check = run(process.execPath, [path.join(root, 'scripts', 'prepack-check.mjs')], { cwd: root, env });
+    if (check.status !== 0) throw new Error(describeRun('prepack check', check));
+    const pack = run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, env });
     if (pack.status !== 0) throw new Error(describeRun('npm pack', pack));
     packed = (JSON.parse(pack.stdout) as NonNullable<typeof packed>[])[0]!;
 

@@ -2,9 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { capture } from './helpers/capture.js';
-import { runPlot } from '../src/cli/plot.js';
-import { UsageError } from '../src/cli/common.js';
+import { cli } from './helpers/capture.js';
 import { FormatError, InputError } from '../src/core/errors.js';
 import { modelProblem } from '../src/core/problem.js';
 import { syntheticChain } from '../src/data/synthetic.js';
@@ -29,7 +27,7 @@ function writeTrace(events: object[], name = `t${++fileCounter}.jsonl`, sub = ''
   return file;
 }
 
-const plot = (...args: string[]) => capture(runPlot, args);
+const plot = (...args: string[]) => cli('plot', ...args);
 
 /** Width and height from a PNG's IHDR chunk. */
 function pngSize(png: Buffer): { width: number; height: number } {
@@ -222,11 +220,11 @@ describe('gapbcfw plot (runPlot)', () => {
     const out = join(dir, 'figs', 'gap.png');
     const r = await plot(runsDir, '--out', out, '--json', '--width', '300', '--height', '200');
     expect(r.code).toBe(0);
-    expect(r.json.command).toBe('plot');
-    expect(r.json.out).toBe(out);
-    expect(r.json.format).toBe('png');
-    expect(r.json.title).toBe('synthetic:, λ = 0.01');
-    const series = r.json.series as { method: string; seeds: number[]; points: number }[];
+    expect(r.json!.command).toBe('plot');
+    expect(r.json!.out).toBe(out);
+    expect(r.json!.format).toBe('png');
+    expect(r.json!.title).toBe('synthetic:, λ = 0.01');
+    const series = r.json!.series as { method: string; seeds: number[]; points: number }[];
     expect(series.map((s) => s.method).sort()).toEqual(Object.keys(methods).sort());
     for (const s of series) {
       expect(s.seeds).toEqual([1, 2]);
@@ -252,22 +250,22 @@ describe('gapbcfw plot (runPlot)', () => {
   });
 
   it('usage and input errors', async () => {
-    await expect(plot()).rejects.toThrow(UsageError);
+    expect((await plot()).code).toBe(2);
     const good = writeTrace([ev({ pass: 1, gap: 1 })]);
-    await expect(plot(good, '--x', 'bananas')).rejects.toThrow(/--x must be one of/);
-    await expect(plot(good, '--y', 'gapp')).rejects.toThrow(/--y must be one of/);
-    await expect(plot(good, '--out', 'fig.pdf')).rejects.toThrow(/--out must end in \.svg, \.png or \.json/);
-    await expect(plot(good, '--width', '-3')).rejects.toThrow(UsageError);
+    expect((await plot(good, '--x', 'bananas')).stderr).toMatch(/--x must be one of/);
+    expect((await plot(good, '--y', 'gapp')).stderr).toMatch(/--y must be one of/);
+    expect((await plot(good, '--out', 'fig.pdf')).stderr).toMatch(/--out must end in \.svg, \.png or \.json/);
+    expect((await plot(good, '--width', '-3')).code).toBe(2);
     const empty = join(dir, 'empty.jsonl');
     writeFileSync(empty, '\n');
-    await expect(plot(empty, '--out', join(dir, 'x.svg'))).rejects.toThrow(/no events in .*empty\.jsonl/);
+    expect((await plot(empty, '--out', join(dir, 'x.svg'))).stderr).toMatch(/no events in .*empty\.jsonl/);
     const inexact = writeTrace([ev({ pass: 1 }), ev({ pass: 2 })]);
-    await expect(plot(inexact, '--out', join(dir, 'x.svg'))).rejects.toThrow(/no exact duality gaps/);
+    expect((await plot(inexact, '--out', join(dir, 'x.svg'))).stderr).toMatch(/no exact duality gaps/);
     const bad = join(dir, 'bad2.jsonl');
     writeFileSync(bad, `${JSON.stringify(ev({ pass: 1, gap: 1 }))}\nnot json\n`);
-    await expect(plot(bad, '--out', join(dir, 'x.svg'))).rejects.toThrow(/bad2\.jsonl:2:/);
+    expect((await plot(bad, '--out', join(dir, 'x.svg'))).stderr).toMatch(/bad2\.jsonl:2:/);
     // all errors are InputErrors: the CLI exits with code 2 and one line
-    await expect(plot(inexact, '--out', join(dir, 'x.svg'))).rejects.toBeInstanceOf(InputError);
+    expect((await plot(inexact, '--out', join(dir, 'x.svg'))).code).toBe(2);
     const help = await plot('--help');
     expect(help.stdout).toMatch(/Usage: gapbcfw plot/);
   });

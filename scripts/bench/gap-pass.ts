@@ -30,7 +30,8 @@ import { SegmentationModel } from '../../src/models/segmentation.js';
 import { HorseDataset } from '../../src/data/horse.js';
 import { bcfw } from '../../src/solvers/bcfw.js';
 import { fullOraclePass } from '../../src/solvers/common.js';
-import { buildModel, loadTask } from '../../src/data/datasets.js';
+import { loadTask } from '../../src/tasks/index.js';
+import { buildModel } from '../../src/tasks/model-kinds.js';
 import { loadLspJoints, lspExamples, lspSplit, meanOffsets } from '../../src/data/lsp.js';
 import { LSP_TREE_PARENTS } from '../../src/models/pose-eval.js';
 import { PoseModel } from '../../src/models/pose.js';
@@ -124,7 +125,7 @@ if (models.includes('multiclass')) {
 }
 if (models.includes('conll') && hasData('conll2000', 'train.txt')) {
   // Sparse attributes: scored natively whatever the backend (gpu.js kernels take dense rows).
-  const task = loadTask(`conll:${dataPath('conll2000', 'train.txt')}`);
+  const task = await loadTask(`conll:${dataPath('conll2000', 'train.txt')}`);
   const model = buildModel(task.spec);
   const { xs, ys } = toArrays(task.train);
   const w = bcfw(modelProblem(model, task.train), { lambda: 1e-3, maxPasses: 3, gapCheck: 3 }).w;

@@ -19,18 +19,7 @@ import {
   type GdtResult,
 } from '../../src/gdt.js';
 import { bruteForce1d, bruteForce2d } from '../../test/helpers/gdt-brute.js';
-
-/** mulberry32 (same as the tests), so every run sees the same inputs. */
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { uniform } from '../../test/helpers/random.js';
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((x, y) => x - y);
@@ -69,7 +58,7 @@ async function timeAsync(fn: (call: number) => Promise<unknown>, reps: number, w
 
 /** `count` distinct random score arrays of length n (2% -Infinity entries). */
 function inputs(seed: number, n: number): Float64Array[] {
-  const r = mulberry32(seed);
+  const r = uniform(seed);
   const count = Math.max(1, Math.min(64, Math.ceil(4e5 / n)));
   return Array.from({ length: count }, () =>
     Float64Array.from({ length: n }, () => (r() < 0.02 ? -Infinity : (r() - 0.5) * 100)),

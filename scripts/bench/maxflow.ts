@@ -22,7 +22,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MaxflowGraph, maxflowBatch, readDimacsMaxflow, type MaxflowGraphSpec } from '../../src/maxflow.js';
-import { gridGraph, mulberry32, referenceMaxflow } from '../../test/helpers/maxflow-ref.js';
+import { gridGraph, referenceMaxflow } from '../../test/helpers/maxflow-ref.js';
+import { uniform } from '../../test/helpers/random.js';
 
 const quick = process.argv.includes('--quick');
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -51,7 +52,7 @@ function vsReference(): Record<string, unknown>[] {
   const sizes = quick ? [32, 64] : [32, 64, 128, 256];
   for (const size of sizes) {
     for (const [name, smooth] of [['weak', 5], ['strong', 50]] as const) {
-      const spec = gridGraph(mulberry32(size * 7 + smooth), size, size, smooth);
+      const spec = gridGraph(uniform(size * 7 + smooth), size, size, smooth);
       let nativeFlow = 0;
       let refFlow = 0;
       const reps = size >= 256 ? 3 : 5;
@@ -114,7 +115,7 @@ function grids(): Record<string, unknown>[] {
   const sizes = quick ? [256] : [256, 512, 1024];
   for (const size of sizes) {
     for (const [name, smooth] of [['weak', 5], ['strong', 50]] as const) {
-      const rnd = mulberry32(size + smooth);
+      const rnd = uniform(size + smooth);
       const spec = gridGraph(rnd, size, size, smooth);
       const reps = size >= 1024 ? 3 : 5;
       const buildMs = timeIt(() => new MaxflowGraph(spec).dispose(), reps);
@@ -191,7 +192,7 @@ function superpixelGraph(rnd: () => number, n: number): MaxflowGraphSpec & { sou
 function superpixels(): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   for (const n of [200, 500]) {
-    const rnd = mulberry32(n);
+    const rnd = uniform(n);
     const spec = superpixelGraph(rnd, n);
     const calls = quick ? 200 : 1000;
     // The oracle's loop: new unaries (every node moves by up to +-10%) then a solve.
@@ -238,8 +239,8 @@ function superpixels(): Record<string, unknown>[] {
 async function batch(): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   const cases: [string, MaxflowGraphSpec[]][] = [
-    ['64 grids 128x128 strong', Array.from({ length: quick ? 16 : 64 }, (_, i) => gridGraph(mulberry32(900 + i), 128, 128, 50))],
-    ['2000 superpixel graphs n=300', Array.from({ length: quick ? 200 : 2000 }, (_, i) => superpixelGraph(mulberry32(5000 + i), 300))],
+    ['64 grids 128x128 strong', Array.from({ length: quick ? 16 : 64 }, (_, i) => gridGraph(uniform(900 + i), 128, 128, 50))],
+    ['2000 superpixel graphs n=300', Array.from({ length: quick ? 200 : 2000 }, (_, i) => superpixelGraph(uniform(5000 + i), 300))],
   ];
   for (const [name, specs] of cases) {
     const ms: Record<number, number> = {};
@@ -275,7 +276,7 @@ async function batch(): Promise<Record<string, unknown>[]> {
 
 function dimacs(): Record<string, unknown> {
   const size = quick ? 256 : 512;
-  const spec = gridGraph(mulberry32(77), size, size, 50);
+  const spec = gridGraph(uniform(77), size, size, 50);
   const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-bench-'));
   try {
     const file = join(dir, `grid${size}.max`);

@@ -17,7 +17,7 @@ import { loadConllTask } from '../../src/data/conll.js';
 import { dataPath } from '../../src/data/paths.js';
 import { modelProblem } from '../../src/core/problem.js';
 import { SparseChainModel, type SparseSequence } from '../../src/models/sparse-chain.js';
-import { conllMetrics } from '../../src/cli/conll.js';
+import { conllMetrics } from '../../src/tasks/conll.js';
 import { train, type TrainOptions } from '../../src/solvers/index.js';
 import { Rng } from '../../src/core/rng.js';
 

@@ -2,7 +2,7 @@
  * HorseSeg-style segmentation on the Weizmann horses (issue 6): class-normalised test error at a few
  * lambdas, and milliseconds per oracle call split into feature scoring and max-flow.
  *
- *   npx tsx src/cli/main.ts prepare-horse /work/shared/data/weizmann_horse --out horse-prepared   (or the runner in src/cli/horse.ts)
+ *   npx tsx src/cli/main.ts prepare-horse /work/shared/data/weizmann_horse --out horse-prepared
  *   npx tsx scripts/experiments/horse.ts --data horse-prepared --lambdas 1000,100,10,1,0.1 --max-passes 50 > horse.json
  *
  * Trains BCFW (modelProblem(SegmentationModel, ...), positivity on the 100 pairwise weights through the

@@ -11,7 +11,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadTask, buildModel } from '../../src/data/datasets.js';
+import { loadTask } from '../../src/tasks/index.js';
+import { buildModel } from '../../src/tasks/model-kinds.js';
 import { meanLoss, modelProblem } from '../../src/core/problem.js';
 import { regularizationPath } from '../../src/path/regpath.js';
 import { gridSearch, PAPER_GRID } from '../../src/path/grid.js';
@@ -31,7 +32,7 @@ const { values } = parseArgs({
 const epsilon = Number(values.epsilon);
 const minLambda = Number(values['min-lambda']);
 const timeBudget = Number(values['time-budget']);
-const task = loadTask(values.data, { split: values.split });
+const task = await loadTask(values.data, { split: values.split });
 const model = buildModel(task.spec);
 const problem = modelProblem(model, task.train);
 const test = task.test;

@@ -12,7 +12,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadTask, buildModel } from '../../src/data/datasets.js';
+import { loadTask } from '../../src/tasks/index.js';
+import { buildModel } from '../../src/tasks/model-kinds.js';
 import { modelProblem } from '../../src/core/problem.js';
 import { bcfw, type BcfwOptions } from '../../src/solvers/bcfw.js';
 
@@ -55,7 +56,7 @@ const FIGURE1: Record<string, BcfwOptions> = {
 const table = values.figure1 ? FIGURE1 : METHODS;
 const names = values.methods ? values.methods.split(';') : Object.keys(table);
 const lambda = Number(values.lambda);
-const task = loadTask(values.data, { split: values.split });
+const task = await loadTask(values.data, { split: values.split });
 const model = buildModel(task.spec);
 const problem = modelProblem(model, task.train);
 mkdirSync(values.out, { recursive: true });

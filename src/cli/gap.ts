@@ -1,38 +1,93 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeOutput } from '../io/output.js';
 import { FormatError } from '../core/errors.js';
 import { modelProblem } from '../core/problem.js';
-import { buildModel, loadTask } from '../data/datasets.js';
 import { loadModel } from '../io/model.js';
 import { crc32 } from '../io/model-file.js';
 import { fullOraclePass } from '../solvers/common.js';
-import { UsageError, parse, report, type Io, streamOption } from './common.js';
-import { backendOf, scoringOf } from './train-options.js';
+import { buildModel } from '../tasks/model-kinds.js';
+import { positional, value, type Command } from './args.js';
+import { UsageError, report } from './common.js';
+import { loadPart, PART_OPTION } from './eval.js';
+import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, decodeBackend, scoringOf, taskOptionTable } from './options.js';
 import { countProgress } from './progress.js';
+import { checkCommandOutputs, withInterrupts } from './session.js';
 
-export const GAP_USAGE = `gapbcfw gap MODEL DATA [options]: the exact duality gap of a saved model over a whole data set
+/**
+ * `gapbcfw gap MODEL DATA`: the exact duality gap of a saved model over a whole data set (or one `--shard I/N` of
+ * it, for job arrays), and `gapbcfw gap-merge PART...`, which combines the shards into the answer of one pass.
+ * @module
+ */
 
-  Computes primal = lambda/2 ||w||^2 + (1/n) sum_i H_i(w) with one batched oracle pass, the error of the
-  plain predictions, and, on the model's own training set, the exact duality gap (primal - saved dual).
-  --part train|test (default train), --split S, --backend auto|native|gpujs|js, --gpu-mode MODE, --json
-  --shard I/N --out PART.json   evaluate only examples [floor(I n/N), floor((I+1) n/N)) and write a partial;
-                                gapbcfw gap-merge PART... combines the N partials into exactly the answer of
-                                one pass (per-example terms are kept and summed in index order).
-  Slurm job array:   gapbcfw gap m.gbm DATA --shard \${SLURM_ARRAY_TASK_ID}/N --out part-\${SLURM_ARRAY_TASK_ID}.json
-  Kubernetes Indexed Job: --shard \${JOB_COMPLETION_INDEX}/N (the index Kubernetes sets in every pod)`;
-
-const GAP_OPTIONS = {
-  part: { type: 'string' },
-  split: { type: 'string' },
-  backend: { type: 'string' },
-  'gpu-mode': { type: 'string' },
-  shard: { type: 'string' },
-  stream: { type: 'boolean' },
-  'in-memory': { type: 'boolean' },
-  out: { type: 'string' },
-  json: { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  help: { type: 'boolean' },
-} as const;
+export const gapCommand: Command = {
+  name: 'gap',
+  summary: 'exact duality gap, primal and error of a saved model over a data set, or one --shard I/N of it',
+  description:
+    'Computes primal = lambda/2 ||w||^2 + (1/n) sum_i H_i(w) with one batched oracle pass, the error of the plain\n' +
+    'predictions, and, on the model\'s own training set, the exact duality gap (primal - saved dual).\n' +
+    '--shard I/N --out PART.json evaluates only examples [floor(I n/N), floor((I+1) n/N)) and writes a partial;\n' +
+    'gapbcfw gap-merge PART... combines the N partials into exactly the answer of one pass.\n' +
+    '  Slurm job array:        gapbcfw gap m.gbm DATA --shard ${SLURM_ARRAY_TASK_ID}/N --out part-${SLURM_ARRAY_TASK_ID}.json\n' +
+    '  Kubernetes Indexed Job: --shard ${JOB_COMPLETION_INDEX}/N (the index Kubernetes sets in every pod)',
+  positionals: [
+    { name: 'MODEL', help: 'a model file', input: 'file' },
+    { name: 'DATA', help: 'KIND:PATH', input: 'data' },
+  ],
+  options: [
+    { ...PART_OPTION, default: 'train' },
+    { name: 'shard', type: 'string', value: 'I/N', help: 'evaluate shard I of N (needs --out)' },
+    { name: 'out', type: 'string', value: 'PART.json', short: 'o', output: 'file', help: 'write the partial of the shard (or of the whole pass)' },
+    ...DATA_OPTIONS,
+    ...taskOptionTable('model'),
+    ...BACKEND_OPTIONS,
+    ...REPORT_OPTIONS,
+  ],
+  run: async (a, io) => {
+    const shardValue = value.string(a, 'shard');
+    const shard = shardValue === undefined ? ([0, 1] as [number, number]) : parseShard(shardValue);
+    const out = value.string(a, 'out');
+    if (shardValue !== undefined && out === undefined) throw new UsageError('--shard needs --out PART.json');
+    checkCommandOutputs(a);
+    const trained = loadModel(positional(a, 0));
+    const { data, part } = await loadPart(a, io, trained, (value.string(a, 'part') as 'train' | 'test' | undefined) ?? 'train');
+    const set = part === 'test' ? data.test! : data.train;
+    const n = set.length;
+    const start = Math.floor((shard[0] * n) / shard[1]);
+    const end = Math.floor(((shard[0] + 1) * n) / shard[1]);
+    const model = buildModel(trained.spec, decodeBackend(a));
+    const { scoring } = scoringOf(model, a);
+    const t0 = performance.now();
+    const hinge: number[] = [];
+    const loss: number[] = [];
+    // The pass is one block of work: a signal is answered when it ends (the partial is written, then the exit status says so).
+    const code = await withInterrupts(io, 'finishing the exact pass and writing the result', async () => {
+      if (end > start) {
+        const shardSet = set.slice(start, end);
+        // One pass gives the hinges and, where the model's batched pass can, the plain predictions too.
+        const predictions: unknown[] = new Array(shardSet.length);
+        const problem = modelProblem(model, shardSet, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', value.flag(a, 'quiet')) });
+        for (const h of fullOraclePass(problem, trained.w, undefined, predictions).hinge) hinge.push(h);
+        for (let i = 0; i < shardSet.length; i++) loss.push(model.loss(shardSet.label(i), predictions[i]));
+      }
+      return 0;
+    });
+    if (trained.lambda === undefined) throw new UsageError(`${positional(a, 0)} stores no lambda (a pose model of the first format): its primal cannot be computed`);
+    let wSq = 0;
+    for (const x of trained.w) wSq += x * x;
+    const partial: GapPartial = {
+      format: 'gapbcfw-gap-partial', version: 1,
+      modelChecksum: (crc32(new Uint8Array(trained.w.buffer, trained.w.byteOffset, trained.w.byteLength)) >>> 0).toString(16),
+      data: positional(a, 1), part, n, shard, start, hinge, loss, lambda: trained.lambda, wSq,
+      dual: trained.dual !== undefined && trained.trainFingerprint === set.fingerprint() ? trained.dual : null,
+    };
+    if (out !== undefined) writeOutput(out, `${JSON.stringify(partial)}\n`, { stdout: io.stdout });
+    const seconds = (performance.now() - t0) / 1000;
+    const json = value.flag(a, 'json');
+    if (shardValue !== undefined) report({ command: 'gap', shard: `${shard[0]}/${shard[1]}`, examples: end - start, out, seconds }, json, io, `shard ${shard[0]}/${shard[1]}: ${end - start} examples`);
+    else report({ ...combine([partial]), seconds }, json, io, `exact pass of ${positional(a, 0)} over ${positional(a, 1)} (${part})`);
+    return code;
+  },
+};
 
 /** What one shard contributes: per-example hinge and loss terms, and what identifies the job. */
 interface GapPartial {
@@ -59,56 +114,6 @@ function parseShard(value: string): [number, number] {
   const n = Number(m[2]);
   if (!(n >= 1 && i < n)) throw new UsageError(`--shard must be I/N with integers 0 <= I < N, got '${value}'`);
   return [i, n];
-}
-
-/** `gapbcfw gap`: one shard (or all) of the exact gap pass. */
-export async function runGap(args: string[], io: Io): Promise<number> {
-  const { values: v, positionals } = parse(args, GAP_OPTIONS);
-  if (v.help) {
-    io.stdout.write(`${GAP_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length !== 2) throw new UsageError('gap takes MODEL DATA, e.g. gapbcfw gap model.gbm ocr:letter.data.gz --split small');
-  const shard = v.shard === undefined ? ([0, 1] as [number, number]) : parseShard(v.shard);
-  if (v.shard !== undefined && v.out === undefined) throw new UsageError('--shard needs --out PART.json');
-  const trained = loadModel(positionals[0]!);
-  const task = loadTask(positionals[1]!, { split: v.split, model: trained.spec, stream: streamOption(v) });
-  const part = v.part ?? 'train';
-  if (part !== 'train' && part !== 'test') throw new UsageError(`--part must be train or test, got '${part}'`);
-  const set = part === 'test' ? task.test : task.train;
-  if (!set) throw new UsageError(`${positionals[1]} has no ${part} part`);
-  const n = set.length;
-  const start = Math.floor((shard[0] * n) / shard[1]);
-  const end = Math.floor(((shard[0] + 1) * n) / shard[1]);
-  const model = buildModel(trained.spec, backendOf(v.backend));
-  const { scoring } = scoringOf(model, v.backend, v['gpu-mode']);
-  const t0 = performance.now();
-  const hinge: number[] = [];
-  const loss: number[] = [];
-  if (end > start) {
-    const shardSet = set.slice(start, end);
-    // One pass gives the hinges and, where the model's batched pass can, the plain predictions too.
-    const predictions: unknown[] = new Array(shardSet.length);
-    const problem = modelProblem(model, shardSet, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', v.quiet ?? false) });
-    for (const h of fullOraclePass(problem, trained.w, undefined, predictions).hinge) hinge.push(h);
-    for (let i = 0; i < shardSet.length; i++) loss.push(model.loss(shardSet.label(i), predictions[i]));
-  }
-  let wSq = 0;
-  for (const x of trained.w) wSq += x * x;
-  const partial: GapPartial = {
-    format: 'gapbcfw-gap-partial', version: 1,
-    modelChecksum: (crc32(new Uint8Array(trained.w.buffer, trained.w.byteOffset, trained.w.byteLength)) >>> 0).toString(16),
-    data: positionals[1]!, part, n, shard, start, hinge, loss, lambda: trained.lambda, wSq,
-    dual: trained.dual !== undefined && trained.trainFingerprint === set.fingerprint() ? trained.dual : null,
-  };
-  if (v.out !== undefined) writeFileSync(v.out, `${JSON.stringify(partial)}\n`);
-  const seconds = (performance.now() - t0) / 1000;
-  if (v.shard !== undefined) {
-    report({ command: 'gap', shard: `${shard[0]}/${shard[1]}`, examples: end - start, out: v.out, seconds }, v.json ?? false, io, `shard ${shard[0]}/${shard[1]}: ${end - start} examples`);
-    return 0;
-  }
-  report({ ...combine([partial]), seconds }, v.json ?? false, io, `exact pass of ${positionals[0]} over ${positionals[1]} (${part})`);
-  return 0;
 }
 
 /** Sums the per-example terms of all shards in index order: the same numbers as one pass. */
@@ -146,15 +151,21 @@ function checkPartial(p: GapPartial, file: string): void {
   if (p.dual !== null && (typeof p.dual !== 'number' || !Number.isFinite(p.dual))) fail("'dual' must be a finite number or null");
 }
 
-/** `gapbcfw gap-merge PART...`: checks that the partials are the N shards of one job and combines them. */
-export async function runGapMerge(args: string[], io: Io): Promise<number> {
-  const { values: v, positionals } = parse(args, { json: { type: 'boolean' }, help: { type: 'boolean' } } as const);
-  if (v.help || positionals.length === 0) {
-    if (positionals.length === 0 && !v.help) throw new UsageError('gap-merge takes the partial files written by gapbcfw gap --shard I/N --out');
-    io.stdout.write('gapbcfw gap-merge PART.json...: combine the shards of gapbcfw gap --shard into one result\n');
+export const gapMergeCommand: Command = {
+  name: 'gap-merge',
+  summary: 'combine the partials of gapbcfw gap --shard I/N --out PART.json into the answer of one pass',
+  positionals: [{ name: 'PART.json', help: 'the partials of all N shards, in any order', input: 'file', variadic: true }],
+  options: REPORT_OPTIONS,
+  run: async (a, io) => {
+    const parts = readPartials(a.positionals);
+    report(combine(parts), value.flag(a, 'json'), io, `merged ${parts[0]!.shard[1]} shards`);
     return 0;
-  }
-  const parts = positionals.map((file) => {
+  },
+};
+
+/** Reads partials and checks that they are the N shards of one job. */
+function readPartials(files: readonly string[]): GapPartial[] {
+  const parts = files.map((file) => {
     let p: GapPartial;
     try {
       p = JSON.parse(readFileSync(file, 'utf8')) as GapPartial;
@@ -178,6 +189,5 @@ export async function runGapMerge(args: string[], io: Io): Promise<number> {
     seen.add(p.shard[0]);
   }
   if (seen.size !== N) throw new UsageError(`missing shards: got ${seen.size} of ${N}`);
-  report(combine(parts), v.json ?? false, io, `merged ${N} shards`);
-  return 0;
+  return parts;
 }

@@ -1,34 +1,29 @@
-import { writeFileSync } from 'node:fs';
-import { InputError } from '../core/errors.js';
+import { writeOutput } from '../io/output.js';
 import { readDimacsMaxflow, SOURCE_SIDE, type CapacityType } from '../maxflow.js';
-import { UsageError, integer, number, parse, report, type Io } from './common.js';
+import { value, type Args, type Command } from './args.js';
+import { UsageError, report, type Io } from './common.js';
+import { REPORT_OPTIONS } from './options.js';
+import { checkCommandOutputs } from './session.js';
 
-export const MAXFLOW_USAGE = `Usage: gapbcfw maxflow FILE.max [options]
+/** `gapbcfw maxflow FILE.max`: the max flow of a DIMACS file with the native Boykov-Kolmogorov solver. @module */
 
-Reads a DIMACS max-flow problem (p max N M / n ID s / n ID t / a U V CAP lines; FILE may also be
-written dimacs:FILE) and prints its max-flow value, computed by the native Boykov-Kolmogorov
-solver. Timings let it be compared with other max-flow tools on the same instances.
-
-Options:
-  --json               last stdout line is a JSON object: flow, nodes, arcs, capType,
-                       sourceSide, readMs, solveMs (median), solveMsMin, repeat, seconds
-  --repeat N           solve N times, each from scratch on a fresh copy of the graph
-                       (default 1); solveMs is the median, solveMsMin the fastest
-  --cap-type T         auto (default: int64 for integer files, float64 otherwise), int32,
-                       int64 or float64
-  --cut FILE           write the source side of the minimum cut: DIMACS node ids, one per line
-                       (the source first)
-  --help
-
-Exit codes: 0 success, 2 bad usage or a malformed file (the message names FILE:LINE).`;
-
-const MAXFLOW_OPTIONS = {
-  json: { type: 'boolean' },
-  repeat: { type: 'string' },
-  'cap-type': { type: 'string' },
-  cut: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+export const maxflowCommand: Command = {
+  name: 'maxflow',
+  summary: 'Boykov-Kolmogorov max-flow of a DIMACS file (--json with timings)',
+  description:
+    'Reads a DIMACS max-flow problem (p max N M / n ID s / n ID t / a U V CAP lines; FILE may also be written\n' +
+    'dimacs:FILE) and prints its max-flow value, computed by the native Boykov-Kolmogorov solver. Timings let it be\n' +
+    'compared with other max-flow tools on the same instances. With --json: flow, nodes, edges, capType, sourceSide,\n' +
+    'readMs, solveMs (median), solveMsMin, repeat, seconds.',
+  positionals: [{ name: 'FILE.max', help: 'a DIMACS max-flow file', input: 'file' }],
+  options: [
+    { name: 'repeat', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'solve N times, each from scratch on a fresh copy of the graph; solveMs is the median', default: '1' },
+    { name: 'cap-type', type: 'choice', value: 'T', choices: ['auto', 'int32', 'int64', 'float64'], help: 'capacity type (auto: int64 for integer files, float64 otherwise)', default: 'auto' },
+    { name: 'cut', type: 'string', value: 'FILE', output: 'file', help: 'write the source side of the minimum cut: DIMACS node ids, one per line (the source first)' },
+    ...REPORT_OPTIONS.filter((o) => o.name !== 'quiet'),
+  ],
+  run: async (a, io) => runMaxflow(a, io),
+};
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -36,36 +31,14 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[k]! : (s[k - 1]! + s[k]!) / 2;
 };
 
-/**
- * `gapbcfw maxflow FILE.max [--json] [--repeat N] [--cap-type T] [--cut OUT]`: the max flow of a
- * DIMACS file. Returns the exit code: usage errors and malformed files print one line
- * `gapbcfw: REASON` to stderr and return 2.
- */
-export async function runMaxflow(args: string[], io: Io): Promise<number> {
-  try {
-    return runMaxflowUnchecked(args, io);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (e instanceof InputError || code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') {
-      io.stderr.write(`gapbcfw: ${(e as Error).message}\n`);
-      return 2;
-    }
-    throw e;
-  }
-}
-
-function runMaxflowUnchecked(args: string[], io: Io): number {
-  const { values: v, positionals } = parse(args, MAXFLOW_OPTIONS);
-  if (v.help) {
-    io.stdout.write(`${MAXFLOW_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length !== 1) throw new UsageError('maxflow takes one DIMACS file, e.g. gapbcfw maxflow problem.max --json');
+function runMaxflow(a: Args, io: Io): number {
+  checkCommandOutputs(a);
+  const positionals = a.positionals;
+  const v = { cut: value.string(a, 'cut'), json: value.flag(a, 'json') };
   const file = positionals[0]!.startsWith('dimacs:') ? positionals[0]!.slice('dimacs:'.length) : positionals[0]!;
   if (file === '') throw new UsageError('maxflow: empty file name');
-  const repeat = number(v.repeat, 'repeat', (x) => integer(1)(x) && x <= 1_000_000, 'an integer >= 1') ?? 1;
-  const capType = (v['cap-type'] ?? 'auto') as 'auto' | CapacityType;
-  if (!['auto', 'int32', 'int64', 'float64'].includes(capType)) throw new UsageError(`--cap-type must be auto, int32, int64 or float64, got '${capType}'`);
+  const repeat = value.number(a, 'repeat') ?? 1;
+  const capType = (value.string(a, 'cap-type') ?? 'auto') as 'auto' | CapacityType;
 
   const t0 = performance.now();
   const problem = readDimacsMaxflow(file, { capType });
@@ -92,7 +65,7 @@ function runMaxflowUnchecked(args: string[], io: Io): number {
   if (v.cut !== undefined) {
     const ids = [problem.source + 1];
     for (let i = 0; i < segments.length; i++) if (i !== problem.source && segments[i] === SOURCE_SIDE) ids.push(i + 1);
-    writeFileSync(v.cut, `${ids.join('\n')}\n`);
+    writeOutput(v.cut, `${ids.join('\n')}\n`, { stdout: io.stdout });
   }
   const arcs = graph.numEdges; // non-terminal arcs; terminal arcs are folded into node capacities
   const round = (x: number) => Number(x.toFixed(4));

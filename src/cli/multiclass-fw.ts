@@ -2,8 +2,7 @@
  * `gapbcfw multiclass-fw`: nuclear-norm constrained multinomial logistic regression trained with approximate
  * Frank-Wolfe (Liu & Tsang, AAAI 2017) or the full / stochastic / variance-reduced FW baselines.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
-import type { ParseArgsConfig } from 'node:util';
+import { StreamedOutput } from '../io/output.js';
 import type { MulticlassDataset } from '../core/data.js';
 import { Rng } from '../core/rng.js';
 import { writeModelFile } from '../io/model-file.js';
@@ -11,119 +10,97 @@ import { holdoutSplit, loadMulticlassData, withBias } from '../multiclass-fw/dat
 import { nuclearNorm } from '../multiclass-fw/lmo.js';
 import { MulticlassLogistic } from '../multiclass-fw/problem.js';
 import { MCFW_SOLVERS, trainMulticlassFwAsync, type McfwEvent, type McfwOptions, type McfwSolverName } from '../multiclass-fw/solvers.js';
-import { UsageError, integer, nonNegative, number, parse, positive, report, type Io } from './common.js';
+import { value, type Args, type Command } from './args.js';
+import { UsageError, report, type Io } from './common.js';
+import { REPORT_OPTIONS, SEED_MAX } from './options.js';
+import { checkCommandOutputs, withInterrupts } from './session.js';
 
-export const MULTICLASS_FW_USAGE = `Usage: gapbcfw multiclass-fw DATA --tau X [options]
+const fw = 'Frank-Wolfe';
+const afw = 'Approximate FW (afw)';
+export const multiclassFwCommand: Command = {
+  name: 'multiclass-fw',
+  summary: 'nuclear-norm multinomial logistic regression with approximate FW (Liu & Tsang 2017), fw, sfw or svrf',
+  description:
+    'Multinomial logistic regression over W (classes x features) in the nuclear-norm ball ||W||_* <= tau, trained with\n' +
+    'Frank-Wolfe variants. The LMO is the top singular pair of the gradient (power iteration). DATA is libsvm:FILE or\n' +
+    'idx:IMAGES[,LABELS] | idx:DIR, the data kinds of gapbcfw train. SIGINT, SIGTERM and SIGHUP stop after the current\n' +
+    'iteration and write what was reached.',
+  positionals: [{ name: 'DATA', help: 'libsvm:FILE or idx:...', input: 'data' }],
+  options: [
+    { name: 'tau', type: 'number', value: 'X', min: 0, minExclusive: true, max: 1e6, help: 'radius of the nuclear-norm ball (required)', group: fw },
+    { name: 'solver', type: 'choice', value: 'NAME', choices: [...MCFW_SOLVERS], help: 'afw (approximate FW) | fw (full) | sfw (stochastic, batch t^2) | svrf (batch t)', default: 'afw', group: fw },
+    { name: 'line-search', type: 'flag', help: 'exact line search instead of the step 2/(t+1) (fw, afw)', group: fw },
+    { name: 'test', type: 'string', value: 'KIND:PATH', input: true, help: 'test set of the same kind', group: fw },
+    { name: 'holdout', type: 'number', value: 'F', min: 0, minExclusive: true, max: 0.99, help: 'a seeded random fraction F of DATA tests', group: fw },
+    { name: 'bias', type: 'flag', help: 'append a constant feature 1', group: fw },
+    { name: 'max-iterations', type: 'integer', value: 'N', min: 0, max: 1e9, help: 'cap on iterations', default: '500 unless --max-passes or --time-budget', group: fw },
+    { name: 'max-passes', type: 'number', value: 'P', min: 0, minExclusive: true, max: 1e9, help: 'cap on effective passes (per-point gradient evaluations / n)', group: fw },
+    { name: 'time-budget', type: 'number', value: 'SECONDS', min: 0, minExclusive: true, max: 1e9, help: 'cap on solver time (evaluations excluded; AFW hashing included)', group: fw },
+    { name: 'clock', type: 'choice', value: 'C', choices: ['wall', 'cpu'], help: 'clock of --time-budget', default: 'wall', group: fw },
+    { name: 'seed', type: 'integer', value: 'N', min: 0, max: SEED_MAX, help: 'seed of sampling, hashing and the LMO start vectors', default: '1', group: fw },
+    { name: 'batch-scale', type: 'number', value: 'C', min: 0, minExclusive: true, max: 1e6, help: 'SFW batch ceil(C t^2), SVRF batch ceil(C k)', default: '1', group: fw },
+    { name: 'svrf-global-step', type: 'flag', help: 'SVRF step 2/(t+1) over all iterations instead of restarting 2/(k+1) each epoch', group: fw },
+    { name: 'k0', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'initial bins per class', default: '100', group: afw },
+    { name: 'delta', type: 'integer', value: 'N', min: 0, max: 1e9, help: 'split bins holding more than delta points', default: '10', group: afw },
+    { name: 'nu', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'split every nu iterations', default: '50', group: afw },
+    { name: 'lmo-tol', type: 'number', value: 'X', min: 0, minExclusive: true, max: 1, help: 'power-iteration tolerance (relative eigen-residual)', default: '1e-9', group: fw },
+    { name: 'lmo-max-iterations', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'power iterations per LMO call, then a dense fallback', default: '500', group: fw },
+    { name: 'eval-every', type: 'string', value: 'N|log', help: 'full objective + FW gap every N iterations, or 0..10 then x1.1', default: 'log', group: fw },
+    { name: 'optimum', type: 'number', value: 'X', min: -1e300, max: 1e300, help: 'known optimum: traces get residual = objective - X', group: fw },
+    { name: 'target', type: 'number', value: 'X', min: -1e300, max: 1e300, help: 'stop when the full objective is <= X (checked at evaluations)', group: fw },
+    { name: 'gap-threshold', type: 'number', value: 'X', min: 0, max: 1e300, help: 'stop when the Frank-Wolfe gap is <= X (checked at evaluations)', group: fw },
+    { name: 'trace', type: 'string', value: 'FILE.jsonl', output: 'file', help: 'every evaluation as a JSON line (objective = primal, residual, seconds, iteration, ...)', group: fw },
+    { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', help: 'write W (feature-major F x K float64) as a gapbcfw model file', group: fw },
+    ...REPORT_OPTIONS,
+  ],
+  run: runMulticlassFw,
+};
 
-Multinomial logistic regression over W (classes x features) in the nuclear-norm ball ||W||_* <= tau,
-trained with Frank-Wolfe variants. The LMO is the top singular pair of the gradient (power iteration).
-
-Data:
-  libsvm:FILE              LIBSVM/SVMlight multiclass file (plain or gzip)
-  idx:IMAGES[,LABELS]      IDX (MNIST-style) images and labels; idx:DIR finds *images-idx3-ubyte[.gz]
-
-Options:
-  --tau X                  radius of the nuclear-norm ball (required)
-  --solver NAME            afw (approximate FW, default) | fw (full) | sfw (stochastic, batch t^2) | svrf (batch t)
-  --line-search            exact line search instead of the step 2/(t+1) (fw, afw)
-  --test DATA              test set (same kind); or --holdout F: a seeded random fraction F of DATA tests
-  --bias                   append a constant feature 1
-  --max-iterations N       (default 500 unless --max-passes or --time-budget is given)
-  --max-passes P           cap on effective passes (per-point gradient evaluations / n)
-  --time-budget SECONDS    cap on solver time (evaluations excluded; AFW hashing included)
-  --clock wall|cpu         clock of --time-budget: wall time (default) or process CPU time
-  --seed N                 seed of sampling, hashing and the LMO start vectors (default 1)
-  --batch-scale C          SFW batch ceil(C t^2), SVRF batch ceil(C k) (default 1)
-  --svrf-global-step       SVRF step 2/(t+1) over all iterations instead of restarting 2/(k+1) each epoch
-  --k0 N, --delta N, --nu N  AFW: initial bins per class (100), split bins above delta points (10) every nu iterations (50)
-  --lmo-tol X              power-iteration tolerance (relative eigen-residual, default 1e-9)
-  --lmo-max-iterations N   power iterations per LMO call, then a dense fallback (default 500)
-  --eval-every N|log       full objective + FW gap every N iterations, or 0..10 then x1.1 (default log)
-  --optimum X              known optimum: traces get residual = objective - X
-  --target X               stop when the full objective is <= X (checked at evaluations)
-  --gap-threshold X        stop when the Frank-Wolfe gap is <= X (checked at evaluations)
-  --trace FILE.jsonl       every evaluation as a JSON line (objective = primal, residual, seconds, iteration, ...)
-  --out FILE               write W (feature-major F x K float64) as a gapbcfw model file
-  --json                   last stdout line is a JSON summary
-  --quiet                  no progress on stderr`;
-
-const OPTIONS = {
-  tau: { type: 'string' },
-  solver: { type: 'string' },
-  'line-search': { type: 'boolean' },
-  test: { type: 'string' },
-  holdout: { type: 'string' },
-  bias: { type: 'boolean' },
-  'max-iterations': { type: 'string' },
-  'max-passes': { type: 'string' },
-  'time-budget': { type: 'string' },
-  clock: { type: 'string' },
-  seed: { type: 'string' },
-  'batch-scale': { type: 'string' },
-  'svrf-global-step': { type: 'boolean' },
-  k0: { type: 'string' },
-  delta: { type: 'string' },
-  nu: { type: 'string' },
-  'lmo-tol': { type: 'string' },
-  'lmo-max-iterations': { type: 'string' },
-  'eval-every': { type: 'string' },
-  optimum: { type: 'string' },
-  target: { type: 'string' },
-  'gap-threshold': { type: 'string' },
-  trace: { type: 'string' },
-  out: { type: 'string' },
-  json: { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  help: { type: 'boolean' },
-} as const satisfies ParseArgsConfig['options'];
-
-const finite = (x: number) => Number.isFinite(x);
 const fmt = (x: number | undefined) => (x === undefined ? '-' : Math.abs(x) >= 1e4 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(3) : x.toPrecision(5));
 
-/** Runs `gapbcfw multiclass-fw ARGS`; returns the exit code. Input errors are thrown (main turns them into exit 2). */
-export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
-  const { values: v, positionals } = parse(args, OPTIONS);
-  if (v.help) {
-    io.stdout.write(`${MULTICLASS_FW_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length !== 1) throw new UsageError('multiclass-fw takes one data set KIND:PATH, e.g. gapbcfw multiclass-fw libsvm:dna.scale --tau 10');
-  if (v.tau === undefined) throw new UsageError('multiclass-fw needs --tau (radius of the nuclear-norm ball)');
-  const tau = number(v.tau, 'tau', positive, 'a positive number')!;
-  const solver = (v.solver ?? 'afw') as McfwSolverName;
-  if (!(MCFW_SOLVERS as readonly string[]).includes(solver)) throw new UsageError(`--solver must be one of ${MCFW_SOLVERS.join(', ')}, got '${solver}'`);
+/** Runs `gapbcfw multiclass-fw DATA --tau X ...`; returns the exit code. */
+async function runMulticlassFw(a: Args, io: Io): Promise<number> {
+  const positionals = a.positionals;
+  const v = a.values as Record<string, string | number | boolean | undefined> & { test?: string; trace?: string; out?: string; 'eval-every'?: string };
+  const tau = value.number(a, 'tau');
+  if (tau === undefined) throw new UsageError('multiclass-fw needs --tau (radius of the nuclear-norm ball)');
+  const solver = (value.string(a, 'solver') ?? 'afw') as McfwSolverName;
   if (v['line-search'] && solver !== 'fw' && solver !== 'afw') throw new UsageError('--line-search applies to fw and afw');
   if (v.test !== undefined && v.holdout !== undefined) throw new UsageError('--test and --holdout exclude each other');
   const afwOnly = ['k0', 'delta', 'nu'] as const;
   for (const k of afwOnly) if (v[k] !== undefined && solver !== 'afw') throw new UsageError(`--${k} applies to afw`);
   if (v['batch-scale'] !== undefined && solver !== 'sfw' && solver !== 'svrf') throw new UsageError('--batch-scale applies to sfw and svrf');
   if (v['svrf-global-step'] && solver !== 'svrf') throw new UsageError('--svrf-global-step applies to svrf');
-  if (v.clock !== undefined && v.clock !== 'wall' && v.clock !== 'cpu') throw new UsageError(`--clock must be wall or cpu, got '${v.clock}'`);
-  const seed = number(v.seed, 'seed', integer(0), 'a non-negative integer') ?? 1;
-  const holdout = number(v.holdout, 'holdout', (x) => x > 0 && x < 1, 'a fraction in (0, 1)');
+  const seed = value.number(a, 'seed') ?? 1;
+  const holdout = value.number(a, 'holdout');
   let evalEvery: number | 'log' | undefined;
-  if (v['eval-every'] !== undefined) evalEvery = v['eval-every'] === 'log' ? 'log' : number(v['eval-every'], 'eval-every', integer(1), "a positive integer or 'log'");
+  const every = v['eval-every'];
+  if (every !== undefined) {
+    evalEvery = every === 'log' ? 'log' : Number(every);
+    if (evalEvery !== 'log' && !(Number.isSafeInteger(evalEvery) && evalEvery >= 1 && /^\d+$/.test(every))) throw new UsageError(`--eval-every must be a positive integer or 'log', got '${every}'`);
+  }
+  checkCommandOutputs(a);
 
   const options: McfwOptions = {
     solver,
     tau,
     step: v['line-search'] ? 'line-search' : 'default',
-    maxIterations: number(v['max-iterations'], 'max-iterations', integer(0), 'a non-negative integer'),
-    maxPasses: number(v['max-passes'], 'max-passes', positive, 'a positive number'),
-    timeBudget: number(v['time-budget'], 'time-budget', positive, 'a positive number of seconds'),
-    clock: v.clock as 'wall' | 'cpu' | undefined,
+    maxIterations: value.number(a, 'max-iterations'),
+    maxPasses: value.number(a, 'max-passes'),
+    timeBudget: value.number(a, 'time-budget'),
+    clock: value.string(a, 'clock') as 'wall' | 'cpu' | undefined,
     seed,
-    batchScale: number(v['batch-scale'], 'batch-scale', positive, 'a positive number'),
-    svrfGlobalStep: v['svrf-global-step'] ?? false,
-    k0: number(v.k0, 'k0', integer(1), 'a positive integer'),
-    delta: number(v.delta, 'delta', integer(0), 'a non-negative integer'),
-    nu: number(v.nu, 'nu', integer(1), 'a positive integer'),
-    lmoTolerance: number(v['lmo-tol'], 'lmo-tol', positive, 'a positive number'),
-    lmoMaxIterations: number(v['lmo-max-iterations'], 'lmo-max-iterations', integer(1), 'a positive integer'),
+    batchScale: value.number(a, 'batch-scale'),
+    svrfGlobalStep: value.flag(a, 'svrf-global-step'),
+    k0: value.number(a, 'k0'),
+    delta: value.number(a, 'delta'),
+    nu: value.number(a, 'nu'),
+    lmoTolerance: value.number(a, 'lmo-tol'),
+    lmoMaxIterations: value.number(a, 'lmo-max-iterations'),
     evalEvery,
-    optimum: number(v.optimum, 'optimum', finite, 'a finite number'),
-    targetObjective: number(v.target, 'target', finite, 'a finite number'),
-    gapThreshold: number(v['gap-threshold'], 'gap-threshold', nonNegative, 'a number >= 0'),
+    optimum: value.number(a, 'optimum'),
+    targetObjective: value.number(a, 'target'),
+    gapThreshold: value.number(a, 'gap-threshold'),
   };
 
   // Data.
@@ -149,16 +126,17 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
     };
   }
 
-  const quiet = v.quiet ?? false;
+  const quiet = value.flag(a, 'quiet');
   if (!quiet) {
     io.stderr.write(
       `${positionals[0]}: ${problem.n} examples, ${problem.numFeatures} features, ${problem.numClasses} classes${testSet ? `; ${testSet.X.rows} test` : ''}; ${solver}, tau = ${tau}\n`,
     );
   }
-  let traceFd: number | undefined;
-  if (v.trace !== undefined) traceFd = openSync(v.trace, 'w');
+  // Every trace line names its method, seed and data (gapbcfw plot's legend, title and data check).
+  const context = { method: solver, seed, data: `${positionals[0]!}${v.test !== undefined ? ` --test ${v.test}` : holdout !== undefined ? ` --holdout ${holdout}` : ''}` };
+  const trace = v.trace === undefined ? undefined : StreamedOutput.open(v.trace, { stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
   options.onProgress = (e: McfwEvent) => {
-    if (traceFd !== undefined) writeSync(traceFd, `${JSON.stringify(e)}\n`);
+    trace?.write(`${JSON.stringify({ ...e, ...context })}\n`);
     if (!quiet) {
       const parts = [`it ${e.iteration}`, `eff ${e.effectivePasses.toFixed(2)}`, `obj ${fmt(e.objective)}`, `gap ${fmt(e.gap)}`];
       if (e.residual !== undefined) parts.push(`res ${fmt(e.residual)}`);
@@ -167,22 +145,17 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
       io.stderr.write(`${parts.join('  ')}\n`);
     }
   };
-  const controller = new AbortController();
-  options.signal = controller.signal;
-  let interrupts = 0;
-  const onSigint = () => {
-    if (++interrupts > 1) process.exit(130);
-    io.stderr.write('\ninterrupted: stopping after the current iteration (Ctrl-C again to quit at once)\n');
-    controller.abort();
-  };
-  process.on('SIGINT', onSigint);
-  let result;
-  try {
-    result = await trainMulticlassFwAsync(problem, options);
-  } finally {
-    process.off('SIGINT', onSigint);
-    if (traceFd !== undefined) closeSync(traceFd);
-  }
+  let result: Awaited<ReturnType<typeof trainMulticlassFwAsync>> | undefined;
+  const code = await withInterrupts(io, 'stopping after the current iteration and writing what was reached', async (signal) => {
+    options.signal = signal;
+    try {
+      result = await trainMulticlassFwAsync(problem, options);
+    } finally {
+      trace?.close();
+    }
+    return 0;
+  });
+  const r = result!;
 
   if (v.out !== undefined) {
     writeModelFile(v.out, {
@@ -195,14 +168,14 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
         numClasses: problem.numClasses,
         labelNames: train.labelNames,
         bias: v.bias ?? false,
-        iterations: result.iterations,
-        objective: result.objective,
+        iterations: r.iterations,
+        objective: r.objective,
       },
-      arrays: { W: result.W },
+      arrays: { W: r.W },
     });
   }
-  const trainAccuracy = problem.accuracy(result.W);
-  const testAccuracy = result.metrics.testAccuracy;
+  const trainAccuracy = problem.accuracy(r.W);
+  const testAccuracy = r.metrics.testAccuracy;
   const summary = {
     command: 'multiclass-fw',
     solver,
@@ -210,33 +183,35 @@ export async function runMulticlassFw(args: string[], io: Io): Promise<number> {
     n: problem.n,
     features: problem.numFeatures,
     classes: problem.numClasses,
-    iterations: result.iterations,
-    passes: result.iterations,
-    effectivePasses: result.effectivePasses,
-    oracleCalls: result.gradientEvaluations,
-    pointsTouched: result.pointsTouched,
-    lmoCalls: result.lmoCalls,
-    powerIterations: result.powerIterations,
-    lmoDenseFallbacks: result.lmoDenseFallbacks,
-    seconds: result.seconds,
-    cpuSeconds: result.cpuSeconds,
-    hashSeconds: result.hashSeconds,
-    surrogates: result.surrogates,
-    epochs: result.epochs,
-    primal: result.objective,
-    objective: result.objective,
-    gap: result.gap,
+    iterations: r.iterations,
+    passes: r.iterations,
+    effectivePasses: r.effectivePasses,
+    oracleCalls: r.gradientEvaluations,
+    pointsTouched: r.pointsTouched,
+    lmoCalls: r.lmoCalls,
+    powerIterations: r.powerIterations,
+    lmoDenseFallbacks: r.lmoDenseFallbacks,
+    seconds: r.seconds,
+    cpuSeconds: r.cpuSeconds,
+    hashSeconds: r.hashSeconds,
+    surrogates: r.surrogates,
+    epochs: r.epochs,
+    returned: r.returned === 'best' ? `best evaluated iterate (iteration ${r.returnedIteration})` : 'last iterate',
+    returnedIteration: r.returnedIteration,
+    primal: r.objective,
+    objective: r.objective,
+    gap: r.gap,
     gapIsExact: true,
-    residual: result.residual,
-    nuclearNorm: nuclearNorm(result.W, problem.numFeatures, problem.numClasses),
+    residual: r.residual,
+    nuclearNorm: nuclearNorm(r.W, problem.numFeatures, problem.numClasses),
     trainAccuracy,
     trainError: 1 - trainAccuracy,
     testAccuracy,
     testError: testAccuracy === undefined ? undefined : 1 - testAccuracy,
     accuracy: testAccuracy ?? trainAccuracy,
-    stopReason: result.stopReason,
+    stopReason: r.stopReason,
     model: v.out,
   };
-  report(summary, v.json ?? false, io, `${solver} stopped (${result.stopReason}) after ${result.iterations} iterations, ${result.seconds.toFixed(2)}s: objective ${fmt(result.objective)}, gap ${fmt(result.gap)}`);
-  return result.stopReason === 'aborted' ? 130 : 0;
+  report(summary, value.flag(a, 'json'), io, `${solver} stopped (${r.stopReason}) after ${r.iterations} iterations, ${r.seconds.toFixed(2)}s: ${r.returned === 'best' && r.returnedIteration !== r.iterations ? `returned the best evaluated iterate (iteration ${r.returnedIteration}), ` : ''}objective ${fmt(r.objective)}, gap ${fmt(r.gap)}`);
+  return code;
 }

@@ -1,61 +1,55 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeOutput } from '../io/output.js';
 import { dirname, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { TopLevelSpec } from 'vega-lite';
-import { X_AXES, Y_METRICS, buildFigure, hasSystemFonts, renderPng, renderSvg, type XAxis, type YMetric } from '../plot/figures.js';
+import { Y_METRICS, buildFigure, hasSystemFonts, renderPng, renderSvg, type XAxis, type YMetric } from '../plot/figures.js';
 import { LAMBDA_METRICS, lambdaFigure, readLambdaRows, type LambdaMetric } from '../plot/path-figure.js';
 import { groupSeries, readTraces } from '../plot/traces.js';
-import { UsageError, integer, number, parse, report, type Io } from './common.js';
+import { value, type Args, type Command } from './args.js';
+import { UsageError, report, type Io } from './common.js';
+import { REPORT_OPTIONS } from './options.js';
+import { checkCommandOutputs } from './session.js';
 
-export const PLOT_USAGE = `Usage: gapbcfw plot TRACE... [options]
+/** `gapbcfw plot TRACE...`: paper-style figures from JSONL traces. @module */
 
-Draws paper-style convergence figures from JSONL traces (gapbcfw train --trace, or
-scripts/experiments/variants.ts): one colour per method, the median over seeds as a line and
-the min-max over seeds as a band. TRACE is a .jsonl file or a directory of them. A trace
-without 'method'/'seed' fields is the method named after its file, seed 1.
-
-Options:
-  --x passes|effective|time    x axis (default effective: oracle calls / n)
-  --x lambda                   rows of gapbcfw path --trace (path vs grid search): --y testError (default) |
-                               seconds | effectivePasses | gap | trueGap against lambda, decreasing
-  --y gap|primal|dual|testError|trainError|gapEstimate|residual|relativeResidual
-                               y axis (default gap: exact duality gaps only, log scale;
-                               gapEstimate and the residuals of multiclass-fw traces also log scale,
-                               the others linear)
-  --out FILE                   .svg (default plot.svg), .png, or .json (the Vega-Lite spec)
-  --title T                    figure title (default from the traces' data and lambda)
-  --width N, --height N        plot area in pixels (default 520 x 340); PNGs are drawn at 2x
-  --json                       last stdout line is a JSON summary
-  --help`;
-
-const PLOT_OPTIONS = {
-  x: { type: 'string' },
-  y: { type: 'string' },
-  out: { type: 'string' },
-  title: { type: 'string' },
-  width: { type: 'string' },
-  height: { type: 'string' },
-  json: { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+export const plotCommand: Command = {
+  name: 'plot',
+  summary: 'SVG/PNG figures from JSONL traces: duality gap against effective passes or time, path rows against lambda',
+  description:
+    'Draws paper-style convergence figures from JSONL traces (gapbcfw train --trace, or scripts/experiments/variants.ts):\n' +
+    'one colour per method, the median over seeds as a line and the min-max over seeds as a band. TRACE is a .jsonl\n' +
+    "file or a directory of them. A trace without 'method'/'seed' fields is the method named after its file, seed 1.\n" +
+    'One colour, dash pattern and marker per method; the legend shows the traces\' method (solver, sampling, cache),\n' +
+    'else the file name. Traces of different data sets are refused (plot them one figure each).',
+  positionals: [{ name: 'TRACE', help: 'a .jsonl trace or a folder of them', input: 'file', variadic: true }],
+  options: [
+    { name: 'x', type: 'choice', value: 'X', choices: ['passes', 'effective', 'effective-passes', 'effectivePasses', 'time', 'seconds', 'lambda'], help: 'x axis (effective: oracle calls / n; lambda: rows of gapbcfw path --trace, decreasing)', default: 'effective' },
+    { name: 'y', type: 'string', value: 'Y', help: `y axis: ${Y_METRICS.join(' | ')} (log scale for gap, gapEstimate and the residuals); with --x lambda: ${LAMBDA_METRICS.join(' | ')}`, default: 'gap; testError with --x lambda' },
+    { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', help: '.svg, .png, or .json (the Vega-Lite spec)', default: 'plot.svg' },
+    { name: 'title', type: 'string', value: 'T', help: 'figure title (default from the traces\' data and lambda, else "Y against X")' },
+    { name: 'optimum', type: 'number', value: 'F', min: -1e300, max: 1e300, help: 'known optimum F*: --y residual / relativeResidual are F - F* and (F - F*) / F* of every event\'s objective (without it, a trace with no residual is an error)' },
+    { name: 'width', type: 'integer', value: 'N', min: 50, max: 10000, help: 'plot area width in pixels (PNGs are drawn at 2x)', default: '520' },
+    { name: 'height', type: 'integer', value: 'N', min: 50, max: 10000, help: 'plot area height in pixels', default: '340' },
+    ...REPORT_OPTIONS,
+  ],
+  run: runPlot,
+};
 
 const X_ALIASES: Record<string, XAxis> = { passes: 'passes', effective: 'effective', 'effective-passes': 'effective', effectivePasses: 'effective', time: 'time', seconds: 'time' };
 
 /** `gapbcfw plot TRACE... [--x ...] [--y ...] [--out FIG.svg|FIG.png|FIG.json] [--title T] [--json]`. */
-export async function runPlot(args: string[], io: Io): Promise<number> {
-  const { values: v, positionals } = parse(args, PLOT_OPTIONS);
-  if (v.help) {
-    io.stdout.write(`${PLOT_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length === 0) throw new UsageError('plot takes one or more TRACE files or directories, e.g. gapbcfw plot runs/ --out gap.png');
+async function runPlot(a: Args, io: Io): Promise<number> {
+  const positionals = a.positionals;
+  const v = { x: value.string(a, 'x'), y: value.string(a, 'y'), out: value.string(a, 'out'), title: value.string(a, 'title'), json: value.flag(a, 'json'), quiet: value.flag(a, 'quiet') };
+  // The figure's folder is created (figures/ of a run); then the output is checked like every other.
+  if (v.out !== undefined) mkdirSync(dirname(v.out), { recursive: true });
+  checkCommandOutputs(a);
   const out = v.out ?? 'plot.svg';
   const format = extname(out).toLowerCase().slice(1);
   if (format !== 'svg' && format !== 'png' && format !== 'json') throw new UsageError(`--out must end in .svg, .png or .json, got '${out}'`);
-  const size = (name: 'width' | 'height') => number(v[name], name, (t) => integer(50)(t) && t <= 10000, 'an integer number of pixels in 50..10000');
-  const width = size('width');
-  const height = size('height');
+  const width = value.number(a, 'width');
+  const height = value.number(a, 'height');
   const warn = (message: string) => {
     if (!v.quiet) io.stderr.write(`plot: ${message}\n`);
   };
@@ -65,11 +59,10 @@ export async function runPlot(args: string[], io: Io): Promise<number> {
     if (!LAMBDA_METRICS.includes(y)) throw new UsageError(`with --x lambda, --y must be one of ${LAMBDA_METRICS.join(', ')}, got '${v.y}'`);
     const rows = readLambdaRows(positionals);
     await writeFigure(lambdaFigure(rows, y, v.title, { width, height }), out, format, warn);
-    report({ command: 'plot', out, format, x: 'lambda', y, rows: rows.length, methods: [...new Set(rows.map((r) => r.method))] }, v.json ?? false, io, `wrote ${out}`);
+    report({ command: 'plot', out, format, x: 'lambda', y, rows: rows.length, methods: [...new Set(rows.map((r) => r.method))] }, v.json, io, `wrote ${out}`);
     return 0;
   }
-  const x = v.x === undefined ? 'effective' : Object.hasOwn(X_ALIASES, v.x) ? X_ALIASES[v.x] : undefined;
-  if (x === undefined) throw new UsageError(`--x must be one of ${X_AXES.join(', ')} or lambda, got '${v.x}'`);
+  const x = v.x === undefined ? 'effective' : X_ALIASES[v.x]!;
   const y = (v.y ?? 'gap') as YMetric;
   if (!Y_METRICS.includes(y)) throw new UsageError(`--y must be one of ${Y_METRICS.join(', ')}, got '${v.y}'`);
 
@@ -77,7 +70,10 @@ export async function runPlot(args: string[], io: Io): Promise<number> {
   // Nothing to draw is an error with one line of reason; the per-file warnings only matter next to a figure.
   if (traces.runs.length === 0) throw new InputError(`no events in ${traces.files.length === 1 ? traces.files[0] : `${traces.files.length} trace files`}`);
   for (const file of traces.emptyFiles) warn(`${file} has no events`);
-  const figure = buildFigure(groupSeries(traces.runs), { x, y, ...(v.title !== undefined ? { title: v.title } : {}), ...(width ? { width } : {}), ...(height ? { height } : {}) });
+  const optimum = value.number(a, 'optimum');
+  if (optimum === 0) throw new UsageError('--optimum must be a finite non-zero number, got 0');
+  if (optimum !== undefined && y !== 'residual' && y !== 'relativeResidual') throw new UsageError('--optimum applies to --y residual and --y relativeResidual');
+  const figure = buildFigure(groupSeries(traces.runs), { x, y, optimum, ...(v.title !== undefined ? { title: v.title } : {}), ...(width ? { width } : {}), ...(height ? { height } : {}) });
   for (const method of figure.skipped) warn(`method '${method}' has no ${y === 'gap' ? 'exact gaps' : `'${y}' values`}; left out`);
 
   await writeFigure(figure.spec, out, format, warn);
@@ -119,5 +115,5 @@ async function writeFigure(spec: TopLevelSpec, out: string, format: string, warn
     }
   }
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, bytes);
+  writeOutput(out, bytes);
 }

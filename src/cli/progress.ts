@@ -1,3 +1,4 @@
+import type { Io } from './common.js';
 import type { ProgressEvent } from '../solvers/common.js';
 
 const fmt = (x: number | undefined, digits = 4) => (x === undefined ? '-' : Math.abs(x) >= 1e4 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(digits - 1) : x.toPrecision(digits));
@@ -23,7 +24,7 @@ export class ProgressPrinter {
   private drawn = false;
 
   constructor(
-    private readonly stream: NodeJS.WriteStream,
+    private readonly stream: Io['stderr'],
     private readonly maxPasses: number,
     private readonly quiet: boolean,
   ) {}
@@ -63,7 +64,7 @@ export function formatSeconds(s: number): string {
  * Progress of counted work (`done` of `total`) with rate and ETA on stderr: a redrawn line on a TTY,
  * otherwise a line at most every `every` milliseconds and at the end. Nothing when quiet.
  */
-export function countProgress(stream: NodeJS.WriteStream, label: string, quiet: boolean, every = 5000): (done: number, total: number) => void {
+export function countProgress(stream: Io['stderr'], label: string, quiet: boolean, every = 5000): (done: number, total: number) => void {
   const t0 = Date.now();
   let last = -Infinity;
   return (done, total) => {

@@ -168,14 +168,15 @@ export function readParallelSample(dir: string): [string[], string[]][] {
 
 /**
  * Parses `english tokens ||| french tokens` lines (the input of `gapbcfw align`). A line without `|||`
- * is a FormatError; a blank line is an empty pair (kept, so outputs stay line-aligned with the input).
+ * is a FormatError naming the line (counted from `firstLine`); a blank line is an empty pair (kept, so outputs stay
+ * line-aligned with the input).
  */
-export function parseParallelPairs(text: string, file: string): [string[], string[]][] {
+export function parseParallelPairs(text: string, file: string, firstLine = 1): [string[], string[]][] {
   return lines(text).map((line, i) => {
     if (line.trim() === '') return [[], []];
     const at = line.indexOf('|||');
-    if (at < 0) throw new FormatError("expected 'english tokens ||| french tokens'", file, i + 1);
-    if (line.indexOf('|||', at + 3) >= 0) throw new FormatError("more than one '|||' separator", file, i + 1);
+    if (at < 0) throw new FormatError("expected 'english tokens ||| french tokens'", file, firstLine + i);
+    if (line.indexOf('|||', at + 3) >= 0) throw new FormatError("more than one '|||' separator", file, firstLine + i);
     const split = (s: string) => s.split(/\s+/).filter((w) => w !== '');
     return [split(line.slice(0, at)), split(line.slice(at + 3))];
   });

@@ -363,6 +363,7 @@ export function loadConllTask(path: string, options: ConllTaskOptions = {}): Con
       })(),
       { minFrequency: options.minFrequency ?? DEFAULT_MIN_FREQUENCY },
     );
+    check(dictionary.size > 0, `min frequency ${dictionary.minFrequency} (--min-frequency) leaves no attribute: none occurs that often in ${trainPath}; lower it`);
   }
   const spec: SparseChainSpec = {
     kind: 'sparse-chain',

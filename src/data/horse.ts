@@ -34,13 +34,16 @@
  * out of core, one record per oracle call (src/data/horse-stream.ts).
  * @module
  */
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync, readdirSync, existsSync } from 'node:fs';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
 import type { SegmentationGraph } from '../models/segmentation.js';
 import { slic } from '../slic.js';
 import { crc32 } from '../io/model-file.js';
+import { makeOutputDir, OutputError, StreamedOutput, writeOutput } from '../io/output.js';
+import { decodeImage } from './image-file.js';
 
 export const HORSE_FORMAT = 'gapbcfw-horse';
 export const HORSE_VERSION = 1;
@@ -568,49 +571,91 @@ export interface HorseMeta {
  * `horse-P.bin` + `horse-P.json` (a part written in parallel with others; {@link mergeHorseParts} joins them).
  */
 export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & { split: 'train' | 'test' }>, options: HorseFeatureOptions, codebooks: HorseCodebooks, source?: string, part?: string, flushEvery = 100): HorseMeta {
-  mkdirSync(dir, { recursive: true });
-  check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
-  const binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
-  const fd = openSync(join(dir, binName), 'w');
-  const indexFile = join(dir, part === undefined ? 'horse.json' : `horse-${part}.json`);
-  const images: HorseImageEntry[] = [];
-  let offset = 0;
-  let dims: [number, number] | undefined;
-  const metaOf = (incomplete: boolean): HorseMeta => ({
-    format: HORSE_FORMAT,
-    version: HORSE_VERSION,
-    dUnary: dims?.[0] ?? unaryDim(options),
-    dPairwise: dims?.[1] ?? pairwiseDim(options),
-    options: resolve(options),
-    codebooks: { colour: [...codebooks.colour], gradient: [...codebooks.gradient] },
-    images,
-    ...(source ? { source } : {}),
-    ...(incomplete ? { incomplete: true } : {}),
-  });
-  // The index is rewritten (atomically) every `flushEvery` records, marked incomplete, so that a long
-  // prepare that is interrupted leaves a readable set of the records written so far.
-  const flush = (incomplete: boolean) => {
-    writeFileSync(`${indexFile}.tmp`, `${JSON.stringify(metaOf(incomplete))}\n`);
-    renameSync(`${indexFile}.tmp`, indexFile);
-  };
+  const writer = new HorseSetWriter(dir, options, codebooks, source, part, flushEvery);
   try {
-    for (const r of records) {
-      const buf = encodeRecord(r);
-      writeSync(fd, buf);
-      const N = r.graph.numNodes;
-      const E = r.graph.edgeFrom.length;
-      const d: [number, number] = [r.graph.unary.length / N, E > 0 ? r.graph.pairwise.length / E : (dims?.[1] ?? 0)];
-      if (dims && (dims[0] !== d[0] || (E > 0 && dims[1] !== d[1]))) throw new InputError(`${r.name}: feature dimensions ${d} differ from ${dims}`);
-      dims ??= d;
-      images.push({ name: r.name, split: r.split, ...(part === undefined ? {} : { file: binName }), offset, bytes: buf.length, height: r.height, width: r.width, numNodes: N, numEdges: E });
-      offset += buf.length;
-      if (flushEvery > 0 && images.length % flushEvery === 0) flush(true);
-    }
-  } finally {
-    closeSync(fd);
+    for (const r of records) writer.add(r);
+    return writer.finish(false);
+  } catch (e) {
+    writer.fail(e);
+    throw e;
   }
-  flush(false);
-  return metaOf(false);
+}
+
+/**
+ * Writes a prepared set record by record. The index is rewritten (atomically) every `flushEvery` records, marked
+ * incomplete, so that a long prepare that is interrupted leaves a readable set of the records written so far.
+ */
+class HorseSetWriter {
+  private readonly bin: StreamedOutput;
+  private readonly binName: string;
+  private readonly indexFile: string;
+  private readonly images: HorseImageEntry[] = [];
+  private offset = 0;
+  private dims: [number, number] | undefined;
+
+  constructor(
+    dir: string,
+    private readonly options: HorseFeatureOptions,
+    private readonly codebooks: HorseCodebooks,
+    private readonly source: string | undefined,
+    private readonly part: string | undefined,
+    private readonly flushEvery: number,
+  ) {
+    check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
+    makeOutputDir(dir);
+    this.binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
+    this.bin = StreamedOutput.open(join(dir, this.binName));
+    this.indexFile = join(dir, part === undefined ? 'horse.json' : `horse-${part}.json`);
+  }
+
+  add(r: HorseRecord & { split: 'train' | 'test' }): void {
+    const buf = encodeRecord(r);
+    this.bin.write(buf);
+    const N = r.graph.numNodes;
+    const E = r.graph.edgeFrom.length;
+    const d: [number, number] = [r.graph.unary.length / N, E > 0 ? r.graph.pairwise.length / E : (this.dims?.[1] ?? 0)];
+    if (this.dims && (this.dims[0] !== d[0] || (E > 0 && this.dims[1] !== d[1]))) throw new InputError(`${r.name}: feature dimensions ${d} differ from ${this.dims}`);
+    this.dims ??= d;
+    this.images.push({ name: r.name, split: r.split, ...(this.part === undefined ? {} : { file: this.binName }), offset: this.offset, bytes: buf.length, height: r.height, width: r.width, numNodes: N, numEdges: E });
+    this.offset += buf.length;
+    if (this.flushEvery > 0 && this.images.length % this.flushEvery === 0) this.flush(true);
+  }
+
+  /** Closes the records and writes the final index: complete, or marked incomplete (a run stopped early). */
+  finish(incomplete: boolean): HorseMeta {
+    this.bin.close();
+    this.flush(incomplete);
+    return this.meta(incomplete);
+  }
+
+  /**
+   * After a failure: a full disk leaves nothing behind (records and index go); any other failure keeps the
+   * records written so far with the last index, marked incomplete.
+   */
+  fail(e: unknown): void {
+    if (e instanceof OutputError) {
+      this.bin.discard();
+      rmSync(this.indexFile, { force: true });
+    } else this.bin.close();
+  }
+
+  private meta(incomplete: boolean): HorseMeta {
+    return {
+      format: HORSE_FORMAT,
+      version: HORSE_VERSION,
+      dUnary: this.dims?.[0] ?? unaryDim(this.options),
+      dPairwise: this.dims?.[1] ?? pairwiseDim(this.options),
+      options: resolve(this.options),
+      codebooks: { colour: [...this.codebooks.colour], gradient: [...this.codebooks.gradient] },
+      images: this.images,
+      ...(this.source ? { source: this.source } : {}),
+      ...(incomplete ? { incomplete: true } : {}),
+    };
+  }
+
+  private flush(incomplete: boolean): void {
+    writeOutput(this.indexFile, `${JSON.stringify(this.meta(incomplete))}\n`);
+  }
 }
 
 /**
@@ -647,7 +692,7 @@ export function mergeHorseParts(dir: string, parts?: readonly string[], allowInc
     check(!seen.has(im.name), `${dir}: image ${im.name} appears in two parts`);
     seen.add(im.name);
   }
-  writeFileSync(join(dir, 'horse.json'), `${JSON.stringify(merged)}\n`);
+  writeOutput(join(dir, 'horse.json'), `${JSON.stringify(merged)}\n`);
   return merged!;
 }
 
@@ -720,22 +765,32 @@ export class HorseDataset {
 // Weizmann horse images (decoded with sharp)
 // ---------------------------------------------------------------------------------------------
 
-/** The image names of a Weizmann database folder (weizmann_horse_db/ or its parent), sorted. */
+/**
+ * The image names of a Weizmann database folder (weizmann_horse_db/ or its parent), sorted. Every image
+ * needs its mask and every mask its image: a missing one is an error naming it (skipping it would shift the
+ * train/test split, which is by position in this list).
+ */
 export function weizmannNames(root: string): { db: string; names: string[] } {
   const db = existsSync(join(root, 'weizmann_horse_db')) ? join(root, 'weizmann_horse_db') : root;
   if (!existsSync(join(db, 'rgb')) || !existsSync(join(db, 'figure_ground'))) throw new InputError(`${root}: expected rgb/ and figure_ground/ folders (the Weizmann horse database)`);
-  const names = readdirSync(join(db, 'rgb')).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
+  const list = (sub: string) => readdirSync(join(db, sub)).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
+  const names = list('rgb');
+  const masks = list('figure_ground');
+  const maskSet = new Set(masks);
+  const imageSet = new Set(names);
+  const noMask = names.find((f) => !maskSet.has(f));
+  if (noMask !== undefined) throw new InputError(`${join(db, 'figure_ground', noMask)} is missing: every image in rgb/ needs its mask`);
+  const noImage = masks.find((f) => !imageSet.has(f));
+  if (noImage !== undefined) throw new InputError(`${join(db, 'rgb', noImage)} is missing: every mask in figure_ground/ needs its image`);
   return { db, names };
 }
 
 /** Decodes one image: rgb/ resized to the size of its figure_ground/ mask, mask thresholded at 128. */
 export async function loadWeizmannImage(db: string, file: string): Promise<HorseImage> {
-  const { default: sharp } = await import('sharp');
-  const maskImg = sharp(join(db, 'figure_ground', file));
-  const { data: maskData, info } = await maskImg.extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const { data: maskData, info } = await decodeImage(join(db, 'figure_ground', file), (im) => im.extractChannel(0).raw().toBuffer({ resolveWithObject: true }));
   const H = info.height;
   const W = info.width;
-  const { data: rgbData } = await sharp(join(db, 'rgb', file)).removeAlpha().toColourspace('srgb').resize(W, H, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
+  const { data: rgbData } = await decodeImage(join(db, 'rgb', file), (im) => im.removeAlpha().toColourspace('srgb').resize(W, H, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true }));
   check(rgbData.length === H * W * 3, `${file}: decoded ${rgbData.length} bytes, expected ${H * W * 3}`);
   const mask = new Uint8Array(H * W);
   for (let p = 0; p < H * W; p++) mask[p] = maskData[p]! >= 128 ? 1 : 0;
@@ -765,6 +820,12 @@ export interface PrepareHorseOptions extends HorseFeatureOptions {
   part?: string;
   /** Progress callback. */
   onProgress?: (stage: string, done: number, total: number) => void;
+  /**
+   * Stops after the current image: the index then lists the records written so far, marked incomplete (readable,
+   * and `mergeHorseParts(..., allowIncomplete)` joins it); stopped while decoding, nothing is written and the
+   * result has no images.
+   */
+  signal?: AbortSignal;
 }
 
 /** A random flip / crop / colour jitter of an image and its mask (nearest-neighbour resampling back to H x W). */
@@ -812,6 +873,7 @@ export async function prepareHorse(root: string, outDir: string, options: Prepar
   const originals = options.originals ?? true;
   const images: HorseImage[] = [];
   for (let k = 0; k < names.length; k++) {
+    if (options.signal?.aborted) return { format: HORSE_FORMAT, version: HORSE_VERSION, dUnary: unaryDim(options), dPairwise: pairwiseDim(options), options: resolve(options), codebooks: { colour: [], gradient: [] }, images: [], incomplete: true };
     images.push(await loadWeizmannImage(db, names[k]!));
     options.onProgress?.('decode', k + 1, names.length);
   }
@@ -837,5 +899,21 @@ export async function prepareHorse(root: string, outDir: string, options: Prepar
       }
     }
   };
-  return writeHorseDataset(outDir, records(), options, codebooks, db, options.part);
+  // Record by record, yielding to the event loop between images so that a signal can stop the run cleanly.
+  const writer = new HorseSetWriter(outDir, options, codebooks, db, options.part, 100);
+  let stopped = false;
+  try {
+    for (const r of records()) {
+      writer.add(r);
+      await yieldToEventLoop();
+      if (options.signal?.aborted) {
+        stopped = true;
+        break;
+      }
+    }
+    return writer.finish(stopped);
+  } catch (e) {
+    writer.fail(e);
+    throw e;
+  }
 }

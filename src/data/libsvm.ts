@@ -29,7 +29,16 @@ export interface LibsvmOptions {
   labelNames?: readonly string[];
   /** With `numFeatures`: silently drop features whose index exceeds it instead of failing. Default false. */
   dropUnknownFeatures?: boolean;
+  /** Without `labelNames`: the file must have at least this many classes (training data: 2). Default 1. */
+  minClasses?: number;
 }
+
+/**
+ * Largest dense model (features x classes weights, 800 MB of float64) that a file may call for when it sets
+ * the number of features itself (no `numFeatures`): gapbcfw's multiclass models keep one weight per feature
+ * and class, so one stray index of 1e8 would otherwise allocate gigabytes for a three-line file.
+ */
+export const MAX_DENSE_WEIGHTS = 1e8;
 
 const FLOAT_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const NONFINITE_RE = /^[+-]?(?:nan|inf|infinity)$/i;
@@ -92,6 +101,7 @@ export function parseLibsvm(text: string, options: LibsvmOptions = {}, fileNameF
   const indices: number[] = [];
   const values: number[] = [];
   let maxIndex = 0;
+  let maxIndexLine = 0;
 
   let lineNo = 0;
   for (const next of textLines(text)) {
@@ -150,7 +160,10 @@ export function parseLibsvm(text: string, options: LibsvmOptions = {}, fileNameF
         if (drop) continue;
         throw err(`feature index ${idx} exceeds numFeatures = ${fixedCols} (pass dropUnknownFeatures to ignore such features)`);
       }
-      if (idx > maxIndex) maxIndex = idx;
+      if (idx > maxIndex) {
+        maxIndex = idx;
+        maxIndexLine = lineNo;
+      }
       indices.push(idx - 1);
       values.push(v);
     }
@@ -168,6 +181,21 @@ export function parseLibsvm(text: string, options: LibsvmOptions = {}, fileNameF
     const keys = [...firstSpelling.keys()].sort((a, b) => a - b);
     labelNames = keys.map((k) => firstSpelling.get(k)!);
     classOf = new Map(keys.map((k, i) => [k, i]));
+  }
+  const minClasses = options.minClasses ?? 1;
+  if (fixedMap === undefined && labelNames.length < minClasses) {
+    throw new InputError(`${fileNameForErrors}: all ${rowLabelKeys.length} examples have the label ${labelNames[0]}; training needs at least ${minClasses} classes`);
+  }
+  if (fixedCols === undefined && maxIndex * Math.max(labelNames.length, 2) > MAX_DENSE_WEIGHTS) {
+    const distinct = new Set(indices).size;
+    throw new FormatError(
+      `feature index ${maxIndex} calls for a dense model of ${maxIndex} features x ${labelNames.length} classes = ` +
+        `${(maxIndex * labelNames.length).toExponential(2)} weights (${((8 * maxIndex * labelNames.length) / 2 ** 30).toFixed(1)} GiB), over the limit of ` +
+        `${MAX_DENSE_WEIGHTS.toExponential(0)}: the models keep one weight per feature and class. The file uses ${distinct} distinct ` +
+        `features; number them 1..${distinct} (with the same map for its test file)`,
+      fileNameForErrors,
+      maxIndexLine,
+    );
   }
   const rows = rowLabelKeys.length;
   const y = new Int32Array(rows);

@@ -11,9 +11,9 @@
  *
  * @module
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { FormatError, InputError } from '../core/errors.js';
+import { decodeImage } from './image-file.js';
 import { matNumeric, readMat } from './matfile.js';
 import { hog } from '../hog.js';
 import type { PoseInput, PoseLabel } from '../models/pose.js';
@@ -99,17 +99,18 @@ export interface RgbImage {
  * Decodes an image file with sharp (optionally rescaled by `scale`), returning RGB float pixels in 0..255.
  */
 export async function loadImage(path: string, scale = 1): Promise<RgbImage> {
-  if (!existsSync(path)) throw new InputError(`no such image: ${path}`);
   if (!(scale > 0 && Number.isFinite(scale))) throw new InputError(`scale must be positive, got ${scale}`);
-  const { default: sharp } = await import('sharp');
-  let pipeline = sharp(path).removeAlpha().toColourspace('srgb');
-  if (scale !== 1) {
-    const meta = await sharp(path).metadata();
-    const w = Math.max(1, Math.round((meta.width ?? 1) * scale));
-    const h = Math.max(1, Math.round((meta.height ?? 1) * scale));
-    pipeline = pipeline.resize(w, h, { fit: 'fill' });
-  }
-  const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
+  // A missing, empty or corrupt image is a one-line error naming it (src/data/image-file.ts).
+  const { data, info } = await decodeImage(path, async (image) => {
+    let pipeline = image.removeAlpha().toColourspace('srgb');
+    if (scale !== 1) {
+      const meta = await image.metadata();
+      const w = Math.max(1, Math.round((meta.width ?? 1) * scale));
+      const h = Math.max(1, Math.round((meta.height ?? 1) * scale));
+      pipeline = pipeline.resize(w, h, { fit: 'fill' });
+    }
+    return pipeline.raw().toBuffer({ resolveWithObject: true });
+  });
   const out = new Float64Array(data.length);
   for (let i = 0; i < data.length; i++) out[i] = data[i]!;
   return { width: info.width, height: info.height, channels: info.channels, data: out };

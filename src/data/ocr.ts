@@ -67,7 +67,10 @@ const INT_RE = /^-?\d+$/;
  *   terminated at end of file, or corrupt gzip data. InputError when the file cannot be read.
  */
 export function loadOcr(path: string): OcrData {
-  return parseOcr(readDataFile(path).toString('latin1'), path);
+  const bytes = readDataFile(path);
+  // A UTF-8 byte order mark (files saved by some editors) is not part of the first field.
+  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return parseOcr(bytes.toString('latin1', bom ? 3 : 0), path);
 }
 
 /**
@@ -85,7 +88,7 @@ export function parseOcr(text: string, fileName = '<ocr>'): OcrData {
   let expectedNext = -1; // next_id of the previous line; -1 when the previous line ended a word
   let prevLine = 0;
   let lineNo = 0;
-  for (const next of textLines(text)) {
+  for (const next of textLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)) {
     lineNo = next.lineNo;
     const line = next.line;
     if (line.trim() === '') continue;

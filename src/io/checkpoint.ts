@@ -6,9 +6,10 @@
  * the trace, finite iterates), so that a damaged or hand-edited file is a FormatError rather than a
  * silently wrong run.
  */
-import { FormatError } from '../core/errors.js';
+import { FormatError, InputError } from '../core/errors.js';
 import type { SolverCheckpoint } from '../solvers/common.js';
-import { readModelFile, type ModelFileContent } from './model-file.js';
+import { readModelFile, writeModelFile, type ModelFileContent } from './model-file.js';
+import { lockOutput, removeStaleTemps, resolveOutput } from './output.js';
 
 /** The `format` of checkpoint files. */
 export const CHECKPOINT_FORMAT = 'gapbcfw-checkpoint';
@@ -35,6 +36,7 @@ export function parseCheckpoint(content: ModelFileContent, file?: string): Solve
   if (!Array.isArray(meta.trace) || meta.trace.some((e) => e === null || typeof e !== 'object' || Array.isArray(e))) {
     fail("checkpoint: 'trace' must be an array of progress events");
   }
+  if (meta.dataFingerprint !== undefined && typeof meta.dataFingerprint !== 'string') fail("checkpoint: 'dataFingerprint' must be a string");
   if (meta.rngState !== undefined && (!Array.isArray(meta.rngState) || meta.rngState.some((x) => !Number.isInteger(x)))) {
     fail("checkpoint: 'rngState' must be an array of integers");
   }
@@ -46,4 +48,34 @@ export function parseCheckpoint(content: ModelFileContent, file?: string): Solve
     if (bad >= 0) fail(`checkpoint array '${name}' has ${a[bad]} at index ${bad}`);
   }
   return { meta: meta as SolverCheckpoint['meta'], arrays: arrays as SolverCheckpoint['arrays'] };
+}
+
+/**
+ * The checkpoints of one run, written to one file: opening it takes the file's lock (a second process
+ * writing the same checkpoint is refused) and removes the temporary files of writers that were killed
+ * mid-write; each checkpoint is then written atomically (src/io/output.ts). Close it when the run ends
+ * (the lock is also released at process exit).
+ */
+export class CheckpointWriter {
+  private readonly release: () => void;
+
+  /** @throws InputError when `path` is not a regular file (or a new one) or another process writes it. */
+  constructor(
+    readonly path: string,
+    option = '--checkpoint',
+  ) {
+    if (resolveOutput(path).kind !== 'file') throw new InputError(`${option} ${path}: a checkpoint must be a regular file (--resume reads it back)`);
+    this.release = lockOutput(path, `${option} ${path}`);
+    removeStaleTemps(path);
+  }
+
+  /** Writes `c` over the previous checkpoint (atomically: a kill mid-write leaves the previous one). */
+  write(c: SolverCheckpoint): void {
+    writeModelFile(this.path, { meta: { format: CHECKPOINT_FORMAT, ...c.meta }, arrays: c.arrays });
+  }
+
+  /** Releases the lock. */
+  close(): void {
+    this.release();
+  }
 }

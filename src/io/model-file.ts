@@ -17,11 +17,11 @@
  * arrays are also 8-byte aligned in the file). Values are copied byte for byte, so NaN payloads
  * survive a round trip. Big-endian hosts are supported (bytes are swapped on the way in and out).
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { FormatError, InputError } from '../core/errors.js';
+import { writeOutput, type OutputOptions } from './output.js';
 
 /** The 8 magic bytes that start every model file. */
 export const MODEL_FILE_MAGIC: Uint8Array = Uint8Array.from([0x47, 0x41, 0x50, 0x42, 0x43, 0x46, 0x57, 0x00]); // "GAPBCFW\0"
@@ -246,39 +246,16 @@ function makeArray(dtype: ModelDtype, length: number): ModelArray {
 }
 
 /**
- * Writes a model file atomically: the bytes go to a temporary file in the same directory, are flushed
- * to disk, and the temporary file is renamed over `path`, so an interrupted save never leaves a partial
- * file behind (the old file, if any, stays intact).
+ * Writes a model file through {@link writeOutput}: atomically onto a regular file (the bytes go to a
+ * temporary file in the same folder, are flushed to disk and renamed over the target, so an interrupted save
+ * never leaves a partial file and the old file stays intact), following symbolic links, streamed to a
+ * character device or FIFO, to stdout for `-`.
  *
- * @throws InputError on invalid content (see {@link encodeModelFile}) or when the file cannot be written.
+ * @throws InputError on invalid content (see {@link encodeModelFile}) or a path that cannot be written;
+ *   OutputError (naming the file, nothing left behind) when the disk is full or fails.
  */
-export function writeModelFile(path: string, content: ModelFileContent): void {
-  const bytes = encodeModelFile(content);
-  const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
-  let fd: number | undefined;
-  try {
-    fd = openSync(tmp, 'wx', 0o644);
-    let pos = 0;
-    while (pos < bytes.length) pos += writeSync(fd, bytes, pos, bytes.length - pos);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, path);
-  } catch (e) {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        /* already failing */
-      }
-    }
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* the temporary file may not exist */
-    }
-    throw new InputError(`cannot write model file ${path}: ${(e as Error).message}`);
-  }
+export function writeModelFile(path: string, content: ModelFileContent, options?: OutputOptions): void {
+  writeOutput(path, encodeModelFile(content), options);
 }
 
 /**

@@ -1,11 +1,345 @@
 /**
- * Output paths of long runs, checked before the work starts (DESIGN: "every output path is checked before the
- * work starts"): a run of hours must not end in a failed write, nor write over one of its inputs.
+ * Every file gapbcfw writes goes through this module, so that nothing is lost and nothing is clobbered:
+ *
+ * - {@link checkOutputs}: every output path is checked before a command's work starts (DESIGN: a run of
+ *   hours must not end in a failed write, nor write over one of its inputs).
+ * - {@link writeOutput}: a whole file at once (model files, checkpoints, path files, figures, gap shards,
+ *   predictions). Regular files are written atomically (a temporary file in the same folder, renamed over
+ *   the target), symbolic links are followed (the link's target is written, the link stays), character
+ *   devices and FIFOs are streamed to (so `/dev/null` stays a device), and `-` is stdout.
+ * - {@link StreamedOutput}: a file written piece by piece while a run goes on (traces, prepared horse
+ *   sets), readable with `tail -f`.
+ * - {@link lockOutput} and {@link removeStaleTemps}: what a checkpoint writer needs (src/io/checkpoint.ts).
+ *
+ * A write that fails half-way (full disk, quota, I/O error, a FIFO whose reader left) throws an
+ * {@link OutputError} (exit 1: the job failed) whose one-line message names the file, after removing the
+ * partial output; a path that cannot be written at all (no such folder, permission) is an InputError (exit 2).
  * @module
  */
-import { realpathSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { InputError } from '../core/errors.js';
+import * as fs from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { GapbcfwError, InputError } from '../core/errors.js';
+
+/** A write that failed after it started: full disk (ENOSPC, EDQUOT, EFBIG), I/O error (EIO), reader gone (EPIPE). */
+export class OutputError extends GapbcfwError {}
+
+/** Errors of the device or the reader rather than of the path the user gave: the job failed (exit 1). */
+const JOB_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO', 'EPIPE', 'ENXIO']);
+
+/** Where an output path leads once symbolic links are followed. */
+export type ResolvedOutput =
+  | { kind: 'stdout' }
+  /** A regular file (or one to create): written atomically; `mode` is the existing file's permissions. */
+  | { kind: 'file'; path: string; mode?: number }
+  /** A character device or a FIFO: streamed to, never replaced. */
+  | { kind: 'stream'; path: string };
+
+/**
+ * Resolves an output path: `-` is stdout, symbolic links are followed to their (possibly not yet existing)
+ * target. @throws InputError for a folder, a block device, a socket, or a loop of links.
+ */
+export function resolveOutput(path: string): ResolvedOutput {
+  if (path === '-') return { kind: 'stdout' };
+  const real = followLinks(path);
+  const st = fs.statSync(real, { throwIfNoEntry: false });
+  if (!st) return { kind: 'file', path: real };
+  if (st.isFile()) return { kind: 'file', path: real, mode: st.mode & 0o7777 };
+  if (st.isCharacterDevice() || st.isFIFO()) return { kind: 'stream', path: real };
+  if (st.isDirectory()) throw new InputError(`${path} is a folder (give a file name)`);
+  throw new InputError(`${path} is a ${st.isBlockDevice() ? 'block device' : 'socket'}: gapbcfw writes regular files, character devices and FIFOs only`);
+}
+
+/** The file a path names after following symbolic links one by one (the last may not exist yet). */
+function followLinks(path: string): string {
+  let p = path;
+  for (let hops = 0; hops < 40; hops++) {
+    const st = fs.lstatSync(p, { throwIfNoEntry: false });
+    if (!st?.isSymbolicLink()) return p;
+    p = resolve(dirname(p), fs.readlinkSync(p));
+  }
+  throw new InputError(`${path}: too many levels of symbolic links`);
+}
+
+/** Where `-` goes: the CLI passes its stdout. */
+export interface OutputOptions {
+  /** Receives what is written to `-` (default process.stdout). */
+  stdout?: {
+    /** Writes one chunk. */
+    write(chunk: string | Uint8Array): unknown;
+  };
+}
+
+/**
+ * Writes `data` to `path` as a whole: atomically onto a regular file (temp file, fsync, rename; the old
+ * file stays intact until the new one is complete and keeps its permissions), streamed to a character
+ * device or FIFO, written to `options.stdout` (default process.stdout) for `-`.
+ *
+ * @throws OutputError naming the file when the device fails (nothing is left behind); InputError when
+ *   the path cannot be written (missing folder, permission, a folder).
+ */
+export function writeOutput(path: string, data: string | Uint8Array, options: OutputOptions = {}): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const target = resolveOutput(path);
+  if (target.kind === 'stdout') {
+    (options.stdout ?? process.stdout).write(bytes);
+    return;
+  }
+  let fd: number | undefined;
+  const tmp = target.kind === 'file' ? tempName(target.path) : undefined;
+  try {
+    if (target.kind === 'stream') {
+      fd = fs.openSync(target.path, 'w');
+    } else {
+      fd = fs.openSync(tmp!, 'wx', 0o666);
+      if (target.mode !== undefined) fs.fchmodSync(fd, target.mode);
+    }
+    writeAll(fd, bytes);
+    if (tmp !== undefined) fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    if (tmp !== undefined) fs.renameSync(tmp, target.path);
+  } catch (e) {
+    if (fd !== undefined) closeQuietly(fd);
+    if (tmp !== undefined) removeQuietly(tmp);
+    throw writeFailure(e, path, target.kind === 'file');
+  }
+}
+
+/** The temporary file of an atomic write: `.NAME.tmp-PID-RANDOM` beside the target. */
+function tempName(target: string): string {
+  return join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let pos = 0;
+  while (pos < bytes.length) pos += fs.writeSync(fd, bytes, pos, bytes.length - pos);
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    /* already failing */
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch {
+    /* it may not exist */
+  }
+}
+
+/**
+ * The one-line error of a failed write naming the file the user gave: OutputError (exit 1) when the device
+ * or the reader failed, InputError (exit 2) when the path itself cannot be written.
+ */
+export function writeFailure(e: unknown, path: string, partialRemoved = false): GapbcfwError {
+  if (e instanceof GapbcfwError) return e;
+  const err = e as NodeJS.ErrnoException;
+  const reason = describeErrno(err);
+  if (err.code === 'EPIPE') return new OutputError(`cannot write ${path}: its reader closed it before the output was complete (EPIPE)`);
+  if (err.code !== undefined && JOB_FAILURES.has(err.code)) return new OutputError(`cannot write ${path}: ${reason}${partialRemoved ? '; the partial output was removed' : ''}`);
+  return new InputError(`cannot write ${path}: ${reason}`);
+}
+
+/** `no space left on device (ENOSPC)` from Node's `ENOSPC: no space left on device, write`. */
+function describeErrno(e: NodeJS.ErrnoException): string {
+  const m = /^[A-Z0-9]+: ([^,]+)/.exec(e.message ?? '');
+  return m && e.code ? `${m[1]} (${e.code})` : (String(e.message ?? e).split('\n')[0] ?? 'unknown error');
+}
+
+/** Options of {@link StreamedOutput.open}. */
+export interface StreamedOutputOptions extends OutputOptions {
+  /** Keep the file's content and write after it (a resumed run's trace). */
+  append?: boolean;
+  /** Receives the one-line note that a FIFO's reader left. */
+  warn?: (message: string) => void;
+}
+
+/**
+ * A file written piece by piece as a run goes on (a trace, a prepared horse set): direct writes, so what is
+ * written so far is on disk when the run is killed and a resumed run can append. A failed write restores
+ * the file (removed when this output created it, cut back to its old length when appending) and throws
+ * OutputError. When the reader of a FIFO leaves (EPIPE), the output is dropped from then on and `warn` says
+ * so once; the run goes on.
+ */
+export class StreamedOutput {
+  private fd: number | undefined;
+  private readerGone = false;
+
+  private constructor(
+    private readonly path: string,
+    private readonly target: ResolvedOutput,
+    private readonly restoreTo: number | undefined,
+    private readonly options: StreamedOutputOptions,
+  ) {
+    if (target.kind !== 'stdout') {
+      try {
+        this.fd = fs.openSync(target.path, options.append ? 'a' : 'w');
+      } catch (e) {
+        throw writeFailure(e, path);
+      }
+    }
+  }
+
+  /** Opens `path` (`-` is stdout), emptied unless `append`. */
+  static open(path: string, options: StreamedOutputOptions = {}): StreamedOutput {
+    const target = resolveOutput(path);
+    // Length to cut back to on failure: undefined removes the file, a number truncates (appending to a file).
+    let restoreTo: number | undefined;
+    if (target.kind === 'file' && options.append) restoreTo = fs.statSync(target.path, { throwIfNoEntry: false })?.size;
+    return new StreamedOutput(path, target, restoreTo, options);
+  }
+
+  /** Writes `chunk` (a string as UTF-8). */
+  write(chunk: string | Uint8Array): void {
+    if (this.readerGone) return;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    if (this.target.kind === 'stdout') {
+      (this.options.stdout ?? process.stdout).write(bytes);
+      return;
+    }
+    try {
+      writeAll(this.fd!, bytes);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPIPE' && this.target.kind === 'stream') {
+        this.readerGone = true;
+        this.options.warn?.(`${this.path}: its reader closed it; nothing more is written there (EPIPE)`);
+        return;
+      }
+      this.discard();
+      throw writeFailure(e, this.path, this.target.kind === 'file');
+    }
+  }
+
+  /** Closes the file (idempotent). */
+  close(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      fs.closeSync(fd);
+    } catch (e) {
+      this.discard();
+      throw writeFailure(e, this.path, this.target.kind === 'file');
+    }
+  }
+
+  /** Undoes this output (after a failed write): the file as it was before, nothing of a new one. */
+  discard(): void {
+    if (this.fd !== undefined) closeQuietly(this.fd);
+    this.fd = undefined;
+    if (this.target.kind !== 'file') return;
+    if (this.restoreTo === undefined) removeQuietly(this.target.path);
+    else {
+      try {
+        fs.truncateSync(this.target.path, this.restoreTo);
+      } catch {
+        /* best effort: the write already failed */
+      }
+    }
+  }
+}
+
+/**
+ * Makes the folder `path` (and missing parents) for a command's outputs (`--out-dir`, prepare-horse `--out`).
+ * @throws InputError naming `option` and the path when it, or a parent, exists and is not a folder, or it
+ *   cannot be made.
+ */
+export function makeOutputDir(path: string, option?: string): void {
+  const what = option === undefined ? path : `${option} ${path}`;
+  try {
+    fs.mkdirSync(path, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new InputError(`${what}: ${fs.existsSync(path) ? 'exists and is not a folder' : 'a part of the path is a file, not a folder'}`);
+    throw new InputError(`${what}: cannot make the folder: ${describeErrno(e as NodeJS.ErrnoException)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Locks and stale temporary files (checkpoints).
+
+/** True while process `pid` exists (EPERM: it exists but belongs to someone else). */
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporary files that atomic writes of `path` by processes no longer running left behind
+ * (`.NAME.tmp-PID-*`, e.g. after a kill during a checkpoint write). Returns the removed paths.
+ */
+export function removeStaleTemps(path: string): string[] {
+  const target = followLinks(path);
+  const dir = dirname(target);
+  const prefix = `.${basename(target)}.tmp-`;
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)-[a-z0-9]+$/.exec(name.slice(prefix.length));
+    if (!m || alive(Number(m[1]))) continue;
+    removeQuietly(join(dir, name));
+    removed.push(join(dir, name));
+  }
+  return removed;
+}
+
+/**
+ * Takes the lock of an output that only one process may write (`PATH.lock` beside the target, holding the
+ * owner's PID): a lock of a process that is gone is taken over; one of a running process is refused.
+ * Returns the release function (also run at process exit).
+ * @throws InputError naming the option and the owner when another process holds the lock.
+ */
+export function lockOutput(path: string, option = path): () => void {
+  const lock = `${followLinks(path)}.lock`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = fs.openSync(lock, 'wx', 0o644);
+      fs.writeSync(fd, `${process.pid}\n`);
+      fs.closeSync(fd);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw writeFailure(e, lock);
+      const owner = Number.parseInt(readQuietly(lock), 10);
+      if (Number.isInteger(owner) && owner > 0 && alive(owner) && owner !== process.pid) {
+        throw new InputError(`${option} is being written by process ${owner} (lock file ${lock}); wait for it to end or choose another file`);
+      }
+      if (attempt > 0) throw new InputError(`${option}: cannot take the lock ${lock} (another process took it over)`);
+      removeQuietly(lock); // stale: its owner is gone (or it is our own, left by an earlier run of this process)
+    }
+  }
+  const release = () => {
+    process.off('exit', release);
+    if (Number.parseInt(readQuietly(lock), 10) === process.pid) removeQuietly(lock);
+  };
+  process.on('exit', release);
+  return release;
+}
+
+function readQuietly(path: string): string {
+  try {
+    return fs.readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The check before the work starts.
 
 /** One output a command will write. */
 export interface OutputTarget {
@@ -13,14 +347,20 @@ export interface OutputTarget {
   path: string;
   /** The option that names it, for messages (e.g. `--out`, `--checkpoint`). */
   option: string;
-  /** A file (default) or a directory the command creates or fills. */
+  /** A file (default) or a folder the command creates or fills. */
   kind?: 'file' | 'dir';
+  /** False when the output must be a regular file (a checkpoint, read back by --resume): no device, FIFO or stdout. */
+  streamable?: boolean;
+  /** True when the command reads this output's old content and writes it anew (the checkpoint it resumes from). */
+  updates?: boolean;
 }
 
 /**
- * Throws an InputError (exit 2) naming the option unless every output can be written: its directory exists
- * and is a directory, a file output is not a directory, no output is one of `inputs` (files the command reads:
- * data, models, checkpoints to resume from), and no two outputs are the same file.
+ * Throws an InputError (exit 2) naming the option unless every output can be written: a file output's
+ * folder exists and is writable and the output is not a folder (a character device or FIFO is accepted
+ * where the output can be streamed), a folder output is a folder or can be made in a writable folder, no
+ * output is one of `inputs` (files the command reads: data, models) unless it `updates` it, and no two
+ * outputs are the same file (so `--checkpoint` is not `--out`).
  */
 export function checkOutputs(outputs: readonly OutputTarget[], inputs: readonly string[] = []): void {
   const inputIds = new Map<string, string>();
@@ -30,28 +370,74 @@ export function checkOutputs(outputs: readonly OutputTarget[], inputs: readonly 
   }
   const seen = new Map<string, OutputTarget>();
   for (const out of outputs) {
-    if (out.path === '-') continue;
     const what = `${out.option} ${out.path}`;
-    const parent = dirname(resolve(out.path));
-    const parentStat = statSync(parent, { throwIfNoEntry: false });
-    if (!parentStat) throw new InputError(`${what}: the folder ${parent} does not exist`);
-    if (!parentStat.isDirectory()) throw new InputError(`${what}: ${parent} is not a folder`);
-    const st = statSync(out.path, { throwIfNoEntry: false });
-    if ((out.kind ?? 'file') === 'file' && st?.isDirectory()) throw new InputError(`${what}: is a folder (give a file name)`);
-    if (out.kind === 'dir' && st && !st.isDirectory()) throw new InputError(`${what}: exists and is not a folder`);
-    const id = fileId(out.path) ?? resolve(out.path);
+    if (out.path === '-') {
+      if (out.kind === 'dir' || out.streamable === false) throw new InputError(`${what}: needs a ${out.kind === 'dir' ? 'folder' : 'file'} name, not stdout`);
+      continue;
+    }
+    const st = out.kind === 'dir' ? checkDirOutput(out, what) : checkFileOutput(out, what);
+    if (st && !st.isFile() && !st.isDirectory()) continue; // a device or FIFO: several outputs may share it
+    const id = fileId(out.path) ?? resolve(followLinks(out.path));
     const input = inputIds.get(id);
-    if (input !== undefined) throw new InputError(`${what}: is an input of this command (${input}); refusing to overwrite it`);
+    if (input !== undefined && !out.updates) throw new InputError(`${what}: is an input of this command (${input}); refusing to overwrite it`);
     const other = seen.get(id);
     if (other) throw new InputError(`${what}: the same file as ${other.option} ${other.path}`);
     seen.set(id, out);
   }
 }
 
+/** Checks a file output; returns the target's stat when it exists. */
+function checkFileOutput(out: OutputTarget, what: string): fs.Stats | undefined {
+  let target: ResolvedOutput;
+  try {
+    target = resolveOutput(out.path);
+  } catch (e) {
+    throw new InputError(`${what}: ${(e as Error).message.replace(`${out.path} `, '')}`);
+  }
+  if (target.kind === 'stream') {
+    if (out.streamable === false) throw new InputError(`${what}: must be a regular file (it is read back later), not a device or FIFO`);
+    if (!writable(target.path)) throw new InputError(`${what}: is not writable`);
+    return fs.statSync(target.path);
+  }
+  const path = (target as { path: string }).path;
+  checkFolder(dirname(resolve(path)), what);
+  return fs.statSync(path, { throwIfNoEntry: false });
+}
+
+/** Checks a folder output: an existing folder, or one that can be made (its nearest existing ancestor is a writable folder). */
+function checkDirOutput(out: OutputTarget, what: string): fs.Stats | undefined {
+  const st = fs.statSync(out.path, { throwIfNoEntry: false });
+  if (st && !st.isDirectory()) throw new InputError(`${what}: exists and is not a folder`);
+  if (st) {
+    if (!writable(out.path)) throw new InputError(`${what}: the folder is not writable`);
+    return st;
+  }
+  let parent = dirname(resolve(out.path));
+  while (!fs.existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  checkFolder(parent, what);
+  return undefined;
+}
+
+function checkFolder(folder: string, what: string): void {
+  const st = fs.statSync(folder, { throwIfNoEntry: false });
+  if (!st) throw new InputError(`${what}: the folder ${folder} does not exist`);
+  if (!st.isDirectory()) throw new InputError(`${what}: ${folder} is not a folder`);
+  if (!writable(folder)) throw new InputError(`${what}: the folder ${folder} is not writable`);
+}
+
+function writable(path: string): boolean {
+  try {
+    fs.accessSync(path, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Device and inode of an existing file (so that links and relative paths compare equal), else undefined. */
 function fileId(path: string): string | undefined {
   try {
-    const st = statSync(realpathSync(path));
+    const st = fs.statSync(fs.realpathSync(path));
     return `${st.dev}:${st.ino}`;
   } catch {
     return undefined;

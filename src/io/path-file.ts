@@ -1,23 +1,24 @@
 import { FormatError } from '../core/errors.js';
-import type { ModelSpec } from '../data/datasets.js';
 import type { Breakpoint, RegularizationPath } from '../path/regpath.js';
-import { readModelFile, writeModelFile } from './model-file.js';
+import type { ModelDescription } from '../tasks/types.js';
+import { readModelFile, writeModelFile, type ModelArray } from './model-file.js';
+import { describeModel, readModelDescription } from './model.js';
 
 const FORMAT = 'gapbcfw-path';
 
-/** A stored regularization path: the model shape, the path's pieces and per-breakpoint records. */
-export interface StoredPath extends Pick<RegularizationPath, 'epsilon' | 'kappa' | 'heuristic' | 'lambdaInf' | 'wInf' | 'complete' | 'validDownTo' | 'stopReason'> {
-  spec: ModelSpec;
+/** A stored regularization path: the model (task, shape, task fields as in model files), the path's pieces and per-breakpoint records. */
+export interface StoredPath extends ModelDescription, Pick<RegularizationPath, 'epsilon' | 'kappa' | 'heuristic' | 'lambdaInf' | 'wInf' | 'complete' | 'validDownTo' | 'stopReason'> {
   breakpoints: (Breakpoint & { testError?: number })[];
 }
 
 /** Writes a path file: JSON header (breakpoints, certificates) plus one weight vector per piece. */
 export function savePath(path: string, p: StoredPath): void {
-  const arrays: Record<string, Float64Array> = { wInf: p.wInf };
+  const model = describeModel(p);
+  const arrays: Record<string, ModelArray> = { ...model.arrays, wInf: p.wInf };
   p.breakpoints.forEach((b, j) => (arrays[`w${j + 1}`] = b.w));
   writeModelFile(path, {
     meta: {
-      format: FORMAT, spec: p.spec, epsilon: p.epsilon, kappa: p.kappa, heuristic: p.heuristic, lambdaInf: p.lambdaInf,
+      format: FORMAT, ...model.meta, epsilon: p.epsilon, kappa: p.kappa, heuristic: p.heuristic, lambdaInf: p.lambdaInf,
       complete: p.complete, validDownTo: p.validDownTo, stopReason: p.stopReason,
       // Fields left undefined (e.g. testError without a test set) are dropped: JSON has no undefined.
       breakpoints: p.breakpoints.map(({ w: _w, ...rest }) => Object.fromEntries(Object.entries(rest).filter(([, x]) => x !== undefined))),
@@ -48,5 +49,7 @@ export function loadPath(path: string): StoredPath {
     finite(w, `w${j + 1}`);
     return { ...r, w };
   });
-  return { ...(meta as unknown as Omit<StoredPath, 'wInf' | 'breakpoints'>), wInf, breakpoints };
+  const { task, spec, fields } = readModelDescription(meta, arrays, path);
+  const { epsilon, kappa, heuristic, lambdaInf, complete, validDownTo, stopReason } = meta as unknown as StoredPath;
+  return { task, spec, fields, epsilon, kappa, heuristic, lambdaInf, complete, validDownTo, stopReason, wInf, breakpoints };
 }

@@ -26,8 +26,7 @@
  * so the loss-augmented oracle is the maximum-weight matching of s_jk + (c+ or -c-)/N (the constant is
  * irrelevant to the argmax), solved exactly by the Hungarian algorithm on the padded problem.
  */
-import { check, FormatError, InputError } from '../core/errors.js';
-import { readModelFile, writeModelFile } from '../io/model-file.js';
+import { check, InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import { Hungarian } from './hungarian.js';
@@ -576,105 +575,4 @@ export function diceBaseline(stats: CooccurrenceStats, e: readonly string[], f: 
   const out = new Int32Array(E);
   new Hungarian().maxWeightMatching(s, E, F, out);
   return out;
-}
-
-// -------------------------------------------------------------------------------------------------
-// Model files and prediction
-
-const FORMAT = 'gapbcfw-alignment-model';
-
-/** A trained alignment model: weights, loss settings and the parallel text of its Dice statistics. */
-export interface AlignmentModel {
-  w: Float64Array;
-  lambda: number;
-  costFalsePositive: number;
-  costFalseNegative: number;
-  normaliser: LossNormaliser;
-  /** Sentence pairs the co-occurrence statistics are counted from (tokens as given). */
-  corpus: [string[], string[]][];
-  /** Solver and settings, for the record. */
-  training: Record<string, unknown>;
-  /** The cross-validation fold held out in training, when there was one. */
-  heldOut?: { folds: number; fold: number };
-  /** Held-out metrics measured after training. */
-  metrics?: Record<string, number>;
-}
-
-const encodeSide = (corpus: readonly (readonly [string[], string[]])[], side: 0 | 1) => new TextEncoder().encode(corpus.map((p) => p[side].join(' ')).join('\n'));
-
-/** Writes an alignment model (the container of io/model-file.ts, format 'gapbcfw-alignment-model'). */
-export function saveAlignmentModel(path: string, m: AlignmentModel): void {
-  writeModelFile(path, {
-    meta: {
-      format: FORMAT,
-      features: [...ALIGNMENT_FEATURE_NAMES],
-      lambda: m.lambda,
-      costFalsePositive: m.costFalsePositive,
-      costFalseNegative: m.costFalseNegative,
-      normaliser: m.normaliser,
-      corpusPairs: m.corpus.length,
-      training: m.training,
-      ...(m.heldOut ? { heldOut: m.heldOut } : {}),
-      ...(m.metrics ? { metrics: m.metrics } : {}),
-    },
-    arrays: { w: m.w, corpusE: encodeSide(m.corpus, 0), corpusF: encodeSide(m.corpus, 1) },
-  });
-}
-
-/** Reads a model written by {@link saveAlignmentModel}; anything else is a FormatError. */
-export function loadAlignmentModel(path: string): AlignmentModel {
-  const { meta, arrays } = readModelFile(path);
-  if (meta.format !== FORMAT) throw new FormatError(`not a gapbcfw alignment model (format '${String(meta.format)}')`, path);
-  const names = meta.features;
-  if (!Array.isArray(names) || names.join('\n') !== ALIGNMENT_FEATURE_NAMES.join('\n')) {
-    throw new FormatError('the model was trained with another alignment feature set than this version computes', path);
-  }
-  const { w, corpusE, corpusF } = arrays;
-  if (!(w instanceof Float64Array) || w.length !== ALIGNMENT_FEATURE_NAMES.length) throw new FormatError(`model needs an f64 array 'w' of length ${ALIGNMENT_FEATURE_NAMES.length}`, path);
-  const bad = w.findIndex((x) => !Number.isFinite(x));
-  if (bad >= 0) throw new FormatError(`w[${bad}] is ${w[bad]}: a model's weights must be finite`, path);
-  if (!(corpusE instanceof Uint8Array) || !(corpusF instanceof Uint8Array)) throw new FormatError('model has no corpus arrays', path);
-  const dec = new TextDecoder();
-  const es = dec.decode(corpusE).split('\n');
-  const fs = dec.decode(corpusF).split('\n');
-  const count = Number(meta.corpusPairs);
-  const corpus: [string[], string[]][] = [];
-  if (count > 0) {
-    if (es.length !== count || fs.length !== count) throw new FormatError(`corpus has ${es.length}/${fs.length} lines, header says ${count}`, path);
-    for (let i = 0; i < count; i++) corpus.push([es[i]!.split(' '), fs[i]!.split(' ')]);
-  }
-  const normaliser = meta.normaliser as LossNormaliser;
-  const heldOut = meta.heldOut as { folds: number; fold: number } | undefined;
-  return {
-    w,
-    lambda: Number(meta.lambda),
-    costFalsePositive: Number(meta.costFalsePositive),
-    costFalseNegative: Number(meta.costFalseNegative),
-    normaliser,
-    corpus,
-    training: (meta.training ?? {}) as Record<string, unknown>,
-    heldOut: heldOut && Number.isInteger(heldOut.folds) && Number.isInteger(heldOut.fold) ? heldOut : undefined,
-    metrics: meta.metrics as Record<string, number> | undefined,
-  };
-}
-
-/** Aligns sentence pairs with a trained model. */
-export class Aligner {
-  readonly featurizer: AlignmentFeaturizer;
-  readonly model: MatchingModel;
-
-  constructor(readonly trained: AlignmentModel) {
-    this.featurizer = new AlignmentFeaturizer(new CooccurrenceStats(trained.corpus));
-    this.model = new MatchingModel({
-      numFeatures: this.featurizer.numFeatures,
-      costFalsePositive: trained.costFalsePositive,
-      costFalseNegative: trained.costFalseNegative,
-      normaliser: trained.normaliser,
-    });
-  }
-
-  /** a[j] = k (English word j aligned to French word k) or -1. */
-  align(e: readonly string[], f: readonly string[]): Int32Array {
-    return this.model.decode(this.trained.w, this.featurizer.featurize(e, f));
-  }
 }

@@ -112,8 +112,8 @@ export class MeanPose {
     check(poses.length === sizes.length && poses.length > 0, 'the mean pose needs training poses with their image sizes');
     poses.forEach((p, i) => {
       for (let j = 0; j < 14; j++) {
-        this.mx[j] += p.x[j]! / sizes[i]!.width / poses.length;
-        this.my[j] += p.y[j]! / sizes[i]!.height / poses.length;
+        this.mx[j]! += p.x[j]! / sizes[i]!.width / poses.length;
+        this.my[j]! += p.y[j]! / sizes[i]!.height / poses.length;
       }
     });
   }

@@ -33,7 +33,7 @@ export function loadMulticlassData(spec: string, shape: ShapeHint = {}): Multicl
   }
   if (path === '') throw new InputError(`data set '${spec}' has no path`);
   if (kind === 'libsvm') {
-    return loadLibsvm(path, { numFeatures: shape.numFeatures, labelNames: shape.labelNames, dropUnknownFeatures: shape.numFeatures !== undefined });
+    return loadLibsvm(path, { numFeatures: shape.numFeatures, labelNames: shape.labelNames, dropUnknownFeatures: shape.numFeatures !== undefined, minClasses: 2 });
   }
   const comma = path.indexOf(',');
   const images = comma < 0 ? path : path.slice(0, comma);

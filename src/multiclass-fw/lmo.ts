@@ -76,7 +76,7 @@ export function topSingularPair(A: Float64Array, rows: number, cols: number, opt
         const x = A[o + a]!;
         if (x === 0) continue;
         const ca = a * cols;
-        for (let b = a; b < cols; b++) C[ca + b] += x * A[o + b]!;
+        for (let b = a; b < cols; b++) C[ca + b]! += x * A[o + b]!;
       }
     }
   } else {
@@ -153,7 +153,7 @@ export function topSingularPair(A: Float64Array, rows: number, cols: number, opt
   } else {
     for (let r = 0; r < rows; r++) {
       const xr = x[r]!;
-      for (let c = 0, o = r * cols; c < cols; c++) w[c] += A[o + c]! * xr;
+      for (let c = 0, o = r * cols; c < cols; c++) w[c]! += A[o + c]! * xr;
     }
   }
   let sigma = norm(w);
@@ -344,7 +344,7 @@ export function nuclearNorm(A: Float64Array, rows: number, cols: number): number
   const m = Math.min(rows, cols);
   const C = new Float64Array(m * m);
   if (cols <= rows) {
-    for (let r = 0; r < rows; r++) for (let a = 0; a < cols; a++) for (let b = 0; b < cols; b++) C[a * m + b] += A[r * cols + a]! * A[r * cols + b]!;
+    for (let r = 0; r < rows; r++) for (let a = 0; a < cols; a++) for (let b = 0; b < cols; b++) C[a * m + b]! += A[r * cols + a]! * A[r * cols + b]!;
   } else {
     for (let a = 0; a < rows; a++) for (let b = 0; b < rows; b++) {
       let s = 0;

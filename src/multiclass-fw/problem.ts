@@ -95,7 +95,7 @@ export class MulticlassLogistic {
     for (let q = indptr[i]!, e = indptr[i + 1]!; q < e; q++) {
       const v = values[q]!;
       const base = indices[q]! * K;
-      for (let k = 0; k < K; k++) s[off + k] += W[base + k]! * v;
+      for (let k = 0; k < K; k++) s[off + k]! += W[base + k]! * v;
     }
   }
 
@@ -132,7 +132,7 @@ export class MulticlassLogistic {
       for (let q = start; q < end; q++) {
         const v = values[q]!;
         const base = indices[q]! * K;
-        for (let k = 0; k < K; k++) p[k] += W[base + k]! * v;
+        for (let k = 0; k < K; k++) p[k]! += W[base + k]! * v;
       }
       if (scores !== null) for (let k = 0, o = r * K; k < K; k++) scores[o + k] = p[k]!;
       const yi = y[i]!;
@@ -155,7 +155,7 @@ export class MulticlassLogistic {
       for (let q = start; q < end; q++) {
         const v = values[q]!;
         const base = indices[q]! * K;
-        for (let k = 0; k < K; k++) G[base + k] += p[k]! * v;
+        for (let k = 0; k < K; k++) G[base + k]! += p[k]! * v;
       }
     }
     return loss;
@@ -190,7 +190,7 @@ export class MulticlassLogistic {
         const j = X.indices[q]!;
         if (j >= F) continue; // features unseen in training carry no weight
         const v = X.values[q]!;
-        for (let k = 0; k < K; k++) s[k] += W[j * K + k]! * v;
+        for (let k = 0; k < K; k++) s[k]! += W[j * K + k]! * v;
       }
       let best = 0;
       for (let k = 1; k < K; k++) if (s[k]! > s[best]!) best = k;

@@ -22,6 +22,10 @@
  * <grad F(W), W - V> (an exact certificate: F(W) - F* <= gap), data points touched, and per-solver fields.
  * Evaluations run at iterations 0..10 and then at a geometric schedule (factor `evalFactor`, 1.1), or
  * every `evalEvery` iterations, and at the end.
+ *
+ * The returned iterate is the last one, or (`returned: 'best'`, SVRF's default) the evaluated iterate of
+ * lowest objective: SVRF restarts its step at 2/(k+1) = 1 every epoch, so the iterate a run stops on can lie
+ * far above the epoch's snapshot (even above the all-zero model's ln K).
  */
 import { check, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
@@ -105,6 +109,11 @@ export interface McfwOptions {
   signal?: AbortSignal;
   /** Starting point (F x K feature-major, inside the ball). Default 0. */
   init?: Float64Array;
+  /**
+   * Which iterate to return: `last`, or `best` = the evaluated iterate of lowest objective (the trace is the
+   * same either way). Default `best` for svrf (see the module comment), `last` for the others.
+   */
+  returned?: 'best' | 'last';
 }
 
 /** Why a multiclass FW run stopped. */
@@ -141,6 +150,10 @@ export interface McfwResult {
   surrogates?: number;
   /** SVRF: epochs started. */
   epochs?: number;
+  /** Which iterate W is: the `last`, or the `best` evaluated one (see McfwOptions.returned). */
+  returned: 'best' | 'last';
+  /** The iteration W comes from (below `iterations` when the best evaluated iterate is an earlier one). */
+  returnedIteration: number;
 }
 
 /** Full objective and FW gap at W (one pass over the data + one LMO). */
@@ -216,6 +229,9 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
   const trace: McfwEvent[] = [];
   let metrics: Record<string, number> = {};
   let lastEval: (FullEvaluation & { iteration: number }) | undefined;
+  // The evaluated iterate of lowest objective, kept when `returned` is 'best'.
+  const bestW = o.returned === 'best' ? new Float64Array(size) : undefined;
+  let best: (FullEvaluation & { iteration: number; metrics: Record<string, number> }) | undefined;
   const extra: Record<string, number | string | boolean | undefined> = {};
   let stopReason: McfwStopReason | undefined;
 
@@ -223,6 +239,10 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
     const ev = evaluateFull(problem, W, evalLmo, Geval, Veval);
     lastEval = { ...ev, iteration: t };
     metrics = o.evaluate ? o.evaluate(W) : {};
+    if (bestW && !(best && best.objective <= ev.objective)) {
+      bestW.set(W);
+      best = { ...lastEval, metrics };
+    }
     const e: McfwEvent = {
       solver: o.solver,
       pass: t,
@@ -407,7 +427,8 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
     yield;
   }
   if (lastEval === undefined || lastEval.iteration !== t) evaluateNow();
-  const last = lastEval!;
+  const last = best ?? { ...lastEval!, metrics };
+  if (best) W.set(bestW!);
   return {
     W,
     solver: o.solver,
@@ -426,7 +447,9 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
     residual: o.optimum === undefined ? undefined : last.objective - o.optimum,
     stopReason: stopReason ?? 'maxIterations',
     trace,
-    metrics,
+    metrics: last.metrics,
+    returned: o.returned,
+    returnedIteration: last.iteration,
     hashSeconds,
     surrogates: bins?.count,
     epochs: o.solver === 'svrf' ? epoch : undefined,
@@ -439,7 +462,7 @@ function cpuNow(): number {
   return (u.user + u.system) / 1e6;
 }
 
-type Resolved = Required<Pick<McfwOptions, 'solver' | 'tau' | 'step' | 'maxIterations' | 'maxPasses' | 'timeBudget' | 'seed' | 'batchScale' | 'k0' | 'delta' | 'nu' | 'gapThreshold' | 'evalFactor'>> &
+type Resolved = Required<Pick<McfwOptions, 'solver' | 'tau' | 'step' | 'returned' | 'maxIterations' | 'maxPasses' | 'timeBudget' | 'seed' | 'batchScale' | 'k0' | 'delta' | 'nu' | 'gapThreshold' | 'evalFactor'>> &
   Omit<McfwOptions, 'evalEvery'> & { evalEvery: number | 'log' };
 
 function resolve(o: McfwOptions): Resolved {
@@ -473,7 +496,9 @@ function resolve(o: McfwOptions): Resolved {
   const gapThreshold = o.gapThreshold ?? 0;
   check(gapThreshold >= 0, `gapThreshold must be >= 0, got ${gapThreshold}`);
   if (o.optimum !== undefined) check(Number.isFinite(o.optimum), `optimum must be finite, got ${o.optimum}`);
-  return { ...o, step, maxIterations, maxPasses, timeBudget, seed, batchScale, k0, delta, nu, evalEvery, evalFactor, gapThreshold };
+  const returned = o.returned ?? (o.solver === 'svrf' ? 'best' : 'last');
+  check(returned === 'best' || returned === 'last', `returned must be 'best' or 'last', got '${returned}'`);
+  return { ...o, returned, step, maxIterations, maxPasses, timeBudget, seed, batchScale, k0, delta, nu, evalEvery, evalFactor, gapThreshold };
 }
 
 /**

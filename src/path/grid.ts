@@ -2,7 +2,7 @@ import { check } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import { BcfwSolver, type BcfwOptions } from '../solvers/bcfw.js';
 import type { SolverCheckpoint } from '../solvers/common.js';
-import type { PathSolverOptions } from './regpath.js';
+import { runSteps, runStepsAsync, type PathSolverOptions } from './regpath.js';
 
 /** Settings of {@link gridSearch}. */
 export interface GridOptions {
@@ -20,6 +20,8 @@ export interface GridOptions {
   timeBudget?: number;
   /** Called after every lambda of the grid is solved. */
   onPoint?: (p: GridPoint) => void;
+  /** Stops the grid after the current pass (the lambda being solved is reported with stopReason 'aborted'). */
+  signal?: AbortSignal;
 }
 
 /** The solution at one lambda of a grid search, with its certificate and cost. */
@@ -39,7 +41,23 @@ export interface GridPoint {
 export const PAPER_GRID: readonly number[] = Array.from({ length: 31 }, (_, k) => 2 ** (15 - k));
 
 /** Grid search over lambda with or without warm start (the baseline of the 2016 paper's Fig. 4 and App. K). */
-export function gridSearch(problem: Problem, options: GridOptions = {}): { points: GridPoint[]; effectivePasses: number; seconds: number } {
+export function gridSearch(problem: Problem, options: GridOptions = {}): GridResult {
+  return runSteps(gridSteps(problem, options));
+}
+
+/** {@link gridSearch} yielding to the event loop after every solver pass (signals and progress get through; `options.signal` stops it). */
+export function gridSearchAsync(problem: Problem, options: GridOptions = {}): Promise<GridResult> {
+  return runStepsAsync(gridSteps(problem, options));
+}
+
+/** The points of a grid search and its total cost. */
+export interface GridResult {
+  points: GridPoint[];
+  effectivePasses: number;
+  seconds: number;
+}
+
+function* gridSteps(problem: Problem, options: GridOptions): Generator<void, GridResult> {
   const lambdas = [...(options.lambdas ?? PAPER_GRID)].sort((a, b) => b - a);
   check(lambdas.length > 0 && lambdas.every((l) => l > 0 && Number.isFinite(l)), 'lambdas must be positive numbers');
   const epsilon = options.epsilon ?? 0.1;
@@ -54,11 +72,11 @@ export function gridSearch(problem: Problem, options: GridOptions = {}): { point
   const points: GridPoint[] = [];
   for (const lambda of lambdas) {
     const left = timeBudget - seconds();
-    if (left <= 0) break;
-    const o: BcfwOptions = { ...solverOptions, lambda, gapThreshold: epsilon, maxPasses: options.maxPasses ?? 1000, timeBudget: left };
+    if (left <= 0 || options.signal?.aborted) break;
+    const o: BcfwOptions = { ...solverOptions, lambda, gapThreshold: epsilon, maxPasses: options.maxPasses ?? 1000, timeBudget: left, signal: options.signal };
     if (from && mode !== 'none') o.warmStart = { from, mode };
     const solver = new BcfwSolver(problem, o);
-    while (solver.runPass());
+    while (solver.runPass()) yield;
     const r = solver.result();
     oracleCalls += r.oracleCalls;
     const p: GridPoint = {

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { check, InputError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import { dot, dotSparse } from '../core/vector.js';
@@ -81,6 +82,35 @@ export interface RegularizationPath {
  * then solve at rho lambda to kappa epsilon from that warm start. Ends when rho <= 0.
  */
 export function regularizationPath(problem: Problem, options: PathOptions = {}): RegularizationPath {
+  return runSteps(pathSteps(problem, options));
+}
+
+/**
+ * {@link regularizationPath} yielding to the event loop after every solver pass, so that progress is drawn and
+ * signals get through; `options.signal` then stops it after the current pass (stopReason 'aborted').
+ */
+export function regularizationPathAsync(problem: Problem, options: PathOptions = {}): Promise<RegularizationPath> {
+  return runStepsAsync(pathSteps(problem, options));
+}
+
+/** Runs a computation written as a generator that yields between passes, synchronously. */
+export function runSteps<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Runs such a generator, yielding to the event loop at each of its steps. */
+export async function runStepsAsync<T>(steps: Generator<void, T>): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await yieldToEventLoop();
+  }
+}
+
+function* pathSteps(problem: Problem, options: PathOptions): Generator<void, RegularizationPath> {
   const heuristic = options.heuristic ?? false;
   const epsilon = options.epsilon ?? 0.1;
   const kappa = options.kappa ?? (heuristic ? 0.7 : 0.9);
@@ -163,7 +193,7 @@ export function regularizationPath(problem: Problem, options: PathOptions = {}):
       signal: options.signal,
       ...(heuristic ? { certify: false, gapCheck: Number.MAX_SAFE_INTEGER, heuristicExit: 1 } : {}),
     });
-    while (solver.runPass());
+    while (solver.runPass()) yield;
     const r = solver.result();
     oracleCalls += r.oracleCalls;
     if (r.stopReason !== 'gap') {

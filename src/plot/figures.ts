@@ -8,7 +8,8 @@ import type { TraceEvent, TraceRun, TraceSeries } from './traces.js';
 
 /**
  * Paper-style convergence figures (Osokin et al. 2016, "Minding the Gaps", Figures 1 and 3) from traces:
- * one colour per method, the median over seeds as a line and the min-max over seeds as a shaded band.
+ * one colour and dash pattern per method (the figure survives black-and-white print), the median over seeds
+ * as a line and the min-max over seeds as a shaded band. Runs of different data sets are not drawn together.
  *
  * Common x grid. Seeds of one method measure at different x (with caching, effective passes differ per
  * seed; times always differ). For each method the grid is the union of the x values of all its seeds, and
@@ -75,8 +76,16 @@ export interface FigureOptions {
   x?: XAxis;
   /** y axis; default 'gap'. */
   y?: YMetric;
-  /** Figure title; default derived from the runs' `data` and `lambda` fields (none when they have none). */
+  /**
+   * Figure title; default derived from the runs' `data` and `lambda` fields, else "Y against X".
+   */
   title?: string;
+  /**
+   * Known optimum F*: `residual` = F - F* and `relativeResidual` = (F - F*) / F* are computed from each
+   * event's objective (`objective`, else `primal`), replacing the traces' own. Without it, a run with no
+   * residual in its trace is an error for those metrics (not a silently dropped run).
+   */
+  optimum?: number;
   /** Plot area in CSS pixels; defaults 520 x 340. */
   width?: number;
   height?: number;
@@ -99,10 +108,21 @@ export function xOf(event: TraceEvent, x: XAxis): number {
   return x === 'passes' ? event.pass : x === 'effective' ? event.effectivePasses : event.seconds;
 }
 
-/** The y value of an event, or undefined when the event does not measure it (for `gap`: not exact, or <= 0). */
-export function yOf(event: TraceEvent, y: YMetric): number | undefined {
+/**
+ * The y value of an event, or undefined when the event does not measure it (for `gap`: not exact, or <= 0).
+ * With `optimum`, the residuals are computed from the event's objective (see FigureOptions.optimum).
+ */
+export function yOf(event: TraceEvent, y: YMetric, optimum?: number): number | undefined {
   if (y === 'gap' && !event.gapIsExact) return undefined;
-  const v = event[y];
+  const objective = typeof event.objective === 'number' ? event.objective : event.primal;
+  const v =
+    optimum !== undefined && (y === 'residual' || y === 'relativeResidual')
+      ? objective === undefined
+        ? undefined
+        : y === 'residual'
+          ? objective - optimum
+          : (objective - optimum) / optimum
+      : event[y];
   if (typeof v !== 'number' || !Number.isFinite(v)) return undefined;
   if (LOG_METRICS.has(y) && !(v > 0)) return undefined;
   return v;
@@ -112,10 +132,10 @@ export function yOf(event: TraceEvent, y: YMetric): number | undefined {
  * The curve of one run: its measurements of `y` against `x`, sorted by x (stable); of several measurements
  * at the same x the last one in the file is kept.
  */
-export function runCurve(run: Pick<TraceRun, 'events'>, x: XAxis = 'effective', y: YMetric = 'gap'): Point[] {
+export function runCurve(run: Pick<TraceRun, 'events'>, x: XAxis = 'effective', y: YMetric = 'gap', optimum?: number): Point[] {
   const points: Point[] = [];
   for (const event of run.events) {
-    const v = yOf(event, y);
+    const v = yOf(event, y, optimum);
     if (v !== undefined) points.push({ x: xOf(event, x), y: v });
   }
   points.sort((a, b) => a.x - b.x);
@@ -169,13 +189,15 @@ export function deriveTitle(runs: readonly Pick<TraceRun, 'data' | 'lambda'>[]):
   return parts.length > 0 ? parts.join(', ') : undefined;
 }
 
-/** `ocr:../shared/data/ocr/letter.data.gz` -> `ocr:letter.data.gz`. */
+/** `ocr:../shared/data/ocr/letter.data.gz --split small` -> `ocr:letter.data.gz --split small`. */
 function shortData(data: string): string {
-  const colon = data.indexOf(':');
-  const kind = colon >= 0 ? data.slice(0, colon + 1) : '';
-  const path = colon >= 0 ? data.slice(colon + 1) : data;
+  const options = data.indexOf(' --');
+  const spec = options >= 0 ? data.slice(0, options) : data;
+  const colon = spec.indexOf(':');
+  const kind = colon >= 0 ? spec.slice(0, colon + 1) : '';
+  const path = colon >= 0 ? spec.slice(colon + 1) : spec;
   const base = path.split(/[\\/]/).filter((s) => s !== '').at(-1) ?? '';
-  return kind + base;
+  return kind + base + (options >= 0 ? data.slice(options) : '');
 }
 
 function formatNumber(x: number): string {
@@ -202,6 +224,9 @@ export function buildFigure(series: readonly TraceSeries[], options: FigureOptio
   for (const [name, v] of [['width', width], ['height', height]] as const) {
     if (!(Number.isFinite(v) && v >= 50 && v <= 10000)) throw new InputError(`${name} must be between 50 and 10000 pixels, got ${v}`);
   }
+  const optimum = options.optimum;
+  if (optimum !== undefined && !(Number.isFinite(optimum) && optimum !== 0)) throw new InputError(`optimum must be a finite non-zero number, got ${optimum}`);
+  checkOneDataSet(series.flatMap((s) => s.runs));
   const drawn: FigureSeries[] = [];
   const skipped: string[] = [];
   const runsDrawn: TraceRun[] = [];
@@ -209,7 +234,10 @@ export function buildFigure(series: readonly TraceSeries[], options: FigureOptio
     const curves: Point[][] = [];
     const seeds: number[] = [];
     for (const run of s.runs) {
-      const curve = runCurve(run, x, y);
+      const curve = runCurve(run, x, y, optimum);
+      if (curve.length === 0 && optimum === undefined && (y === 'residual' || y === 'relativeResidual')) {
+        throw new InputError(`${run.file} (method '${run.method}') has no '${y}' values: its run had no known optimum; give the optimum F* (plot --optimum F*) to compute F - F* from the objective`);
+      }
       if (curve.length === 0) continue;
       curves.push(curve);
       seeds.push(run.seed);
@@ -230,7 +258,7 @@ export function buildFigure(series: readonly TraceSeries[], options: FigureOptio
         : `no '${y}' values${LOG_METRICS.has(y) ? ' > 0' : ''} to plot in ${runs} run(s)`,
     );
   }
-  const title = options.title ?? deriveTitle(runsDrawn);
+  const title = options.title ?? deriveTitle(runsDrawn) ?? `${Y_TITLE[y]} against ${X_TITLE[x]}`;
   const rows = drawn.flatMap((s) => s.band.map((p) => ({ method: s.method, x: p.x, median: p.median, min: p.min, max: p.max, seeds: p.seeds })));
   const log = LOG_METRICS.has(y);
   const yScale = log ? { type: 'log' as const } : { zero: false };
@@ -238,6 +266,8 @@ export function buildFigure(series: readonly TraceSeries[], options: FigureOptio
   // Markers at the grid points when every curve is sparse (a curve of one point is otherwise invisible).
   const markers = drawn.every((s) => s.points <= MARKER_MAX_POINTS);
   const color = { field: 'method', type: 'nominal' as const, title: 'method', scale: { domain: methods } };
+  // Dash patterns as well as colours, so that methods stay apart in black and white.
+  const strokeDash = { field: 'method', type: 'nominal' as const, title: 'method', scale: { domain: methods, range: DASHES } };
   const spec: TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     description: `${Y_TITLE[y]} against ${X_TITLE[x]}: median over seeds (line), min-max over seeds (band)`,
@@ -269,6 +299,7 @@ export function buildFigure(series: readonly TraceSeries[], options: FigureOptio
         encoding: {
           y: { field: 'median', type: 'quantitative', scale: yScale, title: Y_TITLE[y] },
           color,
+          strokeDash,
         },
       },
       ...(markers
@@ -282,6 +313,19 @@ export function buildFigure(series: readonly TraceSeries[], options: FigureOptio
     ],
   };
   return { spec, x, y, ...(title !== undefined ? { title } : {}), series: drawn, skipped };
+}
+
+/** Dash patterns of the methods' lines, in order (solid first). */
+const DASHES: number[][] = [[1, 0], [8, 4], [2, 3], [8, 3, 2, 3], [12, 4], [4, 2], [8, 3, 2, 3, 2, 3], [1, 4]];
+
+/** Refuses runs of different data sets in one figure (their curves are not comparable); runs that do not record their data are not checked. */
+function checkOneDataSet(runs: readonly TraceRun[]): void {
+  const byData = new Map<string, string>();
+  for (const run of runs) if (run.data !== undefined && !byData.has(run.data)) byData.set(run.data, run.file);
+  if (byData.size > 1) {
+    const list = [...byData].map(([data, file]) => `${shortData(data)} (${file})`).join(', ');
+    throw new InputError(`the traces come from ${byData.size} different data sets: ${list}; plot each data set in its own figure`);
+  }
 }
 
 /** Compiles a Vega-Lite spec and renders it to an SVG string (headless: vega's View with renderer 'none'). */

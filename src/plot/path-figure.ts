@@ -49,6 +49,7 @@ export function readLambdaRows(paths: readonly string[]): LambdaRow[] {
 /**
  * A metric against lambda (log scale, decreasing to the right) with one line per method: the paper's
  * Fig. 4 (cumulative time and effective passes of path vs grid search) and test error against lambda.
+ * The default title names the metric.
  */
 export function lambdaFigure(rows: readonly LambdaRow[], y: LambdaMetric, title?: string, size: { width?: number; height?: number } = {}): TopLevelSpec {
   const values = rows.filter((r) => typeof r[y] === 'number' && Number.isFinite(r[y]) && (y === 'testError' || (r[y] as number) > 0));
@@ -59,13 +60,15 @@ export function lambdaFigure(rows: readonly LambdaRow[], y: LambdaMetric, title?
     width: size.width ?? 520,
     height: size.height ?? 300,
     background: 'white',
-    ...(title ? { title } : {}),
+    title: title ?? `${TITLES[y]} against lambda`,
     data: { values: values.map((r) => ({ method: r.method, lambda: r.lambda, value: r[y] })) },
     mark: { type: 'line', point: { size: 10 } },
     encoding: {
       x: { field: 'lambda', type: 'quantitative', scale: { type: 'log', reverse: true }, title: 'lambda (decreasing)' },
       y: { field: 'value', type: 'quantitative', scale: log ? { type: 'log' } : { zero: false }, title: TITLES[y] },
       color: { field: 'method', type: 'nominal', title: 'method' },
+      // Dash patterns as well as colours: the methods stay apart in black and white.
+      strokeDash: { field: 'method', type: 'nominal', title: 'method' },
     },
     config: { font: 'DejaVu Sans, Liberation Sans, sans-serif' },
   };

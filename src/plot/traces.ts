@@ -143,6 +143,24 @@ export function parseTrace(text: string, file: string): TraceEvent[] {
   return events;
 }
 
+/**
+ * The fields a command adds to every event it writes to `--trace`, so that `gapbcfw plot` can name the
+ * method in the legend, group seeds, title the figure and refuse to mix data sets.
+ */
+export interface TraceContext {
+  /** The method as the legend shows it, e.g. `bcpfw, gap sampling, cache` (see {@link methodName}). */
+  method: string;
+  seed: number;
+  lambda?: number;
+  /** The data set, `KIND:PATH` plus its split. */
+  data: string;
+}
+
+/** The legend name of a training method: the solver, then its sampling and cache when it has them. */
+export function methodName(o: { solver: string; sampling?: string; cache?: boolean }): string {
+  return [o.solver, ...(o.sampling === undefined ? [] : [`${o.sampling} sampling`]), ...(o.cache ? ['cache'] : [])].join(', ');
+}
+
 /** Groups the events of one file into runs by (method, seed); see the module comment for the defaults. */
 export function runsOfFile(events: readonly TraceEvent[], file: string): TraceRun[] {
   const runs = new Map<string, TraceRun>();
@@ -179,7 +197,7 @@ export function readTraces(paths: readonly string[]): TraceSet {
     const events = parseTrace(text, file);
     if (events.length === 0) emptyFiles.push(file);
     for (const run of runsOfFile(events, file)) {
-      const key = JSON.stringify([run.method, run.seed]);
+      const key = JSON.stringify([run.method, run.seed, run.lambda, run.data]);
       const other = seen.get(key);
       if (other !== undefined) {
         throw new InputError(`method '${run.method}' seed ${run.seed} appears in both ${other} and ${file} (rename one file or add method/seed fields)`);
@@ -191,13 +209,18 @@ export function readTraces(paths: readonly string[]): TraceSet {
   return { files, emptyFiles, runs };
 }
 
-/** Groups runs into one series per method (order of first appearance), seeds ascending. */
+/**
+ * Groups runs into one series per method (order of first appearance), seeds ascending. When the runs have
+ * several lambdas, the runs of one method at different lambdas are different series, named `METHOD, λ = L`.
+ */
 export function groupSeries(runs: readonly TraceRun[]): TraceSeries[] {
+  const lambdas = new Set(runs.flatMap((r) => (r.lambda === undefined ? [] : [r.lambda])));
+  const nameOf = (run: TraceRun) => (lambdas.size > 1 && run.lambda !== undefined ? `${run.method}, λ = ${+run.lambda.toPrecision(4)}` : run.method);
   const byMethod = new Map<string, TraceRun[]>();
   for (const run of runs) {
-    const list = byMethod.get(run.method);
+    const list = byMethod.get(nameOf(run));
     if (list) list.push(run);
-    else byMethod.set(run.method, [run]);
+    else byMethod.set(nameOf(run), [run]);
   }
   return [...byMethod].map(([method, list]) => ({ method, runs: [...list].sort((a, b) => a.seed - b.seed) }));
 }

@@ -636,13 +636,22 @@ export class BcfwSolver extends PassSolver {
     }
   }
 
+  /**
+   * Passes as `maxPasses` counts them: block steps that called the oracle, over n. Steps the cache answered
+   * (2016 Alg. 5) cost no oracle call and do not use up the cap, so a cached run gets as much oracle work as
+   * an uncached one; without a cache this is `passes`.
+   */
+  private get cappedPasses(): number {
+    return this.passes - this.counters.cacheHits / this.problem.n;
+  }
+
   runPass(): boolean {
     return runSteps(this.passSteps());
   }
 
   protected override *passSteps(): Generator<PassStep, boolean, void> {
     if (this.finished || this.exactPassCancelled) return false;
-    if (this.passes < this.config.maxPasses && !this.mustStop()) {
+    if (this.cappedPasses < this.config.maxPasses && !this.mustStop()) {
       if (this.passesSinceCheck >= this.config.gapCheck && this.checkedAt !== this.passes) {
         // A scheduled check that was cancelled (passSignal) before a checkpoint: run it first, as the
         // uninterrupted run did, so that a resumed run goes on alike.
@@ -682,7 +691,7 @@ export class BcfwSolver extends PassSolver {
           return yield* this.finish();
         }
       }
-      if (!interrupted && this.passes < this.config.maxPasses) return true;
+      if (!interrupted && this.cappedPasses < this.config.maxPasses) return true;
     }
     return yield* this.finish();
   }

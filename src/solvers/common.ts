@@ -43,7 +43,10 @@ export interface CommonSolverOptions {
   gapThreshold?: number;
   /** Passes between exact gap (or primal) evaluations. Default 10. */
   gapCheck?: number;
-  /** Cap on passes. Default 200 (SSG: 50). */
+  /**
+   * Cap on passes. Default 200 (SSG: 50). With a cache (BCFW) it counts the block steps that called the
+   * oracle, over n: steps the cache answered are free, so the cap means the same oracle work with or without it.
+   */
   maxPasses?: number;
   /** Wall-clock budget in seconds. Default Infinity. */
   timeBudget?: number;
@@ -99,6 +102,13 @@ export interface SolverResult {
   gapIsExact: boolean;
   trainError?: number;
   stopReason: StopReason;
+  /** The run's `gapThreshold`. */
+  gapThreshold: number;
+  /**
+   * Whether the returned certificate meets `gapThreshold` (an exact gap <= it); false when the run stopped on
+   * the pass cap, the time budget or an abort before that; undefined without an exact gap (SSG).
+   */
+  thresholdReached?: boolean;
   trace: ProgressEvent[];
   /** Further metrics of the last `evaluate` call. */
   metrics: Record<string, number>;
@@ -294,6 +304,8 @@ export interface SolverCheckpoint {
     seconds: number;
     rngState?: number[];
     trace: ProgressEvent[];
+    /** Problem.fingerprint() of the training data: a resume on other data is refused. */
+    dataFingerprint?: string;
     [key: string]: unknown;
   };
   arrays: Record<string, Float64Array | Int32Array>;
@@ -328,6 +340,11 @@ export abstract class PassSolver {
       const m = restored.meta;
       check(m.solver === name, `checkpoint is of solver '${m.solver}', not '${name}'`);
       check(m.n === problem.n && m.dim === problem.dim, `checkpoint is for n = ${m.n}, dim = ${m.dim}; this problem has n = ${problem.n}, dim = ${problem.dim}`);
+      const data = problem.fingerprint?.();
+      check(
+        m.dataFingerprint === undefined || data === undefined || m.dataFingerprint === data,
+        () => `checkpoint was made on other training data (data fingerprint ${m.dataFingerprint}, this data ${data}): resume on the data it was made on`,
+      );
       for (const key of ['lambda', 'seed'] as const) {
         check(m.options[key] === config[key], `checkpoint was made with ${key} = ${m.options[key]}, not ${config[key]}`);
       }
@@ -435,6 +452,7 @@ export abstract class PassSolver {
         solver: this.name,
         n: this.problem.n,
         dim: this.problem.dim,
+        ...(this.problem.fingerprint ? { dataFingerprint: this.problem.fingerprint() } : {}),
         options: this.baseOptions(),
         passes: this.passes,
         oracleCalls: this.oracleCalls,
@@ -460,6 +478,8 @@ export abstract class PassSolver {
       gapIsExact,
       trainError: this.lastMetrics.trainError,
       stopReason: this.stopReason,
+      gapThreshold: this.config.gapThreshold,
+      ...(gapIsExact && cert.gap !== undefined ? { thresholdReached: cert.gap <= this.config.gapThreshold } : {}),
       trace: this.trace,
       metrics: this.lastMetrics,
       ...(this.countersAtStart ? { oracle: subtractCounters(this.problem.counters!(), this.countersAtStart) } : {}),

@@ -156,17 +156,6 @@ export function cutCapacity(g: RefGraph, segments: ArrayLike<number>): number {
   return c;
 }
 
-/** mulberry32: small seeded PRNG for the tests and the benchmark. */
-export function mulberry32(seed: number): () => number {
-  let st = seed >>> 0;
-  return () => {
-    st = (st + 0x6d2b79f5) >>> 0;
-    let x = st;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export type Family = 'sparse' | 'dense' | 'grid' | 'zeros' | 'huge';
 

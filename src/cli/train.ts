@@ -1,0 +1,147 @@
+/**
+ * `gapbcfw train DATA` and `gapbcfw demo`: one training path for every task (src/tasks/) with every solver switch,
+ * progress, traces, checkpoints and resume, signals, and the one model file.
+ * @module
+ */
+import { describeBackend } from '../../kernels/index.js';
+import { modelProblem } from '../core/problem.js';
+import { CheckpointWriter, readCheckpoint } from '../io/checkpoint.js';
+import { saveModel } from '../io/model.js';
+import { StreamedOutput } from '../io/output.js';
+import { methodName, type TraceContext } from '../plot/traces.js';
+import type { BcfwResult } from '../solvers/bcfw.js';
+import type { SolverResult } from '../solvers/common.js';
+import { trainAsync } from '../solvers/index.js';
+import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js';
+import { buildModel } from '../tasks/model-kinds.js';
+import type { TaskData } from '../tasks/types.js';
+import { positional, value, type Args, type Command, type CommandOption } from './args.js';
+import { report, solverSummary, stopDescription, type Io } from './common.js';
+import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
+import { ProgressPrinter, describeEvent } from './progress.js';
+import { checkCommandOutputs, withInterrupts } from './session.js';
+
+const files = 'Files';
+/** Outputs and resuming of a training run. */
+export const RUN_OPTIONS: readonly CommandOption[] = [
+  { name: 'out', type: 'string', value: 'MODEL', short: 'o', output: 'file', help: 'write the trained model (one model-file format for every task)', group: files },
+  { name: 'trace', type: 'string', value: 'FILE.jsonl', output: 'file', help: 'every progress event as a JSON line (appended when resuming)', group: files },
+  { name: 'checkpoint', type: 'string', value: 'FILE', output: 'file', updates: 'resume', streamable: false, help: 'save the solver state every --checkpoint-every passes and at the end', group: files },
+  { name: 'checkpoint-every', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'passes between checkpoints', default: '10', group: files },
+  { name: 'resume', type: 'string', value: 'FILE', input: true, help: 'continue from a checkpoint (same data, solver and settings): the same trace as one run', group: files },
+];
+
+export const trainCommand: Command = {
+  name: 'train',
+  summary: 'train a model on a data set with any solver; the data kind decides the model (gapbcfw help lists them)',
+  description:
+    'DATA is KIND:PATH: ocr:FILE, synthetic:, libsvm:FILE, idx:DIR, conll:FILE|DIR, horse:DIR, lsp:DIR or alignment:DIR.\n' +
+    'Progress goes to stderr; with a test part, the test error and the task\'s metrics (chunk F1, PCP, AER, ...) are\n' +
+    'measured at every exact gap check. SIGINT, SIGTERM and SIGHUP finish the current pass, certify the gap, write the\n' +
+    'model and checkpoint and exit 130, 143 or 129.',
+  positionals: [{ name: 'DATA', help: 'the training data, KIND:PATH', input: 'data' }],
+  options: [...SOLVER_OPTIONS, ...DATA_OPTIONS, ...taskOptionTable('train'), ...BACKEND_OPTIONS, ...RUN_OPTIONS, ...REPORT_OPTIONS],
+  run: async (a, io) => {
+    const spec = positional(a, 0);
+    const { kind } = parseDataSpec(spec);
+    checkCommandOutputs(a);
+    const load = loadOptions(a, kind);
+    return train(a, io, await loadTask(spec, load), { command: 'train', data: load.split === undefined ? spec : `${spec} --split ${load.split}`, ...taskOf(kind).defaults });
+  },
+};
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'train a chain model on built-in synthetic data (no files needed): lambda 0.01 to an exact gap of 0.01',
+  positionals: [],
+  options: [...SOLVER_OPTIONS, ...BACKEND_OPTIONS, ...RUN_OPTIONS, ...REPORT_OPTIONS],
+  run: async (a, io) => {
+    checkCommandOutputs(a);
+    return train(a, io, await loadTask('synthetic:'), { command: 'demo', data: 'synthetic:', lambda: 0.01, gapThreshold: 0.01 });
+  },
+};
+
+/** The training run shared by `train` and `demo`. */
+async function train(a: Args, io: Io, data: TaskData, defaults: { command: string; data: string; lambda?: number; gapThreshold?: number; maxPasses?: number }): Promise<number> {
+  const model = buildModel(data.spec, decodeBackend(a));
+  const { scoring, report: scoringReport } = scoringOf(model, a);
+  const problem = modelProblem(model, data.train, { scoring });
+  const options = trainOptions(a, defaults);
+  const test = data.test;
+  if (test) options.evaluate = (w) => evaluatePart(data, model, w, 'test');
+  const quiet = value.flag(a, 'quiet');
+  const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : 200), quiet);
+  const resumeFile = value.string(a, 'resume');
+  const resume = resumeFile === undefined ? undefined : readCheckpoint(resumeFile);
+  const checkpointFile = value.string(a, 'checkpoint');
+  const checkpoints = checkpointFile === undefined ? undefined : new CheckpointWriter(checkpointFile);
+  const sampling = 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined;
+  const solverName = value.string(a, 'solver') ?? 'bcfw';
+  // Every trace line says which method, seed, lambda and data it belongs to (gapbcfw plot's legend and title).
+  const context: TraceContext = { method: methodName({ solver: solverName, sampling, cache: value.flag(a, 'cache') }), seed: options.seed ?? 1, lambda: options.lambda ?? 1 / problem.n, data: defaults.data };
+  const traceFile = value.string(a, 'trace');
+  const trace = traceFile === undefined ? undefined : StreamedOutput.open(traceFile, { append: resume !== undefined, stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
+  let announced = quiet;
+  options.onProgress = (e) => {
+    if (!announced) {
+      announced = true;
+      io.stderr.write(`${data.description}; ${problem.n} blocks, d = ${problem.dim}\n`);
+      if (scoringReport) io.stderr.write(`exact passes score on ${describeBackend(scoringReport)}\n`);
+    }
+    printer.onProgress(e);
+    trace?.write(`${JSON.stringify({ ...e, ...context })}\n`);
+  };
+  let result: SolverResult | undefined;
+  const code = await withInterrupts(io, 'finishing the current pass, certifying the gap and writing the model', async (signal) => {
+    options.signal = signal;
+    try {
+      result = await trainAsync(problem, options, {
+        resume,
+        checkpointEvery: value.number(a, 'checkpoint-every'),
+        onCheckpoint: checkpoints && ((c) => checkpoints.write(c)),
+      });
+    } finally {
+      printer.finish();
+      checkpoints?.close();
+      trace?.close();
+    }
+    return 0;
+  });
+  const r = result!;
+  const out = value.string(a, 'out');
+  if (out !== undefined) {
+    const { evaluate: _e, onProgress: _p, signal: _s, ...settings } = options;
+    saveModel(out, {
+      task: data.task,
+      spec: data.spec,
+      fields: data.fields,
+      w: r.w,
+      lambda: r.lambda,
+      training: { ...settings, solver: r.solver, passes: r.passes, stopReason: r.stopReason },
+      dual: r.dual,
+      trainFingerprint: data.train.fingerprint(),
+    });
+  }
+  const bcfw = r as BcfwResult;
+  const summary = {
+    command: defaults.command,
+    task: data.task,
+    solver: solverName,
+    scoringBackend: scoringReport ? { backend: scoringReport.backend, mode: scoringReport.mode, how: scoringReport.how } : undefined,
+    sampling,
+    lambda: r.lambda,
+    n: problem.n,
+    nTest: test?.length,
+    dim: problem.dim,
+    ...solverSummary(r),
+    ...(bcfw.storedLabels !== undefined ? { cacheHits: bcfw.counters.cacheHits, storedLabels: bcfw.storedLabels } : {}),
+    trainError: r.trainError,
+    ...r.metrics,
+    ...(test ? data.baseline?.('test') : {}),
+    stopReason: r.stopReason,
+    model: out,
+    oracle: r.oracle, // this run's oracle counters: examples, scoring/decoding/checking/reading ms, records and bytes read
+  };
+  report(summary, value.flag(a, 'json'), io, `${solverName} ${stopDescription(r)} after ${describeEvent(r.trace.at(-1)!)}`);
+  return code;
+}

@@ -1,0 +1,140 @@
+/**
+ * `lsp:DIR`: Leeds Sports Pose (images/im0001.jpg ... and joints.mat) for the pictorial-structures pose model
+ * (HOG part filters on a tree of 14 joints, quadratic deformations with positivity, GDT max-sum oracle). Splits:
+ * the first half of the images trains (`full`: LSP's 1,000) or its first tenth (`small`: LSP-small's 100), the
+ * second half tests. Metrics: strict PCP and PCK; the baseline is the mean pose of the training set (kept in the
+ * model file, so evaluating never re-reads the training images). Predictions: PNG skeletons over the images.
+ * @module
+ */
+import { join } from 'node:path';
+import { FormatError, InputError } from '../core/errors.js';
+import { arrayDataset } from '../data/dataset.js';
+import { labelToPixels, loadImage, loadLspJoints, lspExamples, lspImagePath, meanOffsets, type LspExample } from '../data/lsp.js';
+import { makeOutputDir, writeOutput } from '../io/output.js';
+import { LSP_TREE_PARENTS, pcpPck, type PosePoints } from '../models/pose-eval.js';
+import { poseSkeletonPng } from '../plot/overlays.js';
+import type { PoseLabel } from '../models/pose.js';
+import { numberValue } from './common.js';
+import type { PoseSpec } from './model-kinds.js';
+import type { PredictionWriter, Task, TaskFields } from './types.js';
+
+/** The task fields of a pose model: HOG cell size, image scale and the training set's mean pose (normalised by image size). */
+interface LspFields {
+  sbin: number;
+  scale: number;
+  /** Absent in pose models of earlier versions (no baseline then). */
+  meanPose?: { x: number[]; y: number[] };
+}
+
+export const lspTask: Task = {
+  kind: 'lsp',
+  data: 'lsp:DIR',
+  summary: 'Leeds Sports Pose (images/ + joints.mat); splits small (first 100 of 2,000 train: LSP-small) | full (first 1,000)',
+  predictions: 'images',
+  splits: 'small (default) | full',
+  options: [
+    { name: 'sbin', type: 'integer', value: 'N', min: 2, max: 64, help: 'HOG cell size in pixels', default: '4', use: 'train', tasks: ['lsp'] },
+    { name: 'filter-size', type: 'integer', value: 'K', min: 1, max: 31, help: 'part filter side in cells (odd)', default: '5', use: 'train', tasks: ['lsp'] },
+    { name: 'def-scale', type: 'number', value: 'S', min: 0, minExclusive: true, max: 1e3, help: 'displacement normaliser in cells', default: '4', use: 'train', tasks: ['lsp'] },
+  ],
+  defaults: { lambda: 0.01, gapThreshold: 1e-3, maxPasses: 30 },
+  async load(dir, o) {
+    const annotations = loadLspJoints(dir);
+    const split = lspSplit(annotations.length, o.split ?? 'small', dir);
+    const saved = o.model ? (o.model.fields.meta as unknown as LspFields) : undefined;
+    const sbin = saved?.sbin ?? numberValue(o.values, 'sbin') ?? 4;
+    const scale = saved?.scale ?? 1;
+    const wanted = new Set(o.parts ?? ['train', 'test']);
+    const indices = { train: split.train.slice(0, o.limit ?? Infinity), test: split.test.slice(0, o.testLimit ?? Infinity) };
+    const read = async (part: 'train' | 'test') => (wanted.has(part) ? lspExamples(dir, annotations, indices[part], { sbin, scale }) : []);
+    const examples = { train: await read('train'), test: await read('test') };
+    let spec: PoseSpec;
+    let fields: LspFields;
+    if (o.model) {
+      spec = o.model.spec as PoseSpec;
+      fields = saved!;
+    } else {
+      const filterSize = numberValue(o.values, 'filter-size') ?? 5;
+      if (filterSize % 2 !== 1) throw new InputError(`--filter-size must be odd, got ${filterSize}`);
+      const labels = examples.train.map((e) => e.label);
+      spec = { kind: 'pose', options: { parents: [...LSP_TREE_PARENTS], meanOffsets: meanOffsets(labels, LSP_TREE_PARENTS), filterSize, defScale: numberValue(o.values, 'def-scale') ?? 4 } };
+      fields = { sbin, scale, meanPose: meanPose(examples.train) };
+    }
+    const set = (part: 'train' | 'test') => arrayDataset(examples[part].map((e) => e.input), examples[part].map((e) => e.label));
+    const test = set('test');
+    const truth = (part: 'train' | 'test') => examples[part].map((e) => e.annotation);
+    return {
+      task: 'lsp',
+      spec,
+      train: set('train'),
+      test: test.length > 0 || !wanted.has('test') ? test : undefined,
+      description: `lsp: ${indices.train.length} train / ${indices.test.length} test images, HOG cells of ${sbin} pixels`,
+      fields: { meta: { ...fields }, arrays: {} },
+      metrics: (part, predictions) => {
+        const m = pcpPck((predictions as PoseLabel[]).map((y) => labelToPixels(y, sbin, scale)), truth(part));
+        return { pcp: m.pcp, pck: m.pck };
+      },
+      baseline: (part): Record<string, number> => {
+        const list = examples[part];
+        const mean = fields.meanPose;
+        if (list.length === 0 || mean === undefined) return {};
+        const m = pcpPck(list.map((e) => scaled(mean, e)), truth(part));
+        return { meanPosePcp: m.pcp, meanPosePck: m.pck, meanPoseLoss: m.loss };
+      },
+      writer: (part, target) => skeletonWriter(dir, examples[part], sbin, scale, target.dir),
+    };
+  },
+  checkFields(f: TaskFields, file: string) {
+    const m = f.meta as Partial<LspFields>;
+    const mean = m.meanPose;
+    const joints = (a: unknown) => Array.isArray(a) && a.length === 14 && a.every((v) => typeof v === 'number');
+    const ok = Number.isInteger(m.sbin) && (m.sbin as number) >= 1 && typeof m.scale === 'number' && m.scale > 0 && (mean === undefined || (joints(mean.x) && joints(mean.y)));
+    if (!ok) throw new FormatError('pose model fields need sbin, scale and (optionally) a 14-joint meanPose', file);
+  },
+};
+
+/**
+ * Train and test image indices (0-based): the second half of the images tests, the first half trains (`full`) or
+ * its first tenth (`small`); for LSP's 2,000 images exactly the standard 1,000 / 1,000 and LSP-small's 100.
+ */
+export function lspSplit(count: number, split: string, dir: string): { train: number[]; test: number[] } {
+  if (split !== 'small' && split !== 'full') throw new InputError(`--split must be small or full for lsp data, got '${split}'`);
+  if (count < 2) throw new InputError(`${dir}: joints.mat has ${count} image(s); a train/test split needs at least 2`);
+  const half = Math.floor(count / 2);
+  const range = (a: number, b: number) => Array.from({ length: b - a }, (_, k) => a + k);
+  return { train: range(0, split === 'small' ? Math.max(1, Math.round(half / 10)) : half), test: range(half, count) };
+}
+
+/** The mean of the training joints in coordinates normalised by the image size (x / width, y / height). */
+function meanPose(examples: readonly LspExample[]): { x: number[]; y: number[] } {
+  const x = new Array<number>(14).fill(0);
+  const y = new Array<number>(14).fill(0);
+  for (const e of examples) {
+    for (let j = 0; j < 14; j++) {
+      x[j]! += e.annotation.x[j]! / e.width / examples.length;
+      y[j]! += e.annotation.y[j]! / e.height / examples.length;
+    }
+  }
+  return { x, y };
+}
+
+/** The mean pose mapped onto an image. */
+function scaled(mean: { x: number[]; y: number[] }, e: LspExample): PosePoints {
+  return { x: mean.x.map((v) => v * e.width), y: mean.y.map((v) => v * e.height) };
+}
+
+/** Skeleton PNGs of a part's predictions, named after the LSP images (im1001.png, ...). */
+function skeletonWriter(dir: string, examples: readonly LspExample[], sbin: number, scale: number, outDir: string | undefined): PredictionWriter<PoseLabel> {
+  if (outDir !== undefined) makeOutputDir(outDir, '--out-dir');
+  let written = 0;
+  return {
+    async write(i, y) {
+      if (outDir === undefined) return;
+      const e = examples[i]!;
+      const image = await loadImage(lspImagePath(dir, e.annotation.index));
+      writeOutput(join(outDir, `im${String(e.annotation.index + 1).padStart(4, '0')}.png`), await poseSkeletonPng(image, labelToPixels(y, sbin, scale), e.annotation));
+      written++;
+    },
+    finish: async () => ({ images: outDir !== undefined ? written : undefined }),
+  };
+}

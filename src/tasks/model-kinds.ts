@@ -1,0 +1,191 @@
+/**
+ * The six model kinds a task can call for, and what a model file's `spec` says of each: enough to rebuild the
+ * model (kind and shape), checked when read. Tasks share kinds: ocr and synthetic train chains, libsvm and idx
+ * multiclass models.
+ * @module
+ */
+import { FormatError, InputError } from '../core/errors.js';
+import type { StructuredModel } from '../core/problem.js';
+import { parseSparseChainSpec, type SparseChainSpec } from '../data/conll.js';
+import { ChainModel, type DecodeBackend } from '../models/chain.js';
+import { ALIGNMENT_FEATURE_NAMES, MatchingModel, type LossNormaliser } from '../models/matching.js';
+import { MulticlassModel } from '../models/multiclass.js';
+import { PoseModel, type PoseModelOptions } from '../models/pose.js';
+import { SegmentationModel } from '../models/segmentation.js';
+import { SparseChainModel, sparseChainDim } from '../models/sparse-chain.js';
+
+export type { SparseChainSpec } from '../data/conll.js';
+
+/** A linear chain over dense per-position features (OCR letters, the synthetic demo data). */
+export interface ChainSpec {
+  kind: 'chain';
+  numFeatures: number;
+  numLabels: number;
+  labelNames: string[];
+}
+
+/** The Crammer-Singer multiclass SSVM over sparse rows (LIBSVM, IDX). */
+export interface MulticlassSpec {
+  kind: 'multiclass';
+  numFeatures: number;
+  numLabels: number;
+  labelNames: string[];
+}
+
+/** Superpixel segmentation with graph cuts: numFeatures unary and dPairwise edge features (HorseSeg-style). */
+export interface SegmentationSpec {
+  kind: 'segmentation';
+  numFeatures: number;
+  numLabels: 2;
+  labelNames: string[];
+  dPairwise: number;
+}
+
+/** Pictorial-structures pose estimation: the settings of {@link PoseModel} (JSON-serialisable). */
+export interface PoseSpec {
+  kind: 'pose';
+  options: PoseModelOptions;
+}
+
+/** Bipartite matching (word alignment): edge features and the asymmetric Hamming loss's settings. */
+export interface MatchingSpec {
+  kind: 'matching';
+  numFeatures: number;
+  /** Names of the edge features, in w's order (a model of another feature set cannot be read). */
+  features: string[];
+  costFalsePositive: number;
+  costFalseNegative: number;
+  normaliser: LossNormaliser;
+}
+
+/** What a model needs to be rebuilt: its kind and shape (saved in model files). */
+export type ModelSpec = ChainSpec | MulticlassSpec | SegmentationSpec | SparseChainSpec | PoseSpec | MatchingSpec;
+
+/** A model kind: how its spec is checked, how its model is built, and its shape in words. */
+interface ModelKind<S extends ModelSpec> {
+  /** Checks a spec read from a file (the kind is already known to match). @throws FormatError naming `file`. */
+  check(spec: S, file: string): void;
+  build(spec: S, backend: DecodeBackend): StructuredModel<unknown, unknown>;
+  /** The dimension of w. */
+  dim(spec: S): number;
+  /** The shape in words (two specs of one shape read the same data). */
+  shape(spec: S): string;
+}
+
+const positiveInt = (x: unknown) => Number.isInteger(x) && (x as number) >= 1;
+
+function checkLabelled(spec: { numFeatures: number; numLabels: number; labelNames: unknown }, file: string): void {
+  if (!positiveInt(spec.numFeatures) || !positiveInt(spec.numLabels)) throw new FormatError('model header: spec needs positive integers numFeatures and numLabels', file);
+  if (!Array.isArray(spec.labelNames) || spec.labelNames.length !== spec.numLabels || spec.labelNames.some((s) => typeof s !== 'string')) {
+    throw new FormatError('model header: spec.labelNames must list numLabels names', file);
+  }
+}
+
+const asModel = <X, Y>(m: StructuredModel<X, Y>) => m as unknown as StructuredModel<unknown, unknown>;
+
+const KINDS: { [K in ModelSpec['kind']]: ModelKind<Extract<ModelSpec, { kind: K }>> } = {
+  chain: {
+    check: checkLabelled,
+    build: (s, backend) => asModel(new ChainModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, backend })),
+    dim: (s) => s.numLabels * s.numFeatures + 2 * s.numLabels + s.numLabels ** 2,
+    shape: (s) => `chain model with ${s.numFeatures} features and ${s.numLabels} labels`,
+  },
+  multiclass: {
+    check: checkLabelled,
+    build: (s) => asModel(new MulticlassModel(s.numFeatures, s.numLabels)),
+    dim: (s) => s.numFeatures * s.numLabels,
+    shape: (s) => `multiclass model with ${s.numFeatures} features and ${s.numLabels} classes`,
+  },
+  segmentation: {
+    check: (s, file) => {
+      checkLabelled(s, file);
+      if (!positiveInt(s.dPairwise)) throw new FormatError('model header: segmentation spec needs a positive integer dPairwise', file);
+    },
+    build: (s) => asModel(new SegmentationModel({ dUnary: s.numFeatures, dPairwise: s.dPairwise })),
+    dim: (s) => s.numFeatures + s.dPairwise,
+    shape: (s) => `segmentation model with ${s.numFeatures} unary and ${s.dPairwise} pairwise features`,
+  },
+  'sparse-chain': {
+    check: (s, file) => void parseSparseChainSpec(s, file),
+    build: (s, backend) => asModel(new SparseChainModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, backend })),
+    dim: (s) => sparseChainDim(s.numFeatures, s.numLabels),
+    shape: (s) => `sparse-chain model with ${s.numFeatures} attributes and ${s.numLabels} tags`,
+  },
+  pose: {
+    check: (s, file) => {
+      if (s.options === null || typeof s.options !== 'object' || !Array.isArray(s.options.parents) || !Array.isArray(s.options.meanOffsets)) {
+        throw new FormatError('model header: pose spec needs options with parents and meanOffsets', file);
+      }
+      try {
+        new PoseModel(s.options);
+      } catch (e) {
+        throw new FormatError(`model header: pose options: ${(e as Error).message}`, file);
+      }
+    },
+    build: (s) => asModel(new PoseModel(s.options)),
+    dim: (s) => new PoseModel(s.options).dim,
+    shape: (s) => `pose model with ${s.options.parents.length} parts and ${s.options.filterSize ?? 5}x${s.options.filterSize ?? 5} filters`,
+  },
+  matching: {
+    check: (s, file) => {
+      if (!Array.isArray(s.features) || s.features.join('\n') !== ALIGNMENT_FEATURE_NAMES.join('\n')) {
+        throw new FormatError('the model was trained with another alignment feature set than this version computes', file);
+      }
+      if (s.numFeatures !== s.features.length) throw new FormatError('model header: matching spec numFeatures differs from its feature list', file);
+      for (const k of ['costFalsePositive', 'costFalseNegative'] as const) {
+        if (!(typeof s[k] === 'number' && s[k] >= 0 && Number.isFinite(s[k]))) throw new FormatError(`model header: matching spec ${k} must be a number >= 0`, file);
+      }
+      if (!['links', 'rows', 'none'].includes(s.normaliser)) throw new FormatError(`model header: unknown loss normaliser '${String(s.normaliser)}'`, file);
+    },
+    build: (s) =>
+      asModel(new MatchingModel({ numFeatures: s.numFeatures, costFalsePositive: s.costFalsePositive, costFalseNegative: s.costFalseNegative, normaliser: s.normaliser })),
+    dim: (s) => s.numFeatures,
+    shape: (s) => `matching model with ${s.numFeatures} edge features`,
+  },
+};
+
+/** The model kinds, in the order of the documentation's task table. */
+export const MODEL_KINDS = Object.keys(KINDS) as ModelSpec['kind'][];
+
+function kindOf<S extends ModelSpec>(spec: S): ModelKind<S> {
+  return KINDS[spec.kind] as unknown as ModelKind<S>;
+}
+
+/**
+ * Checks the `spec` of a model file header: a known kind with a valid shape.
+ * @throws FormatError naming `file`.
+ */
+export function checkModelSpec(value: unknown, file: string): ModelSpec {
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  if (value === null || typeof value !== 'object' || typeof kind !== 'string' || !(kind in KINDS)) {
+    throw new FormatError(`model header has no valid spec (kind ${JSON.stringify(kind)}; known: ${MODEL_KINDS.join(', ')})`, file);
+  }
+  const spec = value as ModelSpec;
+  kindOf(spec).check(spec, file);
+  return spec;
+}
+
+/** The model a spec describes (`backend` picks the TypeScript or native decoders where a model has both). */
+export function buildModel(spec: ModelSpec, backend: DecodeBackend = 'native'): StructuredModel<unknown, unknown> {
+  return kindOf(spec).build(spec, backend);
+}
+
+/** The dimension of w of a spec's model. */
+export function modelDim(spec: ModelSpec): number {
+  return kindOf(spec).dim(spec);
+}
+
+/** The shape of a spec's model in words, e.g. "chain model with 129 features and 26 labels". */
+export function describeSpec(spec: ModelSpec): string {
+  return kindOf(spec).shape(spec);
+}
+
+/**
+ * Throws an InputError unless data encoded as `data` can be read by a model of shape `model` (eval, gap,
+ * predict on a trained model).
+ */
+export function checkSameShape(data: ModelSpec, model: ModelSpec): void {
+  const a = describeSpec(data);
+  const b = describeSpec(model);
+  if (a !== b) throw new InputError(`the data calls for a ${a}; the model is a ${b}`);
+}
