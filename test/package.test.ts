@@ -3,7 +3,7 @@
  * `npm pack` tarball installs into an empty project with no compiler step, loads its prebuild and runs
  * its CLI and library there.
  *
- * Needs the build first (what .ci/run does): `npm run build && npm run prebuilds`.
+ * Needs the build first (what .ci/run does): `npm run prebuilds && npm run build` (what `npm ci` runs).
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,7 +75,9 @@ describe('native build paths', () => {
 
   it('a clone builds itself: `prepare` (run by npm install / npm ci in the clone, never for a tarball) builds the addon, the TypeScript and the prebuild; `npm test` runs the whole suite', () => {
     const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    expect(scripts.prepare).toBe('npm run build && npm run prebuilds');
+    // prebuildify moves the addon it builds out of build/Release, so the prebuild comes first and the build second
+    // (CI's clean clone failed when the order was the other way round: no build/Release/gapbcfw.node was left).
+    expect(scripts.prepare).toBe('npm run prebuilds && npm run build');
     expect(scripts.build).toBe('npm run build:native && npm run build:ts');
     expect(scripts.test).toBe('vitest run');
     for (const hook of ['install', 'preinstall', 'postinstall']) expect(scripts[hook], hook).toBeUndefined();
