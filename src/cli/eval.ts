@@ -9,15 +9,15 @@ import { readModelFile } from '../io/model-file.js';
 import { loadModel, type TrainedModel } from '../io/model.js';
 import { isPathFile, loadPath } from '../io/path-file.js';
 import { pathWeights } from '../path/regpath.js';
-import { fullOraclePass } from '../solvers/common.js';
+import type { FullPass } from '../solvers/common.js';
 import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import type { TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
 import { UsageError, report, type Io } from './common.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, LAMBDA_RANGE, REPORT_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable } from './options.js';
-import { countProgress } from './progress.js';
-import { checkCommandOutputs } from './session.js';
+import { passProgress, passUnlessStopped } from './progress.js';
+import { checkCommandOutputs, withInterrupts } from './session.js';
 
 /** `--part train|test`. */
 export const PART_OPTION: CommandOption = { name: 'part', type: 'choice', value: 'P', choices: ['train', 'test'], help: 'the part of DATA to use', default: 'test when DATA has one' };
@@ -46,20 +46,27 @@ export const evalCommand: Command = {
     const model = buildModel(trained.spec, decodeBackend(a));
     const t0 = performance.now();
     const summary: Record<string, unknown> = { command: 'eval', task: data.task, part, n: set.length, ...evaluatePart(data, model, trained.w, part), ...data.baseline?.(part) };
+    let code = 0;
     if (trained.dual !== undefined && trained.lambda !== undefined && trained.trainFingerprint === set.fingerprint()) {
       // The training set: primal by a full oracle pass, the dual from the saved iterate.
       const { scoring, report: scoringReport } = scoringOf(model, a);
-      const problem = modelProblem(model, set, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', value.flag(a, 'quiet')) });
-      const pass = fullOraclePass(problem, trained.w);
+      const problem = modelProblem(model, set, { scoring });
+      let pass: FullPass | undefined;
+      code = await withInterrupts(io, 'stopping the exact pass; the gap is not reported (it needs every example)', async (signal) => {
+        pass = await passUnlessStopped(problem, trained.w, { signal, onProgress: passProgress(io, a) });
+        return 0;
+      });
       if (scoringReport) summary.scoringBackend = { backend: scoringReport.backend, mode: scoringReport.mode, how: scoringReport.how };
-      let wSq = 0;
-      for (const x of trained.w) wSq += x * x;
-      const primal = 0.5 * trained.lambda * wSq + pass.hingeSum / problem.n;
-      Object.assign(summary, { lambda: trained.lambda, primal, dual: trained.dual, gap: primal - trained.dual, gapIsExact: true });
+      if (pass) {
+        let wSq = 0;
+        for (const x of trained.w) wSq += x * x;
+        const primal = 0.5 * trained.lambda * wSq + pass.hingeSum / problem.n;
+        Object.assign(summary, { lambda: trained.lambda, primal, dual: trained.dual, gap: primal - trained.dual, gapIsExact: true });
+      }
     }
     summary.seconds = (performance.now() - t0) / 1000;
     report(summary, value.flag(a, 'json'), io, `evaluated ${file} on ${positional(a, 1)} (${part})`);
-    return 0;
+    return code;
   },
 };
 

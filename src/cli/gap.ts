@@ -4,13 +4,12 @@ import { FormatError } from '../core/errors.js';
 import { modelProblem } from '../core/problem.js';
 import { loadModel } from '../io/model.js';
 import { crc32 } from '../io/model-file.js';
-import { fullOraclePass } from '../solvers/common.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import { positional, value, type Command } from './args.js';
 import { UsageError, report } from './common.js';
 import { loadPart, PART_OPTION } from './eval.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, decodeBackend, scoringOf, taskOptionTable } from './options.js';
-import { countProgress } from './progress.js';
+import { passProgress, passUnlessStopped } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
 
 /**
@@ -59,18 +58,26 @@ export const gapCommand: Command = {
     const t0 = performance.now();
     const hinge: number[] = [];
     const loss: number[] = [];
-    // The pass is one block of work: a signal is answered when it ends (the partial is written, then the exit status says so).
-    const code = await withInterrupts(io, 'finishing the exact pass and writing the result', async () => {
+    // A signal stops the pass between chunks: a gap needs every example, so nothing is written then (--shard splits
+    // a long pass into parts that each finish).
+    let stopped = false;
+    const code = await withInterrupts(io, 'stopping the exact pass; no result is written (a gap needs every example)', async (signal) => {
       if (end > start) {
         const shardSet = set.slice(start, end);
         // One pass gives the hinges and, where the model's batched pass can, the plain predictions too.
         const predictions: unknown[] = new Array(shardSet.length);
-        const problem = modelProblem(model, shardSet, { scoring, onPassProgress: countProgress(io.stderr, 'exact pass', value.flag(a, 'quiet')) });
-        for (const h of fullOraclePass(problem, trained.w, undefined, predictions).hinge) hinge.push(h);
+        const problem = modelProblem(model, shardSet, { scoring });
+        const pass = await passUnlessStopped(problem, trained.w, { signal, predictions, onProgress: passProgress(io, a) });
+        if (!pass) {
+          stopped = true;
+          return 0;
+        }
+        for (const h of pass.hinge) hinge.push(h);
         for (let i = 0; i < shardSet.length; i++) loss.push(model.loss(shardSet.label(i), predictions[i]));
       }
       return 0;
     });
+    if (stopped) return code;
     if (trained.lambda === undefined) throw new UsageError(`${positional(a, 0)} stores no lambda (a pose model of the first format): its primal cannot be computed`);
     let wSq = 0;
     for (const x of trained.w) wSq += x * x;

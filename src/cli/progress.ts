@@ -1,5 +1,8 @@
 import type { Io } from './common.js';
-import type { ProgressEvent } from '../solvers/common.js';
+import { fullOraclePassAsync, type AsyncPassOptions, type FullPass, type ProgressEvent } from '../solvers/common.js';
+import type { Problem } from '../core/problem.js';
+import type { PassProgress } from '../engine/types.js';
+import { value, type Args } from './args.js';
 
 const fmt = (x: number | undefined, digits = 4) => (x === undefined ? '-' : Math.abs(x) >= 1e4 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(digits - 1) : x.toPrecision(digits));
 
@@ -78,4 +81,23 @@ export function countProgress(stream: Io['stderr'], label: string, quiet: boolea
     if (stream.isTTY) stream.write(`\r\x1b[2K${line}${done >= total ? '\n' : ''}`);
     else stream.write(`${line}\n`);
   };
+}
+
+/** Progress lines of an exact pass (per chunk), unless --quiet. */
+export function passProgress(io: Io, a: Args): (progress: PassProgress) => void {
+  const show = countProgress(io.stderr, 'exact pass', value.flag(a, 'quiet'));
+  return (p) => show(p.done, p.total);
+}
+
+/**
+ * The exact pass of a command, cancellable: undefined when `signal` stopped it between chunks (the caller then
+ * writes no result: a gap needs every example), else the pass.
+ */
+export async function passUnlessStopped(problem: Problem, w: Float64Array, options: AsyncPassOptions & { signal: AbortSignal }): Promise<FullPass | undefined> {
+  try {
+    return await fullOraclePassAsync(problem, w, options);
+  } catch (e) {
+    if (options.signal.aborted) return undefined;
+    throw e;
+  }
 }

@@ -2,7 +2,8 @@
  * What every long command does around its work: the outputs its table declares are checked before any work
  * starts (src/io/output.ts), and SIGINT, SIGTERM and SIGHUP (Ctrl-C, `kill`, Slurm and Kubernetes stopping a job,
  * a closed ssh session) stop it cleanly: the current block of work finishes, the gap is certified, the model and
- * checkpoint are written, and the exit status is 130, 143 or 129. A second signal quits at once.
+ * checkpoint are written, and the exit status is 130, 143 or 129. A second signal abandons an exact pass in progress
+ * (training then ends with its last gap estimate, marked not exact, and still writes its model); a third quits at once.
  * @module
  */
 import { readdirSync, statSync } from 'node:fs';
@@ -55,6 +56,8 @@ export function checkCommandOutputs(a: Args): void {
 export interface Interrupt {
   /** Aborted at the first signal (its reason is the signal's name). */
   readonly signal: AbortSignal;
+  /** Aborted at the second signal: an exact pass in progress is abandoned between chunks (solver option `passSignal`). */
+  readonly urgent: AbortSignal;
   /** The exit status the signal calls for, or undefined when none came. */
   exitCode(): number | undefined;
   /** Removes the handlers. */
@@ -63,16 +66,23 @@ export interface Interrupt {
 
 /**
  * Handles SIGINT, SIGTERM and SIGHUP while a command works: the first aborts `signal` (the work then finishes its
- * current block and writes what it has) and says so on stderr; a second exits at once with the signal's status.
+ * current block and writes what it has) and says so on stderr; the second aborts `urgent` (an exact pass in
+ * progress is abandoned between chunks); a third exits at once with the signal's status.
  */
 export function interruptible(io: Io, finishing: string): Interrupt {
   const controller = new AbortController();
+  const urgent = new AbortController();
   let received: keyof typeof SIGNAL_EXIT | undefined;
   const handlers = (Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]).map((name) => {
     const handler = () => {
-      if (received !== undefined) process.exit(SIGNAL_EXIT[name]);
+      if (urgent.signal.aborted) process.exit(SIGNAL_EXIT[name]);
+      if (received !== undefined) {
+        io.stderr.write(`\n${name} again: abandoning any exact pass in progress (the result is then not certified; send it once more to quit at once)\n`);
+        urgent.abort(name);
+        return;
+      }
       received = name;
-      io.stderr.write(`\ninterrupted by ${name}: ${finishing} (send it again to quit at once)\n`);
+      io.stderr.write(`\ninterrupted by ${name}: ${finishing} (send it again to abandon an exact pass in progress)\n`);
       controller.abort(name);
     };
     process.on(name, handler);
@@ -80,6 +90,7 @@ export function interruptible(io: Io, finishing: string): Interrupt {
   });
   return {
     signal: controller.signal,
+    urgent: urgent.signal,
     exitCode: () => (received === undefined ? undefined : SIGNAL_EXIT[received]),
     dispose: () => {
       for (const [name, handler] of handlers) process.off(name, handler);
@@ -88,10 +99,10 @@ export function interruptible(io: Io, finishing: string): Interrupt {
 }
 
 /** Runs `work` with the signal handlers of {@link interruptible}; returns its status, or the signal's when one came. */
-export async function withInterrupts(io: Io, finishing: string, work: (signal: AbortSignal) => Promise<number>): Promise<number> {
+export async function withInterrupts(io: Io, finishing: string, work: (signal: AbortSignal, urgent: AbortSignal) => Promise<number>): Promise<number> {
   const interrupt = interruptible(io, finishing);
   try {
-    const code = await work(interrupt.signal);
+    const code = await work(interrupt.signal, interrupt.urgent);
     return interrupt.exitCode() ?? code;
   } finally {
     interrupt.dispose();

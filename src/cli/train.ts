@@ -92,8 +92,9 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
     trace?.write(`${JSON.stringify({ ...e, ...context })}\n`);
   };
   let result: SolverResult | undefined;
-  const code = await withInterrupts(io, 'finishing the current pass, certifying the gap and writing the model', async (signal) => {
+  const code = await withInterrupts(io, 'finishing the current pass, certifying the gap and writing the model', async (signal, urgent) => {
     options.signal = signal;
+    options.passSignal = urgent;
     try {
       result = await trainAsync(problem, options, {
         resume,
@@ -110,7 +111,7 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
   const r = result!;
   const out = value.string(a, 'out');
   if (out !== undefined) {
-    const { evaluate: _e, onProgress: _p, signal: _s, ...settings } = options;
+    const { evaluate: _e, onProgress: _p, signal: _s, passSignal: _ps, ...settings } = options;
     saveModel(out, {
       task: data.task,
       spec: data.spec,
