@@ -58,7 +58,7 @@ export {
 
 // Solvers: the block-coordinate engine and its baselines, the regularization path, multiclass Frank-Wolfe.
 export { train, trainAsync, createSolver, SOLVERS, type SolverName, type TrainOptions, type AsyncTrainOptions } from './solvers/index.js';
-export { bcfw, BcfwSolver, type BcfwOptions, type BcfwResult, type BlockStepInfo, type Sampling, type StepType, type CacheOptions, type WarmStart, type BcfwCounters } from './solvers/bcfw.js';
+export { bcfw, BcfwSolver, defaultBatch, type BcfwOptions, type BcfwResult, type BlockStepInfo, type Sampling, type StepType, type CacheOptions, type WarmStart, type BcfwCounters } from './solvers/bcfw.js';
 export { fw, FwSolver, type FwOptions } from './solvers/fw.js';
 export { ssg, SsgSolver, type SsgOptions } from './solvers/ssg.js';
 export {
@@ -144,6 +144,7 @@ export { horseOverlayPng, poseSkeletonPng, HORSE_OVERLAY_COLOURS, type SkeletonJ
 export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
 
 // Native primitives: max-flow, distance transforms, HOG, and the scoring backends of batched passes.
+export { setThreads, threads, threadCap, MAX_THREADS } from './threads.js';
 export {
   MaxflowGraph,
   maxflow,

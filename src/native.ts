@@ -10,6 +10,10 @@ import type { SlicBinding } from './slic.js';
  */
 export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
   version(): string;
+  /** Sets the process-wide cap on the threads of every native call (0: none); see src/threads.ts. */
+  setThreads(n: number): void;
+  /** The cap set by setThreads, 0 when none. */
+  getThreads(): number;
 
   // --- generalized distance transforms (native/gdt; wrapped by src/gdt.ts) ---
   /**

@@ -141,12 +141,22 @@ class ThreadPool {
 
 }  // namespace detail
 
-// Runs body(i) for every i in [0, n) on up to `threads` threads (the caller and threads-1 pool workers);
+// The process-wide cap on the threads of one parallel_for call, the caller included (0: none). The addon's
+// setThreads (the CLI's --threads) sets it, so every native call of the process follows one setting.
+inline std::atomic<int32_t>& thread_cap() {
+  static std::atomic<int32_t> cap{0};
+  return cap;
+}
+
+// Runs body(i) for every i in [0, n) on up to `threads` threads (the caller and threads-1 pool workers;
+// fewer when thread_cap() is set);
 // an atomic counter hands out indices, so uneven items balance. Each i runs exactly once, so results
 // written per i do not depend on the thread count. The first exception stops the hand-out and is
 // rethrown on the calling thread. Callable from any thread (the JS thread, AsyncWorkers, a body).
 template <class Body>
 void parallel_for(int64_t n, int32_t threads, Body body) {
+  const int32_t cap = thread_cap().load(std::memory_order_relaxed);
+  if (cap > 0) threads = std::min(threads, cap);
   const int64_t nt = std::max<int64_t>(1, std::min<int64_t>(threads, n));
   if (nt == 1) {
     for (int64_t i = 0; i < n; ++i) body(i);

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../package-root.js';
 import { TASKS, TASKS_OF_MODEL } from '../tasks/index.js';
-import { columns, commandHelp, parseArgs, type Command } from './args.js';
+import { setThreads, threadCap } from '../threads.js';
+import { columns, commandHelp, parseArgs, value, type Command } from './args.js';
 import { UsageError, reportFailure, type Io } from './common.js';
 import { evalCommand } from './eval.js';
 import { gapCommand, gapMergeCommand } from './gap.js';
@@ -106,7 +107,15 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
       io.stdout.write(`${commandHelp(command)}\n`);
       return 0;
     }
-    return await command.run(parseArgs(command, rest), io);
+    const args = parseArgs(command, rest);
+    // --threads is process-wide (src/threads.ts): set for the command, then put back (main runs in-process in tests).
+    const cap = threadCap();
+    try {
+      if (args.given.has('threads')) setThreads(value.number(args, 'threads'));
+      return await command.run(args, io);
+    } finally {
+      setThreads(cap);
+    }
   } catch (e) {
     return reportFailure(e, io);
   }

@@ -7,6 +7,7 @@ import { BACKEND_CHOICES, GPUJS_MODES, chooseBackend, type BackendChoice, type B
 import type { DecodeBackend } from '../models/chain.js';
 import type { StepType } from '../solvers/bcfw.js';
 import { SOLVERS, type SolverName, type TrainOptions } from '../solvers/index.js';
+import { MAX_THREADS } from '../threads.js';
 import { taskOf, taskOptions } from '../tasks/index.js';
 import type { DataKind, LoadOptions, OptionValues } from '../tasks/types.js';
 import { value, type Args, type CommandOption } from './args.js';
@@ -31,6 +32,7 @@ export const SOLVER_OPTIONS: readonly CommandOption[] = [
   { name: 'cache-size', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'labels kept per block', default: '50', group: solver },
   { name: 'cache-f', type: 'number', value: 'X', min: 0, max: 1e6, help: 'cache hit when its gap >= F x the block\'s estimated gap', default: '0.25', group: solver },
   { name: 'cache-nu', type: 'number', value: 'X', min: 0, max: 1e6, help: 'or when its gap >= nu x the global gap estimate / n', default: '0.01', group: solver },
+  { name: 'batch', type: 'integer', value: 'TAU', min: 1, max: 1e9, help: 'blocks per step, decoded together on native threads; 1 = sequential BCFW', default: '4 x threads, at most n/32 (1 on one thread)', group: solver },
   { name: 'averaging', type: 'flag', help: 'weighted average rho = 2/(k+2) of the iterates', default: 'on for plain bcfw only', group: solver },
   { name: 'no-averaging', type: 'flag', help: 'return the last iterate', group: solver },
   { name: 'no-line-search', type: 'flag', help: 'the fixed step 2n/(k+2n) (bcfw) or 2/(k+2) (fw)', group: solver },
@@ -53,8 +55,9 @@ export const DATA_OPTIONS: readonly CommandOption[] = [
   { name: 'in-memory', type: 'flag', help: 'load every horse record into memory', group: data },
 ];
 
-const scoring = 'Scoring backend of the batched exact passes';
+const scoring = 'Scoring backend and threads of the batched decodes';
 export const BACKEND_OPTIONS: readonly CommandOption[] = [
+  { name: 'threads', type: 'integer', value: 'N', min: 1, max: MAX_THREADS, help: 'native threads of exact passes and mini-batch decodes (results do not depend on it)', default: 'every core', group: scoring },
   { name: 'backend', type: 'choice', value: 'B', choices: [...BACKEND_CHOICES], help: 'auto calibrates once per machine and caches the fastest correct one; js also decodes in TypeScript', default: 'auto', group: scoring },
   { name: 'gpu-mode', type: 'choice', value: 'MODE', choices: [...GPUJS_MODES], help: 'gpu.js mode for --backend gpujs', default: 'gpu (the best found)', group: scoring },
 ];
@@ -130,6 +133,7 @@ export function trainOptions(a: Args, defaults: { lambda?: number; gapThreshold?
   const cacheSet = ['cache-size', 'cache-f', 'cache-nu'].some((k) => a.given.has(k));
   if ((value.flag(a, 'cache') || cacheSet) && !step) throw new UsageError('--cache applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)');
   if (cacheSet && !value.flag(a, 'cache')) throw new UsageError('--cache-size, --cache-f and --cache-nu need --cache');
+  if (a.given.has('batch') && !step) throw new UsageError('--batch applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)');
   const o: Record<string, unknown> = {
     solver: solverName,
     lambda: value.number(a, 'lambda') ?? defaults.lambda,
@@ -145,6 +149,7 @@ export function trainOptions(a: Args, defaults: { lambda?: number; gapThreshold?
   if (solverName !== 'fw') o.averaging = value.flag(a, 'averaging') ? true : value.flag(a, 'no-averaging') ? false : undefined;
   if (step) {
     o.step = step;
+    o.batch = value.number(a, 'batch');
     if (value.flag(a, 'cache')) {
       o.cache = { maxSize: value.number(a, 'cache-size') ?? 50, factor: value.number(a, 'cache-f') ?? 0.25, nu: value.number(a, 'cache-nu') ?? 0.01 };
     }

@@ -4,6 +4,7 @@ import { Rng } from '../core/rng.js';
 import { dot, dotSparse, normSqSparse, type SparseVector } from '../core/vector.js';
 import { BlockAtoms } from '../cache/atoms.js';
 import { SumTree } from '../sampling/sumtree.js';
+import { threads } from '../threads.js';
 import { DenseBlocks, SparseBlocks, type BlockStorage } from './blocks.js';
 import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import {
@@ -46,6 +47,16 @@ export interface BcfwOptions extends CommonSolverOptions {
   step?: StepType;
   /** Caching of oracle answers; `true` for the defaults. Default off. */
   cache?: boolean | CacheOptions;
+  /**
+   * Blocks per step (tau; mini-batches as in Wang et al. 2016, AP-BCFW): a step samples tau distinct blocks,
+   * serves the cache hits, decodes the misses together at the current w on native threads
+   * (Problem.batch.decodeSubset), then applies the tau updates one after another in sampled order, each with
+   * line search at the iterate it is applied to (a corner found at a slightly older w is still a feasible
+   * direction, and the dual never decreases). 1 is the sequential algorithm. At most n. Default:
+   * {@link defaultBatch} of the threads and n (a resumed run: the checkpoint's). Results depend on tau, not on
+   * threads.
+   */
+  batch?: number;
   /** Optimal step size (Alg. 4, line 6 with line search); otherwise gamma = 2n/(k + 2n) (FW steps only). Default true. */
   lineSearch?: boolean;
   /**
@@ -131,6 +142,8 @@ export interface BcfwCounters {
 /** BCFW result: per-block exact gaps are known when averaging is off (the blocks belong to the returned iterate). */
 export interface BcfwResult extends SolverResult {
   blockGaps?: Float64Array;
+  /** Blocks per step (tau). */
+  batch: number;
   counters: BcfwCounters;
   /** Labels stored over all blocks (dual variables and cache), when kept. */
   storedLabels?: number;
@@ -172,6 +185,20 @@ export class BcfwSolver extends PassSolver {
   private readonly averaging: boolean;
   private readonly blockKind: 'dense' | 'sparse';
   private readonly heuristicExit: number | false;
+  /**
+   * Blocks per step (tau) and the mini-batch's buffers: its blocks in sampled order, the blocks the cache
+   * does not serve (decoded together) with their labels and H, and for each position its decoded label's
+   * index (-1: none), and the sum-tree weights of the blocks while they are out of the tree. `taken` marks
+   * the blocks of the batch being sampled (distinct blocks).
+   */
+  private readonly batch: number;
+  private readonly batchBlocks: Int32Array;
+  private readonly batchMisses: Int32Array;
+  private readonly batchLabels: unknown[];
+  private readonly batchHinge: Float64Array;
+  private readonly batchDecoded: Int32Array;
+  private readonly batchWeights: Float64Array;
+  private readonly taken: Uint8Array;
   /** The w every oracle, gap and objective sees: clip(v) under box constraints, else v itself. */
   private readonly w: Float64Array;
   /** v = sum_i w_i, kept unclipped (2016 App. H); the same array as w without bounds. */
@@ -234,6 +261,17 @@ export class BcfwSolver extends PassSolver {
     check(!(this.averaging && this.heuristicExit !== false), 'the heuristic exit uses gap estimates of the current iterate: it cannot be combined with averaging');
     check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
     const { n, dim: d } = problem;
+    // A resumed run keeps the batch it was made with (checkpoints before mini-batches: 1) unless told otherwise.
+    const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n));
+    check(Number.isInteger(batch) && batch >= 1, `batch must be a positive integer, got ${batch}`);
+    this.batch = Math.min(batch, n);
+    this.batchBlocks = new Int32Array(this.batch);
+    this.batchMisses = new Int32Array(this.batch);
+    this.batchLabels = new Array<unknown>(this.batch);
+    this.batchHinge = new Float64Array(this.batch);
+    this.batchDecoded = new Int32Array(this.batch);
+    this.batchWeights = new Float64Array(this.batch);
+    this.taken = new Uint8Array(this.batch > 1 ? n : 0);
     this.bounds = resolveBounds(problem);
     this.v = new Float64Array(d);
     this.w = this.bounds ? new Float64Array(d) : this.v;
@@ -279,14 +317,28 @@ export class BcfwSolver extends PassSolver {
     return this.unvisited > 0 ? Infinity : Math.max(this.estSum, 0);
   }
 
-  private drawGapBlock(): number {
+  /**
+   * A block drawn with probability proportional to its gap estimate^p, unvisited blocks first. While a
+   * mini-batch is sampled, its blocks are `taken` and out of the tree (drawn without replacement). When every
+   * estimate left is 0, any block; or -1 with `orNone` (a mini-batch then ends: such blocks are not worth
+   * a step unless nothing else is).
+   */
+  private drawGapBlock(orNone = false): number {
     // Unvisited blocks count as +inf: they come first, in a random order.
     for (let p = this.firstVisitOrder.length - this.unvisited; this.unvisited > 0 && p < this.firstVisitOrder.length; p++) {
       const i = this.firstVisitOrder[p]!;
-      if (this.gapEst[i] === Infinity) return i;
+      if (this.gapEst[i] === Infinity && this.taken[i] !== 1) return i;
     }
     const i = this.tree.sample(this.rng.next());
-    return i >= 0 ? i : this.rng.int(this.problem.n); // all estimates 0: any block
+    return i >= 0 ? i : orNone ? -1 : this.uniformBlock();
+  }
+
+  /** A uniform block, not one already taken by the mini-batch being sampled. */
+  private uniformBlock(): number {
+    let i: number;
+    do i = this.rng.int(this.problem.n);
+    while (this.taken[i] === 1);
+    return i;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -298,7 +350,33 @@ export class BcfwSolver extends PassSolver {
     target.score = target.loss - dotSparse(this.w, target.psi);
   }
 
-  private blockStep(i: number): void {
+  /**
+   * Scores block i's stored labels at the current w (into `scores`) and returns the index of the one the
+   * cache serves (2016 Alg. 5: its block gap is > 0 and >= max(F g_i, nu G / n)), or -1.
+   */
+  private cacheChoice(i: number): number {
+    const { problem, w, stats } = this;
+    const A = this.atoms?.[i];
+    if (!A) return -1;
+    if (this.scores.length < A.size + 1) this.scores = new Float64Array(2 * (A.size + 1));
+    problem.labelScores(i, w, A.labels, this.scores);
+    if (!this.cache || A.size === 0) return -1;
+    const { n } = problem;
+    // g_i(y) = base + s_i(y)/n with base = lambda <w_i, w> - l_i.
+    this.blocks.stats(i, w, EMPTY, stats);
+    const base = this.config.lambda * stats[0]! - this.lBlocks[i]!;
+    let c = 0;
+    for (let k = 1; k < A.size; k++) if (this.scores[k]! > this.scores[c]!) c = k;
+    const gCache = base + this.scores[c]! / n;
+    return gCache > 0 && gCache >= Math.max(this.cache.factor * this.gapEst[i]!, (this.cache.nu * this.lastExactTotal) / n) ? c : -1;
+  }
+
+  /**
+   * One block step at the current w (2013 Alg. 4; 2016 Alg. 3-5). The FW corner is the cache's label, else
+   * `label` when the mini-batch `decoded` it (at the batch's w: its score is re-evaluated here), else the
+   * max-oracle's.
+   */
+  private blockStep(i: number, decoded = false, label?: unknown): void {
     const { problem, w, stats, atoms } = this;
     this.estimatesExact = false;
     const { n } = problem;
@@ -307,37 +385,22 @@ export class BcfwSolver extends PassSolver {
     const { blocks } = this;
     const li = this.lBlocks[i]!;
     const A = atoms?.[i];
-    // Loss-augmented scores of the stored labels at the current w.
-    if (A) {
-      if (this.scores.length < A.size + 1) this.scores = new Float64Array(2 * (A.size + 1));
-      problem.labelScores(i, w, A.labels, this.scores);
-    }
-    // g_i(y) = base + s_i(y)/n with base = lambda <w_i, w> - l_i.
-    let base = 0;
-    let sIndex = -1;
-    let cacheHit = false;
+    // FW corner: the cache (Alg. 5) or the max-oracle; the stored labels' scores at w are left in `scores`.
+    let sIndex = this.cacheChoice(i);
+    const cacheHit = sIndex >= 0;
     const s = this.fwCorner;
-    // FW corner: the cache (Alg. 5) or the max-oracle.
-    if (A && this.cache && A.size > 0) {
-      blocks.stats(i, w, EMPTY, stats);
-      base = lambda * stats[0]! - li;
-      let c = 0;
-      for (let k = 1; k < A.size; k++) if (this.scores[k]! > this.scores[c]!) c = k;
-      const gCache = base + this.scores[c]! / n;
-      if (gCache > 0 && gCache >= Math.max(this.cache.factor * this.gapEst[i]!, (this.cache.nu * this.lastExactTotal) / n)) {
-        cacheHit = true;
-        sIndex = c;
-        this.counters.cacheHits++;
-        this.corner(s, i, A.labels[c]);
-      }
+    if (cacheHit) {
+      this.counters.cacheHits++;
+      this.corner(s, i, A!.labels[sIndex]);
     }
     let oracleLabel: unknown;
     if (!cacheHit) {
-      oracleLabel = problem.oracle(i, w);
-      this.oracleCalls++;
+      oracleLabel = decoded ? label : problem.oracle(i, w);
+      if (!decoded) this.oracleCalls++;
       this.corner(s, i, oracleLabel);
-      if (!(checkedHinge(s.score, i) > 0)) {
-        // The ground truth is a maximiser: the corner is w_s = 0, l_s = 0.
+      // The ground truth scores 0. When the label does not beat it (the oracle's, up to rounding: checked; one
+      // decoded at the mini-batch's older w: legitimately), the ground truth is the corner: w_s = 0, l_s = 0.
+      if (!((decoded ? s.score : checkedHinge(s.score, i)) > 0)) {
         oracleLabel = problem.groundTruth(i);
         s.psi.nnz = 0;
         s.loss = 0;
@@ -345,7 +408,8 @@ export class BcfwSolver extends PassSolver {
       }
     }
     blocks.stats(i, w, s.psi, stats);
-    base = lambda * stats[0]! - li;
+    // g_i(y) = base + s_i(y)/n with base = lambda <w_i, w> - l_i (2016 eq. 10).
+    const base = lambda * stats[0]! - li;
     const wiSq = stats[1]!;
     const gFW = base + s.score / n;
     if (!cacheHit) {
@@ -625,15 +689,66 @@ export class BcfwSolver extends PassSolver {
     return this.heuristicExit !== false && this.gapEstimate <= this.heuristicExit * this.config.gapThreshold;
   }
 
-  private nextBlock(s: number): number {
+  private nextBlock(s: number, orNone = false): number {
     switch (this.sampling) {
       case 'perm':
         return this.order[s]!;
       case 'gap':
-        return this.drawGapBlock();
+        return this.drawGapBlock(orNone);
       default:
-        return this.rng.int(this.problem.n);
+        return this.uniformBlock();
     }
+  }
+
+  /**
+   * Steps s .. s+m-1 of the pass as one mini-batch (m <= min(tau, n - s)); returns m. The blocks are
+   * sampled distinct (gap sampling without replacement through the sum tree, ending the batch early when the
+   * blocks left all have zero estimates), the ones the cache would not serve at the current w are decoded
+   * together at it (on native threads when the problem batches), and the m block steps then run in sampled
+   * order at their own iterates.
+   */
+  private miniBatchStep(s: number): number {
+    const { problem, tree, taken } = this;
+    let m = Math.min(this.batch, problem.n - s);
+    const blocks = this.batchBlocks;
+    for (let q = 0; q < m; q++) {
+      const i = this.nextBlock(s + q, q > 0);
+      if (i < 0) {
+        m = q;
+        break;
+      }
+      blocks[q] = i;
+      taken[i] = 1;
+      // Out of the tree until the batch is sampled (drawn without replacement).
+      if (this.sampling === 'gap') {
+        this.batchWeights[q] = tree.get(i);
+        if (this.batchWeights[q]! > 0) tree.set(i, 0);
+      }
+    }
+    for (let q = 0; q < m; q++) {
+      const i = blocks[q]!;
+      taken[i] = 0;
+      if (this.sampling === 'gap' && this.batchWeights[q]! > 0) tree.set(i, this.batchWeights[q]!);
+    }
+    let misses = 0;
+    for (let q = 0; q < m; q++) {
+      const i = blocks[q]!;
+      if (this.cacheChoice(i) >= 0) this.batchDecoded[q] = -1;
+      else {
+        this.batchDecoded[q] = misses;
+        this.batchMisses[misses++] = i;
+      }
+    }
+    if (misses > 0) {
+      if (problem.batch) problem.batch.decodeSubset(this.w, this.batchMisses, misses, this.batchLabels, this.batchHinge);
+      else for (let q = 0; q < misses; q++) this.batchLabels[q] = problem.oracle(this.batchMisses[q]!, this.w);
+      this.oracleCalls += misses;
+    }
+    for (let q = 0; q < m; q++) {
+      const d = this.batchDecoded[q]!;
+      this.blockStep(blocks[q]!, d >= 0, d >= 0 ? this.batchLabels[d] : undefined);
+    }
+    return m;
   }
 
   /**
@@ -662,7 +777,7 @@ export class BcfwSolver extends PassSolver {
         }
       }
       if (this.sampling === 'perm') this.rng.permutation(this.order);
-      const ended = yield* this.sweep((s) => this.blockStep(this.nextBlock(s)), () => this.heuristicallyConverged());
+      const ended = yield* this.sweep((s) => (this.batch === 1 ? (this.blockStep(this.nextBlock(s)), 1) : this.miniBatchStep(s)), () => this.heuristicallyConverged());
       const interrupted = ended === 'interrupted';
       const converged = ended === 'converged';
       this.passes++;
@@ -712,6 +827,7 @@ export class BcfwSolver extends PassSolver {
     return {
       ...this.baseResult(it.w, cert, certified),
       blockGaps: this.lastBlockGaps,
+      batch: this.batch,
       counters: { ...this.counters },
       storedLabels: this.storedLabels,
     };
@@ -731,7 +847,7 @@ export class BcfwSolver extends PassSolver {
         counters: this.counters, firstVisitOrder: Array.from(this.firstVisitOrder), atoms: atoms ?? null,
         options: {
           ...this.baseOptions(), sampling: this.sampling, gapDegree: this.gapDegree, step: this.step, cache: this.cache ?? null,
-          lineSearch: this.lineSearch, averaging: this.averaging, heuristicExit: this.heuristicExit, blockStorage: this.blockKind,
+          lineSearch: this.lineSearch, averaging: this.averaging, heuristicExit: this.heuristicExit, blockStorage: this.blockKind, batch: this.batch,
         },
       },
       arrays,
@@ -742,8 +858,10 @@ export class BcfwSolver extends PassSolver {
   private restore(r: SolverCheckpoint): void {
     const m = r.meta;
     const mine = this.checkpoint().meta.options;
-    for (const key of ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit', 'blockStorage']) {
-      check(JSON.stringify(m.options[key]) === JSON.stringify(mine[key]), `checkpoint was made with ${key} = ${JSON.stringify(m.options[key])}, not ${JSON.stringify(mine[key])}`);
+    // Checkpoints made before mini-batches stepped one block at a time.
+    const made: Record<string, unknown> = { ...m.options, batch: m.options.batch ?? 1 };
+    for (const key of ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit', 'blockStorage', 'batch']) {
+      check(JSON.stringify(made[key]) === JSON.stringify(mine[key]), `checkpoint was made with ${key} = ${JSON.stringify(made[key])}, not ${JSON.stringify(mine[key])}`);
     }
     this.loadDualPoint(r);
     if (this.averaging) this.wAvg.set(checkpointArray(r, 'wAvg', this.wAvg.length));
@@ -897,6 +1015,16 @@ export class BcfwSolver extends PassSolver {
       this.lAvg = this.l;
     }
   }
+}
+
+/**
+ * The default blocks per step for n blocks and a number of native threads: 4 per thread, which keeps the
+ * threads busy on cheap oracles, but at most n/32 (at least 1), so that one step's blocks stay a small part of
+ * the data and their updates close to sequential ones; 1 on one thread (the sequential algorithm).
+ * See docs/results.md (multi-core training) for the measurements behind it.
+ */
+export function defaultBatch(threads: number, n: number): number {
+  return Math.max(1, Math.min(threads <= 1 ? 1 : 4 * threads, Math.floor(n / 32)));
 }
 
 /** Runs BCFW to completion (see BcfwSolver). */

@@ -4,6 +4,7 @@ import { check, InputError } from '../core/errors.js';
 import type { OracleCounters, PassProgress, Problem } from '../core/problem.js';
 import { dot, dotSparse, type SparseVector } from '../core/vector.js';
 import { subtractCounters, zeroCounters } from '../engine/counters.js';
+import { setThreads, threads } from '../threads.js';
 
 /** One record of a training trace (a JSONL line of `--trace`). Certificates refer to the returned iterate. */
 export interface ProgressEvent {
@@ -77,6 +78,12 @@ export interface CommonSolverOptions {
    * 'aborted'. E.g. a second Ctrl-C while a stopped run certifies.
    */
   passSignal?: AbortSignal;
+  /**
+   * Native threads of the run's decodes (exact passes, BCFW mini-batches): sets the process-wide setting of
+   * {@link setThreads} when the solver is made (it stays set). Default: leave it (every core unless set).
+   * Results do not depend on it.
+   */
+  threads?: number;
 }
 
 /** {@link PassProgress} of an exact pass inside a solver run: which solver, after which pass. */
@@ -112,6 +119,8 @@ export interface SolverResult {
   trace: ProgressEvent[];
   /** Further metrics of the last `evaluate` call. */
   metrics: Record<string, number>;
+  /** Native threads the run's decodes used (see {@link setThreads}); results do not depend on it. */
+  threads: number;
   /**
    * Oracle counters of this run (a resumed run: since it resumed): batched passes, timed per-object oracle
    * calls and data reads (see OracleCounters); absent when the problem keeps none.
@@ -349,6 +358,7 @@ export abstract class PassSolver {
         check(m.options[key] === config[key], `checkpoint was made with ${key} = ${m.options[key]}, not ${config[key]}`);
       }
     }
+    if (options.threads !== undefined) setThreads(options.threads);
     this.trace = restored ? [...restored.meta.trace] : [];
     this.passes = restored?.meta.passes ?? 0;
     this.oracleCalls = restored?.meta.oracleCalls ?? 0;
@@ -422,18 +432,19 @@ export abstract class PassSolver {
   }
 
   /**
-   * One pass of n steps: `step(s)` for s = 0..n-1, checking the stop conditions (abort, time budget) between
-   * steps and, before each, the optional `converged` test. Pauses (yields null) every few tens of
-   * milliseconds, so that trainAsync sees a signal during a long pass. Returns why it ended early, if it did.
+   * One pass of n block steps: `step(s)` takes steps s, s+1, ... and returns how many it took (1, or a
+   * mini-batch), checking the stop conditions (abort, time budget) between calls and, before each, the
+   * optional `converged` test. Pauses (yields null) every few tens of milliseconds, so that trainAsync sees a
+   * signal during a long pass. Returns why it ended early, if it did.
    */
-  protected *sweep(step: (s: number) => void, converged?: () => boolean): Generator<PassStep, 'complete' | 'interrupted' | 'converged', void> {
+  protected *sweep(step: (s: number) => number, converged?: () => boolean): Generator<PassStep, 'complete' | 'interrupted' | 'converged', void> {
     const n = this.problem.n;
     let paused = performance.now();
-    for (let s = 0; s < n; s++) {
+    for (let s = 0, calls = 1; s < n; calls++) {
       if (converged?.()) return 'converged';
-      step(s);
-      if (s + 1 < n && this.mustStop()) return 'interrupted';
-      if ((s & 31) === 31 && performance.now() - paused > 25) {
+      s += step(s);
+      if (s < n && this.mustStop()) return 'interrupted';
+      if ((calls & 31) === 0 && performance.now() - paused > 25) {
         yield null;
         paused = performance.now();
       }
@@ -482,6 +493,7 @@ export abstract class PassSolver {
       ...(gapIsExact && cert.gap !== undefined ? { thresholdReached: cert.gap <= this.config.gapThreshold } : {}),
       trace: this.trace,
       metrics: this.lastMetrics,
+      threads: threads(),
       ...(this.countersAtStart ? { oracle: subtractCounters(this.problem.counters!(), this.countersAtStart) } : {}),
     };
   }

@@ -116,7 +116,7 @@ export class SsgSolver extends PassSolver {
     if (this.passes < this.config.maxPasses && !this.mustStop()) {
       const { n } = this.problem;
       if (this.sampling === 'perm') this.rng.permutation(this.order);
-      const interrupted = (yield* this.sweep((s) => this.step(this.sampling === 'perm' ? this.order[s]! : this.rng.int(n)))) === 'interrupted';
+      const interrupted = (yield* this.sweep((s) => (this.step(this.sampling === 'perm' ? this.order[s]! : this.rng.int(n)), 1))) === 'interrupted';
       this.passes++;
       if (this.passes % this.config.gapCheck === 0) yield* this.primalCheck();
       else this.emit({ seconds: this.clock.seconds, gapIsExact: false });

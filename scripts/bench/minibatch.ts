@@ -1,0 +1,172 @@
+/**
+ * Multi-core training (issue 19): BCFW with mini-batches of tau blocks per step, the cache misses decoded
+ * together on native threads, against the sequential engine, side by side in one run.
+ *
+ *   npx tsx scripts/bench/minibatch.ts [--data ocr,conll,horse,lsp] [--horse DIR] [--threads 1,2] [--taus 1,2,4,8,16,32]
+ *       [--repeats 3] [--gaps 0.1,0.01] [--method bcfw|bcpfw-gap-cache] [--time-budget SECONDS] [--plot docs/figures/minibatch]
+ *
+ * Two measurements per data set, for every thread count (setThreads: the mini-batch decodes and the exact
+ * passes alike) and every tau:
+ *  - throughput: oracle calls per second of the block steps (the final certifying pass left out), over a few
+ *    passes with no exact check in between; configurations run round-robin, --repeats times, medians;
+ *  - convergence: one run per target gap to an exact (certified) gap <= it, with the run's seconds (exact
+ *    passes included: the time a user waits for the certificate) and effective passes.
+ * Each row also gives the ratios against (1 thread, tau 1), today's sequential engine on one core.
+ * Data: OCR-large (lambda 1e-3), CoNLL-2000 train, a prepared horse set (--horse DIR, from gapbcfw
+ * prepare-horse; --horse-stream reads it from disk per call), LSP-small (100 images); from ../shared/data
+ * or $GAPBCFW_DATA. The machine should be otherwise idle. Prints one JSON object; --plot writes two figures
+ * (speed-up against threads and tau; effective passes to the last gap against tau) as SVG and PNG.
+ */
+import { writeFileSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import type { TopLevelSpec } from 'vega-lite';
+import { modelProblem, type Problem } from '../../src/core/problem.js';
+import { dataPath } from '../../src/data/paths.js';
+import { renderPng, renderSvg } from '../../src/plot/figures.js';
+import { bcfw, type BcfwOptions } from '../../src/solvers/bcfw.js';
+import { loadTask, taskOf, parseDataSpec } from '../../src/tasks/index.js';
+import { buildModel } from '../../src/tasks/model-kinds.js';
+import { setThreads } from '../../src/threads.js';
+
+const { values } = parseArgs({
+  options: {
+    data: { type: 'string', default: 'ocr,conll,lsp' },
+    horse: { type: 'string' },
+    'horse-stream': { type: 'boolean', default: false },
+    threads: { type: 'string', default: [...new Set([1, 2, availableParallelism()])].join(',') },
+    taus: { type: 'string', default: '1,2,4,8,16,32' },
+    repeats: { type: 'string', default: '3' },
+    gaps: { type: 'string', default: '0.1,0.01' },
+    method: { type: 'string', default: 'bcfw' },
+    'time-budget': { type: 'string', default: '900' },
+    plot: { type: 'string' },
+  },
+});
+const threadCounts = values.threads.split(',').map(Number);
+const taus = values.taus.split(',').map(Number);
+const gaps = values.gaps.split(',').map(Number);
+const repeats = Number(values.repeats);
+const METHODS: Record<string, BcfwOptions> = {
+  bcfw: { step: 'fw', sampling: 'uniform', averaging: false },
+  'bcpfw-gap-cache': { step: 'pairwise', sampling: 'gap', cache: true },
+};
+const method = METHODS[values.method];
+if (!method) throw new Error(`--method: one of ${Object.keys(METHODS).join(', ')}`);
+
+interface DataSet {
+  name: string;
+  problem: Problem;
+  lambda: number;
+  /** Passes per throughput run. */
+  passes: number;
+}
+
+async function dataSet(name: string): Promise<DataSet> {
+  const spec: Record<string, [string, { split?: string; stream?: boolean }, number | undefined, number]> = {
+    ocr: [`ocr:${dataPath('ocr', 'letter.data.gz')}`, { split: 'large' }, 1e-3, 2],
+    conll: [`conll:${dataPath('conll2000')}`, {}, undefined, 2],
+    horse: [`horse:${values.horse}`, { stream: values['horse-stream'] }, undefined, 3],
+    lsp: [`lsp:${dataPath('lsp')}`, { split: 'small' }, undefined, 2],
+  };
+  const entry = spec[name];
+  if (!entry) throw new Error(`unknown data set '${name}' (ocr, conll, horse, lsp)`);
+  if (name === 'horse' && values.horse === undefined) throw new Error('--data horse needs --horse DIR (gapbcfw prepare-horse)');
+  const [data, load, lambda, passes] = entry;
+  const task = await loadTask(data, load);
+  const problem = modelProblem(buildModel(task.spec), task.train);
+  return { name, problem, lambda: lambda ?? taskOf(parseDataSpec(data).kind).defaults.lambda ?? 1 / problem.n, passes };
+}
+
+interface Config {
+  threads: number;
+  tau: number;
+}
+const configs: Config[] = [];
+for (const threads of threadCounts) for (const tau of taus) if (threads > 1 || tau === 1) configs.push({ threads, tau });
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1]!;
+}
+
+/** Oracle calls per second of the block steps of `passes` passes (no exact check until the final one). */
+function throughput(d: DataSet, c: Config): number {
+  setThreads(c.threads);
+  const r = bcfw(d.problem, { ...method, lambda: d.lambda, batch: c.tau, maxPasses: d.passes, gapCheck: 1e9, heuristicExit: false, gapThreshold: 0, seed: 1 });
+  const steps = r.trace.filter((e) => !e.gapIsExact).at(-1)!;
+  return steps.oracleCalls / steps.seconds;
+}
+
+/** Seconds and effective passes to a certified gap <= target (null when the time budget ran out first). */
+function toGap(d: DataSet, c: Config, target: number): { seconds: number; effectivePasses: number } | null {
+  setThreads(c.threads);
+  const r = bcfw(d.problem, { ...method, lambda: d.lambda, batch: c.tau, gapThreshold: target, maxPasses: 100000, timeBudget: Number(values['time-budget']), seed: 1 });
+  return r.thresholdReached ? { seconds: r.seconds, effectivePasses: r.effectivePasses } : null;
+}
+
+const results: Record<string, unknown>[] = [];
+for (const name of values.data.split(',')) {
+  const d = await dataSet(name);
+  process.stderr.write(`${name}: n = ${d.problem.n}, d = ${d.problem.dim}, lambda ${d.lambda}\n`);
+  const rates = configs.map(() => [] as number[]);
+  for (let r = 0; r < repeats; r++) configs.forEach((c, k) => rates[k]!.push(throughput(d, c)));
+  const base = median(rates[0]!);
+  const rows = configs.map((c, k) => {
+    const rate = median(rates[k]!);
+    const row: Record<string, unknown> = { threads: c.threads, tau: c.tau, oracleCallsPerSecond: Math.round(rate), speedup: +(rate / base).toFixed(2) };
+    for (const target of gaps) {
+      const t = toGap(d, c, target);
+      row[`to${target}`] = t && { seconds: +t.seconds.toFixed(2), effectivePasses: +t.effectivePasses.toFixed(1) };
+      process.stderr.write(`  threads ${c.threads} tau ${c.tau}: ${Math.round(rate)} calls/s; gap ${target}: ${t ? `${t.seconds.toFixed(1)} s, ${t.effectivePasses.toFixed(1)} eff. passes` : 'not reached'}\n`);
+    }
+    return row;
+  });
+  const first = rows[0]!;
+  for (const row of rows) {
+    for (const target of gaps) {
+      const mine = row[`to${target}`] as { seconds: number; effectivePasses: number } | null;
+      const ref = first[`to${target}`] as { seconds: number; effectivePasses: number } | null;
+      if (mine && ref) row[`to${target}`] = { ...mine, timeSpeedup: +(ref.seconds / mine.seconds).toFixed(2), passesRatio: +(mine.effectivePasses / ref.effectivePasses).toFixed(2) };
+    }
+  }
+  results.push({ data: name, n: d.problem.n, dim: d.problem.dim, lambda: d.lambda, rows });
+}
+
+const report = { benchmark: 'minibatch', method: values.method, cpu: cpus()[0]?.model, cores: availableParallelism(), repeats, results };
+console.log(JSON.stringify(report));
+
+if (values.plot) {
+  const last = gaps.at(-1)!;
+  const points = results.flatMap((r) =>
+    (r.rows as Record<string, unknown>[]).map((row) => ({
+      data: r.data as string,
+      threads: `${row.threads as number} thread${row.threads === 1 ? '' : 's'}`,
+      tau: row.tau as number,
+      speedup: row.speedup as number,
+      passes: (row[`to${last}`] as { passesRatio?: number } | null)?.passesRatio ?? null,
+    })),
+  );
+  const chart = (y: 'speedup' | 'passes', title: string): TopLevelSpec => ({
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    title,
+    width: 360,
+    height: 220,
+    data: { values: points.filter((p) => p[y] !== null) },
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { field: 'tau', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'blocks per step (tau)' },
+      y: { field: y, type: 'quantitative', title: y === 'speedup' ? 'oracle calls/s vs 1 thread, tau 1' : `effective passes to gap ${last} vs tau 1` },
+      color: { field: 'data', type: 'nominal' },
+      strokeDash: { field: 'threads', type: 'nominal' },
+    },
+  });
+  for (const [suffix, spec] of [
+    ['speedup', chart('speedup', `Block-step throughput on ${availableParallelism()} cores`)],
+    ['passes', chart('passes', `Effective passes to an exact gap of ${last}`)],
+  ] as const) {
+    const svg = await renderSvg(spec);
+    writeFileSync(`${values.plot}-${suffix}.svg`, svg);
+    writeFileSync(`${values.plot}-${suffix}.png`, renderPng(svg));
+  }
+}

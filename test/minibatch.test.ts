@@ -1,0 +1,257 @@
+// Mini-batch block steps (issue 19): tau distinct blocks per step, the cache misses decoded together at the
+// current w on native threads (Problem.batch.decodeSubset), the tau updates applied one after another with line
+// search. Checked here: tau = 1 is the sequential engine bit for bit (traces recorded before mini-batches
+// existed); the thread count never changes a trace; every switch combination with tau > 1 reaches the
+// enumerated optimum; blocks are distinct within a step; cancellation and resume mid-run; the CLI flags.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { modelProblem, type Problem } from '../src/core/problem.js';
+import { bcfw, defaultBatch, type BcfwOptions, type BcfwResult, type Sampling, type StepType } from '../src/solvers/bcfw.js';
+import type { ProgressEvent, SolverResult } from '../src/solvers/common.js';
+import { fw } from '../src/solvers/fw.js';
+import { createSolver, train, trainAsync, type TrainOptions } from '../src/solvers/index.js';
+import { loadTask } from '../src/tasks/index.js';
+import { buildModel } from '../src/tasks/model-kinds.js';
+import { setThreads, threadCap } from '../src/threads.js';
+import { cli } from './helpers/capture.js';
+import { brutePrimal, tinyChain } from './helpers/tiny.js';
+
+const task = await loadTask('synthetic:');
+/** 300 synthetic chain sequences with the batched oracle (native scoring, Viterbi and hinges on the thread pool). */
+const synthetic: Problem = modelProblem(buildModel(task.spec), task.train);
+
+function bits(x: number): string {
+  const v = new DataView(new ArrayBuffer(8));
+  v.setFloat64(0, x);
+  return v.getBigUint64(0).toString(16);
+}
+/** Every field of every event but the wall-clock seconds, numbers as their bits. */
+const traceBits = (trace: readonly ProgressEvent[]) => trace.map(({ seconds: _s, ...e }) => Object.entries(e).map(([k, v]) => [k, typeof v === 'number' ? bits(v) : v]));
+const fingerprint = (r: SolverResult) => {
+  const h = createHash('sha256');
+  for (const e of traceBits(r.trace)) h.update(JSON.stringify(e));
+  for (const x of r.w) h.update(bits(x));
+  return h.digest('hex').slice(0, 32);
+};
+
+const capBefore = threadCap();
+afterEach(() => setThreads(capBefore));
+
+describe('tau = 1 is the sequential engine', () => {
+  // test/fixtures/traces/sequential.json: the same runs by the engine before mini-batches (commit 9a1af41).
+  const golden = JSON.parse(readFileSync(new URL('./fixtures/traces/sequential.json', import.meta.url), 'utf8')) as { runs: Record<string, string> };
+  const CONFIGS: Record<string, BcfwOptions> = {
+    'bcfw uniform, averaging': {},
+    'bcfw gap': { sampling: 'gap', averaging: false },
+    'bcfw perm, cache': { sampling: 'perm', cache: true },
+    'bcpfw gap, cache': { step: 'pairwise', sampling: 'gap', cache: true },
+    'bcafw uniform, cache': { step: 'away', cache: true },
+    'hybrid gap': { step: 'hybrid', sampling: 'gap' },
+  };
+  it.each(Object.keys(CONFIGS))('%s: batch 1 gives the recorded trace and weights bit for bit', (name) => {
+    const r = bcfw(synthetic, { lambda: 0.01, maxPasses: 30, gapCheck: 5, gapThreshold: 0, seed: 11, batch: 1, ...CONFIGS[name] });
+    expect(r.batch).toBe(1);
+    expect(fingerprint(r)).toBe(golden.runs[name]);
+  });
+});
+
+describe('tau > 1', () => {
+  const CONFIGS: [string, BcfwOptions][] = [
+    ['bcfw uniform, averaging', {}],
+    ['bcfw gap', { sampling: 'gap', averaging: false }],
+    ['bcpfw gap, cache', { step: 'pairwise', sampling: 'gap', cache: true }],
+    ['bcafw perm, cache', { step: 'away', sampling: 'perm', cache: true }],
+    ['hybrid uniform', { step: 'hybrid' }],
+  ];
+  const run = (o: BcfwOptions, batch: number) => bcfw(synthetic, { lambda: 0.01, maxPasses: 20, gapCheck: 5, gapThreshold: 0, seed: 4, batch, ...o });
+
+  it.each(CONFIGS)('%s: the thread count never changes the trace or the weights (tau 4 and 16)', (_name, o) => {
+    for (const batch of [4, 16]) {
+      setThreads(1);
+      const one = run(o, batch);
+      setThreads(2);
+      const two = run(o, batch);
+      setThreads(undefined);
+      const all = run(o, batch);
+      expect(one.batch).toBe(batch);
+      expect(traceBits(two.trace)).toEqual(traceBits(one.trace));
+      expect(traceBits(all.trace)).toEqual(traceBits(one.trace));
+      expect(Array.from(two.w, bits)).toEqual(Array.from(one.w, bits));
+      expect(Array.from(all.w, bits)).toEqual(Array.from(one.w, bits));
+    }
+  });
+
+  it('and tau does change it (the comparison above can fail)', () => {
+    expect(traceBits(run({}, 4).trace)).not.toEqual(traceBits(run({}, 16).trace));
+    expect(traceBits(run({}, 1).trace)).not.toEqual(traceBits(run({}, 4).trace));
+  });
+
+  it('each step decodes distinct blocks, at most tau, through the batched oracle; the dual never decreases', () => {
+    for (const sampling of ['uniform', 'perm', 'gap'] as Sampling[]) {
+      const batches: number[][] = [];
+      const decoding: Problem = {
+        ...synthetic,
+        batch: {
+          pass: (w, out) => synthetic.batch!.pass(w, out),
+          decodeSubset: (w, blocks, count, labels, hinge) => {
+            batches.push(Array.from(blocks.subarray(0, count)));
+            synthetic.batch!.decodeSubset(w, blocks, count, labels, hinge);
+          },
+        },
+      };
+      let prev = -Infinity;
+      const r = bcfw(decoding, {
+        lambda: 0.01, sampling, averaging: false, batch: 8, maxPasses: 5, gapThreshold: 0,
+        onStep: (s) => {
+          expect(s.dual).toBeGreaterThanOrEqual(prev - 1e-12);
+          prev = s.dual;
+        },
+      });
+      expect(batches.length).toBeGreaterThanOrEqual(5 * Math.ceil(300 / 8));
+      for (const b of batches) {
+        expect(b.length).toBeGreaterThan(0);
+        expect(b.length).toBeLessThanOrEqual(8);
+        expect(new Set(b).size).toBe(b.length);
+      }
+      // Every oracle call of the block steps went through the mini-batch decodes (the exact passes are the rest).
+      const decoded = batches.reduce((s, b) => s + b.length, 0);
+      const exactPasses = r.trace.filter((e) => e.gapIsExact).length;
+      expect(r.oracleCalls).toBe(decoded + exactPasses * 300);
+    }
+  });
+
+  describe('every combination of sampling x step x cache reaches the enumerated optimum', () => {
+    const t = tinyChain(31, { n: 12, K: 3, D: 2, maxT: 3 });
+    const lambda = 0.1;
+    const threshold = 1e-4;
+    const ref = fw(t.problem, { lambda, gapThreshold: threshold, maxPasses: 200000 });
+    const radius = (gap: number) => Math.sqrt((2 * Math.max(gap, 0)) / lambda);
+    const combos = (['uniform', 'perm', 'gap'] as Sampling[]).flatMap((sampling) =>
+      (['fw', 'pairwise', 'away', 'hybrid'] as StepType[]).flatMap((step) => [false, true].map((cache) => ({ sampling, step, cache }))),
+    );
+    it.each(combos)('%o with tau = 5', ({ sampling, step, cache }) => {
+      const r = bcfw(t.problem, { lambda, sampling, step, cache, batch: 5, gapThreshold: threshold, maxPasses: 100000, checkConsistency: true, seed: 3 });
+      expect(r.batch).toBe(5);
+      expect(r.stopReason).toBe('gap');
+      expect(r.gap!).toBeLessThanOrEqual(threshold);
+      // The certificate is real: the primal by enumerating every labelling of every block.
+      expect(r.primal).toBeCloseTo(brutePrimal(t, lambda, r.w), 10);
+      expect(Math.abs(r.primal! - ref.primal!)).toBeLessThanOrEqual(r.gap! + ref.gap!);
+      let distSq = 0;
+      for (let j = 0; j < r.w.length; j++) distSq += (r.w[j]! - ref.w[j]!) ** 2;
+      expect(Math.sqrt(distSq)).toBeLessThanOrEqual(radius(r.gap!) + radius(ref.gap!));
+    });
+  });
+
+  it('a mini-batch larger than n is n; bad values are refused', () => {
+    const t = tinyChain(5, { n: 6 });
+    expect(bcfw(t.problem, { lambda: 0.1, batch: 50, maxPasses: 3 }).batch).toBe(6);
+    expect(() => bcfw(t.problem, { batch: 0 })).toThrow(/batch must be a positive integer, got 0/);
+    expect(() => bcfw(t.problem, { batch: 2.5 })).toThrow(/batch must be a positive integer/);
+    expect(() => setThreads(0)).toThrow(/threads must be an integer in 1\.\.1024, got 0/);
+  });
+
+  it('the default: 4 blocks per thread, at most n/32, and 1 on one thread', () => {
+    expect(defaultBatch(1, 10000)).toBe(1);
+    expect(defaultBatch(2, 10000)).toBe(8);
+    expect(defaultBatch(16, 10000)).toBe(64);
+    expect(defaultBatch(16, 147)).toBe(4);
+    expect(defaultBatch(2, 20)).toBe(1);
+    setThreads(2);
+    expect(bcfw(synthetic, { lambda: 0.01, maxPasses: 1 }).batch).toBe(8);
+    setThreads(1);
+    expect(bcfw(synthetic, { lambda: 0.01, maxPasses: 1 }).batch).toBe(1);
+  });
+});
+
+describe('cancellation and resume with tau > 1', () => {
+  const options: TrainOptions = { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true, batch: 8, lambda: 0.01, maxPasses: 40, gapCheck: 5, gapThreshold: 0, seed: 9 };
+
+  it('an abort mid-pass stops at the next mini-batch with an exact certificate of the returned w', async () => {
+    const controller = new AbortController();
+    let decodes = 0;
+    const problem: Problem = {
+      ...synthetic,
+      batch: {
+        pass: (w, out) => synthetic.batch!.pass(w, out),
+        decodeSubset: (w, blocks, count, labels, hinge) => {
+          if (++decodes === 100) controller.abort();
+          synthetic.batch!.decodeSubset(w, blocks, count, labels, hinge);
+        },
+      },
+    };
+    const r = await trainAsync(problem, { ...options, signal: controller.signal });
+    expect(r.stopReason).toBe('aborted');
+    expect(decodes).toBe(100); // no mini-batch after the aborting one
+    expect(r.gapIsExact).toBe(true);
+    expect(r.gap!).toBeGreaterThanOrEqual(0);
+    expect(r.passes).toBeLessThan(40);
+  });
+
+  it('a resumed run continues exactly; a resume with another batch is refused, without one it keeps the checkpoint\'s', () => {
+    const full = train(synthetic, options);
+    const first = createSolver(synthetic, { ...options, maxPasses: 40 });
+    for (let p = 0; p < 15; p++) first.runPass();
+    const checkpoint = first.checkpoint();
+    expect(checkpoint.meta.options.batch).toBe(8);
+    const resumed = createSolver(synthetic, options, checkpoint);
+    while (resumed.runPass());
+    expect(traceBits(resumed.result().trace)).toEqual(traceBits(full.trace));
+    expect(Array.from(resumed.result().w, bits)).toEqual(Array.from(full.w, bits));
+    expect(() => createSolver(synthetic, { ...options, batch: 4 }, checkpoint)).toThrow(/checkpoint was made with batch = 8, not 4/);
+    const { batch: _b, ...withoutBatch } = options as BcfwOptions & { solver: 'bcfw' };
+    setThreads(1); // the default would be 1 here: the checkpoint's 8 wins
+    const adopted = createSolver(synthetic, withoutBatch, checkpoint);
+    while (adopted.runPass());
+    expect(traceBits(adopted.result().trace)).toEqual(traceBits(full.trace));
+  });
+
+  it('a checkpoint made before mini-batches (no batch in its options) resumes with batch 1', () => {
+    const first = createSolver(synthetic, { ...options, batch: 1 });
+    for (let p = 0; p < 5; p++) first.runPass();
+    const old = first.checkpoint();
+    delete (old.meta.options as Record<string, unknown>).batch;
+    const resumed = createSolver(synthetic, { ...options, batch: undefined }, old);
+    while (resumed.runPass());
+    expect((resumed.result() as BcfwResult).batch).toBe(1);
+    expect(() => createSolver(synthetic, { ...options, batch: 8 }, old)).toThrow(/checkpoint was made with batch = 1, not 8/);
+  });
+});
+
+describe('gapbcfw --threads and --batch', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-minibatch-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('train reports threads, batch and oracle calls per second; the same model whatever --threads', async () => {
+    const models: Buffer[] = [];
+    for (const threads of ['1', '2']) {
+      const out = join(dir, `t${threads}.gbm`);
+      const r = await cli('train', 'synthetic:', '--solver', 'bcpfw', '--sampling', 'gap', '--cache', '--lambda', '0.01', '--batch', '8', '--threads', threads, '--max-passes', '20', '--out', out, '--json', '--quiet');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json).toMatchObject({ threads: Number(threads), batch: 8 });
+      expect(r.json!.oracleCallsPerSecond as number).toBeGreaterThan(0);
+      expect(r.json!.oracleCallsPerSecond).toBeCloseTo((r.json!.oracleCalls as number) / (r.json!.seconds as number), 6);
+      models.push(readFileSync(out));
+    }
+    expect(models[1]!.equals(models[0]!)).toBe(true);
+    expect(threadCap()).toBe(capBefore); // --threads applies to its command only
+  });
+
+  it('bad values and solvers without blocks give one line and exit 2', async () => {
+    for (const [args, message] of [
+      [['--batch', '0'], /--batch/],
+      [['--threads', '0'], /--threads/],
+      [['--threads', '2000'], /--threads/],
+      [['--solver', 'ssg', '--batch', '4'], /--batch applies to the block-coordinate solvers/],
+      [['--solver', 'fw', '--batch', '4'], /--batch applies to the block-coordinate solvers/],
+    ] as [string[], RegExp][]) {
+      const r = await cli('train', 'synthetic:', '--max-passes', '1', ...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
