@@ -67,13 +67,16 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
   chainPsi(x: Float64Array, D: number, K: number, T: number, yTrue: Int32Array, y: Int32Array, outIdx: Int32Array, outVal: Float64Array): number;
 
   // --- BCFW block-step kernels (native/solver; used by src/solvers/bcfw.ts) ---
-  /** out = [<wi, w>, ||wi||^2, <wi, psi>] for the sparse psi (idx, val, nnz). */
-  blockStats(wi: Float64Array, w: Float64Array, idx: Int32Array, val: Float64Array, nnz: number, out: Float64Array): void;
+  /**
+   * out = [<wi, w>, ||wi||^2, <wi, psi>] for the sparse psi (idx, val, nnz). `chunked`: the dense sums per chunk
+   * of 2,048+ coordinates, on up to `threads` threads, the same result on any number; otherwise one sweep.
+   */
+  blockStats(wi: Float64Array, w: Float64Array, idx: Int32Array, val: Float64Array, nnz: number, out: Float64Array, chunked: boolean, threads: number): void;
   /**
    * wi <- (1-gamma) wi + gamma*psiScale*psi; w moves by the same difference; if wAvg is given,
-   * wAvg <- (1-rho) wAvg + rho w.
+   * wAvg <- (1-rho) wAvg + rho w. Chunks of 2,048 coordinates on up to `threads` threads (the same result).
    */
-  blockUpdate(wi: Float64Array, w: Float64Array, wAvg: Float64Array | null, idx: Int32Array, val: Float64Array, nnz: number, gamma: number, psiScale: number, rho: number): void;
+  blockUpdate(wi: Float64Array, w: Float64Array, wAvg: Float64Array | null, idx: Int32Array, val: Float64Array, nnz: number, gamma: number, psiScale: number, rho: number, threads: number): void;
 
   // --- prepared objects: data handed over once (checked once, kept by reference: do not transfer or resize
   // its arrays while the object is in use), then any W / w and any subset of the examples per call ---

@@ -50,25 +50,36 @@ SparseArgs RequireSparse(const Napi::CallbackInfo& info, std::size_t i, std::siz
   return {idx.Data(), val.Data(), static_cast<int64_t>(nnz)};
 }
 
-// blockStats(wi, w, idx, val, nnz, out: Float64Array(3)) -> out = [<wi,w>, ||wi||^2, <wi,psi>].
+// Threads of a dense sweep: info[i], an integer in 1..1024.
+int32_t RequireThreads(const Napi::CallbackInfo& info, std::size_t i, const char* fn) {
+  const double t = RequireFinite(info, i, std::string(fn) + ": threads");
+  if (!(t >= 1 && t <= 1024 && std::floor(t) == t)) throw Napi::RangeError::New(info.Env(), std::string(fn) + ": threads must be an integer in 1..1024");
+  return static_cast<int32_t>(t);
+}
+
+// blockStats(wi, w, idx, val, nnz, out: Float64Array(3), chunked, threads) -> out = [<wi,w>, ||wi||^2, <wi,psi>]
+// (chunked: per-chunk dense sums, the same on any number of threads; see block_update.h).
 Napi::Value BlockStats(const Napi::CallbackInfo& info) {
-  RequireArgCount(info, 6, "blockStats");
+  RequireArgCount(info, 8, "blockStats");
   const auto wi = RequireTypedArray<double>(info, 0, "blockStats: wi");
   const auto w = RequireTypedArray<double>(info, 1, "blockStats: w");
   RequireLength(w, wi.ElementLength(), "blockStats: w");
   const SparseArgs s = RequireSparse(info, 2, wi.ElementLength(), "blockStats");
   auto out = RequireTypedArray<double>(info, 5, "blockStats: out");
   RequireLength(out, 3, "blockStats: out");
-  const gapbcfw::BlockStats r = gapbcfw::block_stats(wi.Data(), w.Data(), static_cast<int64_t>(wi.ElementLength()), s.idx, s.val, s.nnz);
+  if (!info[6].IsBoolean()) throw Napi::TypeError::New(info.Env(), "blockStats: chunked must be a boolean");
+  const bool chunked = info[6].As<Napi::Boolean>().Value();
+  const int32_t threads = RequireThreads(info, 7, "blockStats");
+  const gapbcfw::BlockStats r = gapbcfw::block_stats(wi.Data(), w.Data(), static_cast<int64_t>(wi.ElementLength()), s.idx, s.val, s.nnz, chunked, threads);
   out[0] = r.wi_dot_w;
   out[1] = r.wi_sq;
   out[2] = r.wi_dot_psi;
   return info.Env().Undefined();
 }
 
-// blockUpdate(wi, w, wAvg | null, idx, val, nnz, gamma, psiScale, rho): see block_update.h.
+// blockUpdate(wi, w, wAvg | null, idx, val, nnz, gamma, psiScale, rho, threads): see block_update.h.
 Napi::Value BlockUpdate(const Napi::CallbackInfo& info) {
-  RequireArgCount(info, 9, "blockUpdate");
+  RequireArgCount(info, 10, "blockUpdate");
   auto wi = RequireTypedArray<double>(info, 0, "blockUpdate: wi");
   auto w = RequireTypedArray<double>(info, 1, "blockUpdate: w");
   const std::size_t d = wi.ElementLength();
@@ -83,7 +94,8 @@ Napi::Value BlockUpdate(const Napi::CallbackInfo& info) {
   const double gamma = RequireFinite(info, 6, "blockUpdate: gamma");
   const double psiScale = RequireFinite(info, 7, "blockUpdate: psiScale");
   const double rho = RequireFinite(info, 8, "blockUpdate: rho");
-  gapbcfw::block_update(wi.Data(), w.Data(), wAvg, static_cast<int64_t>(d), s.idx, s.val, s.nnz, gamma, psiScale, rho);
+  const int32_t threads = RequireThreads(info, 9, "blockUpdate");
+  gapbcfw::block_update(wi.Data(), w.Data(), wAvg, static_cast<int64_t>(d), s.idx, s.val, s.nnz, gamma, psiScale, rho, threads);
   return info.Env().Undefined();
 }
 

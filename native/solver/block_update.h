@@ -1,9 +1,14 @@
 // Dense kernels of one block-coordinate Frank-Wolfe step (Lacoste-Julien et al. 2013, Alg. 4), plain C++.
 // The corner w_s = psi / (lambda n) arrives as a sparse vector (idx, val, nnz) with distinct indices.
+// Long vectors are cut into chunks of kBlockChunk coordinates that run on up to `threads` threads of the
+// shared pool; the results never depend on the thread count.
 #pragma once
 #include <cstdint>
 
 namespace gapbcfw {
+
+// Coordinates per chunk of the dense sweeps (16 KiB of doubles): shorter vectors are one chunk, on the caller.
+constexpr int64_t kBlockChunk = 2048;
 
 struct BlockStats {
   double wi_dot_w;    // <w_i, w>
@@ -11,13 +16,16 @@ struct BlockStats {
   double wi_dot_psi;  // <w_i, psi>
 };
 
+// <w_i, w> and ||w_i||^2 in one dense sweep, <w_i, psi> over psi's entries. `chunked`: the dense sums are
+// taken per chunk and the chunk sums added in order, so the chunks can run on `threads` threads with the
+// same result; otherwise one sweep on the caller (the order of the sequential engine).
 BlockStats block_stats(const double* wi, const double* w, int64_t d, const int32_t* idx, const double* val,
-                       int64_t nnz);
+                       int64_t nnz, bool chunked, int32_t threads);
 
 // w_i <- (1 - gamma) w_i + gamma * psi_scale * psi, w <- w + (w_i_new - w_i_old), and, when w_avg is not
-// null, w_avg <- (1 - rho) w_avg + rho w_new (weighted averaging, Sec. 4). One fused dense sweep plus a
-// sparse sweep; no allocation.
+// null, w_avg <- (1 - rho) w_avg + rho w_new (weighted averaging, Sec. 4). One fused dense sweep (per
+// coordinate, so chunks on threads give the same result) plus a sparse sweep; no allocation.
 void block_update(double* wi, double* w, double* w_avg, int64_t d, const int32_t* idx, const double* val,
-                  int64_t nnz, double gamma, double psi_scale, double rho);
+                  int64_t nnz, double gamma, double psi_scale, double rho, int32_t threads);
 
 }  // namespace gapbcfw

@@ -275,7 +275,8 @@ export class BcfwSolver extends PassSolver {
     this.bounds = resolveBounds(problem);
     this.v = new Float64Array(d);
     this.w = this.bounds ? new Float64Array(d) : this.v;
-    this.blocks = this.blockKind === 'dense' ? new DenseBlocks(n, d) : new SparseBlocks(n, d);
+    // Mini-batch runs take the dense dot products chunk by chunk (on threads, the same on any number of them).
+    this.blocks = this.blockKind === 'dense' ? new DenseBlocks(n, d, { chunkedStats: this.batch > 1, threads: Math.min(threads(), 256) }) : new SparseBlocks(n, d);
     this.lBlocks = new Float64Array(n);
     this.wAvg = this.averaging ? new Float64Array(d) : this.v;
     this.order = new Int32Array(n);

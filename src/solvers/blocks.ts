@@ -33,7 +33,11 @@ export interface BlockStorage {
   load(arrays: Record<string, Float64Array | Int32Array | undefined>): void;
 }
 
-/** Dense n x d storage with the native kernels of native/solver/block_update. */
+/**
+ * Dense n x d storage with the native kernels of native/solver/block_update: long blocks are swept in chunks on
+ * up to `threads` threads. `chunkedStats` takes the dot products per chunk (the same on any number of threads;
+ * mini-batch runs), otherwise in one sweep (the sequential engine's arithmetic).
+ */
 export class DenseBlocks implements BlockStorage {
   readonly kind = 'dense';
   private readonly data: Float64Array;
@@ -41,6 +45,7 @@ export class DenseBlocks implements BlockStorage {
   constructor(
     private readonly n: number,
     private readonly d: number,
+    private readonly sweeps: { chunkedStats: boolean; threads: number } = { chunkedStats: false, threads: 1 },
   ) {
     this.data = new Float64Array(n * d);
   }
@@ -50,11 +55,11 @@ export class DenseBlocks implements BlockStorage {
   }
 
   stats(i: number, w: Float64Array, psi: SparseVector, out: Float64Array): void {
-    native.blockStats(this.block(i), w, psi.indices, psi.values, psi.nnz, out);
+    native.blockStats(this.block(i), w, psi.indices, psi.values, psi.nnz, out, this.sweeps.chunkedStats, this.sweeps.threads);
   }
 
   update(i: number, w: Float64Array, wAvg: Float64Array | null, psi: SparseVector, gamma: number, scale: number, rho: number): void {
-    native.blockUpdate(this.block(i), w, wAvg, psi.indices, psi.values, psi.nnz, gamma, scale, rho);
+    native.blockUpdate(this.block(i), w, wAvg, psi.indices, psi.values, psi.nnz, gamma, scale, rho, this.sweeps.threads);
   }
 
   addSparse(i: number, w: Float64Array, v: SparseVector, scale: number): void {
