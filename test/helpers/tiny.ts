@@ -3,6 +3,8 @@ import { ChainModel, type DecodeBackend } from '../../src/models/chain.js';
 import { modelProblem, type Problem } from '../../src/core/problem.js';
 import { Rng } from '../../src/core/rng.js';
 import { dotSparse } from '../../src/core/vector.js';
+import type { SolverResult } from '../../src/solvers/common.js';
+import { expect } from 'vitest';
 
 /** All K^T labellings of a chain of length T. */
 export function allLabellings(T: number, K: number): Int32Array[] {
@@ -69,4 +71,18 @@ export function brutePrimal(t: TinyChain, lambda: number, w: Float64Array): numb
   let wSq = 0;
   for (const v of w) wSq += v * v;
   return 0.5 * lambda * wSq + s / t.xs.length;
+}
+
+/**
+ * Checks that a run `r` is certified next to a reference solution `ref` of the same tiny problem: its primal
+ * equals the enumerated one, the two primals differ by at most the sum of their gaps, and the two weights lie
+ * within the certified radii sqrt(2 gap / lambda) of the optimum (strong convexity).
+ */
+export function expectCertifiedNear(t: TinyChain, lambda: number, r: SolverResult, ref: SolverResult): void {
+  const radius = (gap: number) => Math.sqrt((2 * Math.max(gap, 0)) / lambda);
+  expect(r.primal).toBeCloseTo(brutePrimal(t, lambda, r.w), 10);
+  expect(Math.abs(r.primal! - ref.primal!)).toBeLessThanOrEqual(r.gap! + ref.gap!);
+  let distSq = 0;
+  for (let j = 0; j < r.w.length; j++) distSq += (r.w[j]! - ref.w[j]!) ** 2;
+  expect(Math.sqrt(distSq)).toBeLessThanOrEqual(radius(r.gap!) + radius(ref.gap!));
 }
