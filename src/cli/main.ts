@@ -7,6 +7,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeFailure } from '../io/output.js';
 import { packageRoot } from '../package-root.js';
 import { TASKS, TASKS_OF_MODEL } from '../tasks/index.js';
 import { columns, commandHelp, parseArgs, type Command } from './args.js';
@@ -19,6 +20,7 @@ import { pathCommand } from './path.js';
 import { plotCommand } from './plot.js';
 import { predictCommand } from './predict.js';
 import { prepareHorseCommand } from './prepare-horse.js';
+import { runCommand } from './session.js';
 import { demoCommand, trainCommand } from './train.js';
 
 /** Every command, in the order of `gapbcfw help`. */
@@ -106,7 +108,8 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
       io.stdout.write(`${commandHelp(command)}\n`);
       return 0;
     }
-    return await command.run(parseArgs(command, rest), io);
+    const args = parseArgs(command, rest);
+    return await runCommand(io, () => command.run(args, io));
   } catch (e) {
     return reportFailure(e, io);
   }
@@ -115,11 +118,13 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
 // Run when executed directly (node dist/src/cli/main.js, the `gapbcfw` bin, or tsx src/cli/main.ts).
 const invoked = process.argv[1];
 if (invoked !== undefined && import.meta.url === pathToFileURL(realpathSync(invoked)).href) {
-  // A reader that went away (`gapbcfw predict ... | head -1`) is no error: stop quietly with the usual status.
-  for (const stream of [process.stdout, process.stderr]) {
+  // A reader that went away (`gapbcfw predict ... | head -1`) is no error: stop quietly with the usual status. Any
+  // other failure of stdout (`--json > /dev/full`, a full disk) ends the job with one line naming it (exit 1).
+  for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]] as const) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw e;
+      if (name === 'stdout') process.stderr.write(`gapbcfw: ${writeFailure(e, 'stdout').message}\n`);
+      process.exit(1);
     });
   }
   process.exitCode = await main(process.argv.slice(2));

@@ -79,7 +79,7 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
     evalEvery = every === 'log' ? 'log' : Number(every);
     if (evalEvery !== 'log' && !(Number.isSafeInteger(evalEvery) && evalEvery >= 1 && /^\d+$/.test(every))) throw new UsageError(`--eval-every must be a positive integer or 'log', got '${every}'`);
   }
-  checkCommandOutputs(a);
+  const summaryIo = checkCommandOutputs(a, io);
 
   const options: McfwOptions = {
     solver,
@@ -172,7 +172,7 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
         objective: r.objective,
       },
       arrays: { W: r.W },
-    });
+    }, { stdout: io.stdout });
   }
   const trainAccuracy = problem.accuracy(r.W);
   const testAccuracy = r.metrics.testAccuracy;
@@ -212,6 +212,6 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
     stopReason: r.stopReason,
     model: v.out,
   };
-  report(summary, value.flag(a, 'json'), io, `${solver} stopped (${r.stopReason}) after ${r.iterations} iterations, ${r.seconds.toFixed(2)}s: ${r.returned === 'best' && r.returnedIteration !== r.iterations ? `returned the best evaluated iterate (iteration ${r.returnedIteration}), ` : ''}objective ${fmt(r.objective)}, gap ${fmt(r.gap)}`);
+  report(summary, value.flag(a, 'json'), summaryIo, `${solver} stopped (${r.stopReason}) after ${r.iterations} iterations, ${r.seconds.toFixed(2)}s: ${r.returned === 'best' && r.returnedIteration !== r.iterations ? `returned the best evaluated iterate (iteration ${r.returnedIteration}), ` : ''}objective ${fmt(r.objective)}, gap ${fmt(r.gap)}`);
   return code;
 }

@@ -34,11 +34,11 @@ export const predictCommand: Command = {
     'each prediction is written as soon as its input is complete.',
   positionals: [
     { name: 'MODEL', help: 'a model file (gapbcfw train --out)', input: 'file' },
-    { name: 'INPUT', help: "KIND:PATH (a data set: --part test by default), or raw input of the model's task (a file, or - / absent: stdin)", input: 'data', optional: true },
+    { name: 'INPUT', help: "KIND:PATH (a data set: --part test by default), or raw input of the model's task (a file, or - / absent: stdin)", input: 'data', optional: true, stdin: true },
   ],
   options: [
     PART_OPTION,
-    { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', help: 'write text predictions here instead of stdout', group: outputs },
+    { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', summaryAfter: true, help: 'write text predictions here instead of stdout', group: outputs },
     { name: 'out-dir', type: 'string', value: 'DIR', output: 'dir', help: 'write image predictions (horse overlays, lsp skeletons) into DIR', group: outputs },
     ...DATA_OPTIONS,
     ...taskOptionTable('predict'),
@@ -49,7 +49,7 @@ export const predictCommand: Command = {
 };
 
 async function runPredict(a: Args, io: Io): Promise<number> {
-  checkCommandOutputs(a);
+  checkCommandOutputs(a, io); // the predictions' own rule for the summary: below
   const trained = loadModel(positional(a, 0));
   const input = a.positionals[1] ?? '-';
   const outFile = value.string(a, 'out');

@@ -19,6 +19,7 @@ import { checkModelSpec, modelDim, type ModelSpec } from '../tasks/model-kinds.j
 import { taskOf } from '../tasks/index.js';
 import { DATA_KINDS, type DataKind, type ModelDescription, type TaskFields } from '../tasks/types.js';
 import { readModelFile, writeModelFile, type ModelArray } from './model-file.js';
+import type { OutputOptions } from './output.js';
 
 /** A trained model as stored on disk: what it is (task, shape, task fields), its weights and how it was trained. */
 export interface TrainedModel extends ModelDescription {
@@ -72,8 +73,8 @@ export function readModelDescription(meta: Record<string, unknown>, arrays: Reco
   return { task: task as DataKind, spec, fields };
 }
 
-/** Writes a trained model (atomic: temp file + rename). */
-export function saveModel(path: string, model: TrainedModel): void {
+/** Writes a trained model through src/io/output.ts (atomic onto a regular file; `-` is `options.stdout`). */
+export function saveModel(path: string, model: TrainedModel, options?: OutputOptions): void {
   check(model.w.length > 0, 'cannot save an empty weight vector');
   const d = describeModel(model);
   writeModelFile(path, {
@@ -87,7 +88,7 @@ export function saveModel(path: string, model: TrainedModel): void {
       ...(model.trainFingerprint === undefined ? {} : { trainFingerprint: model.trainFingerprint }),
     },
     arrays: { w: model.w, ...d.arrays },
-  });
+  }, options);
 }
 
 /** Reads a model file of any format version; a file of another kind (a checkpoint, a path) or a corrupt one throws FormatError. */
