@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readModelFile } from '../src/io/model-file.js';
+import { loadModel } from '../src/io/model.js';
 import { loadPath } from '../src/io/path-file.js';
 import { HorseDataset } from '../src/data/horse.js';
 import { cli } from './helpers/capture.js';
@@ -218,5 +219,15 @@ describe('raw input from a pipe (predict / align)', () => {
       expect(r.status, `${args[0]} | ${tail}`).toBe(0);
     }
     expect(readFileSync(pairs, 'utf8').length).toBeGreaterThan(1e5);
+  }, 60_000);
+
+  it.skipIf(!hasBash)('train --trace - --out MODEL | head: the reader of the trace leaves, the run goes on and writes its model', () => {
+    const out = join(dir, 'after-head.gbm');
+    const args = ['train', 'synthetic:', '--max-passes', '100', '--gap-threshold', '0', '--gap-check', '1', '--trace', '-', '--out', out, '--quiet'];
+    const r = spawnSync('bash', ['-c', `set -o pipefail; ${[...CLI, ...args].map((a) => `'${a}'`).join(' ')} | head -c 100 > /dev/null`], { cwd: root, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^gapbcfw: stdout: its reader closed it; nothing more is written there, the run goes on \(EPIPE\)$/m);
+    expect(r.stderr).toMatch(/^bcfw stopped \(maxPasses.*after pass 100 /m); // the summary, on stderr: stdout was the trace's
+    expect(loadModel(out).w.length).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -20,7 +20,7 @@ import { pathCommand } from './path.js';
 import { plotCommand } from './plot.js';
 import { predictCommand } from './predict.js';
 import { prepareHorseCommand } from './prepare-horse.js';
-import { runCommand } from './session.js';
+import { runCommand, writesFiles } from './session.js';
 import { demoCommand, trainCommand } from './train.js';
 
 /** Every command, in the order of `gapbcfw help`. */
@@ -118,10 +118,18 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
 // Run when executed directly (node dist/src/cli/main.js, the `gapbcfw` bin, or tsx src/cli/main.ts).
 const invoked = process.argv[1];
 if (invoked !== undefined && import.meta.url === pathToFileURL(realpathSync(invoked)).href) {
-  // A reader that went away (`gapbcfw predict ... | head -1`) is no error: stop quietly with the usual status. Any
-  // other failure of stdout (`--json > /dev/full`, a full disk) ends the job with one line naming it (exit 1).
+  // A reader that went away (`gapbcfw predict ... | head -1`) is no error: stop quietly with the usual status, or,
+  // when the command still has files to write (`train --trace - --out m.gbm | head`), drop what goes to stdout and
+  // go on. Any other failure of stdout (`--json > /dev/full`, a full disk) ends the job with one line (exit 1).
+  let stdoutGone = false;
   for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]] as const) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (name === 'stdout' && stdoutGone) return; // writes after the reader left
+      if (e.code === 'EPIPE' && name === 'stdout' && writesFiles()) {
+        stdoutGone = true;
+        process.stderr.write('gapbcfw: stdout: its reader closed it; nothing more is written there, the run goes on (EPIPE)\n');
+        return;
+      }
       if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
       if (name === 'stdout') process.stderr.write(`gapbcfw: ${writeFailure(e, 'stdout').message}\n`);
       process.exit(1);

@@ -77,6 +77,7 @@ export function checkCommandOutputs(a: Args, io: Io): Io {
     if (o.input) inputs.push(...inputFiles(v));
   }
   checkOutputs(outputs, inputs);
+  if (active) active.writesFiles = outputs.some((o) => !isStdout(o.path));
   if (toStdout === undefined) return io;
   if (value.flag(a, 'json')) throw new UsageError(`--json needs stdout for its summary, and --${toStdout} ${String(a.values[toStdout])} writes there: give --${toStdout} a file name, or leave out --json`);
   return { ...io, stdout: io.stderr };
@@ -105,6 +106,8 @@ class SignalSession implements Interrupt {
   private controller = new AbortController();
   private urgentController = new AbortController();
   private readonly handlers: (readonly [SignalName, () => void])[];
+  /** The command writes files (a model, a checkpoint): a reader of stdout that leaves must not stop it. */
+  writesFiles = false;
 
   constructor(
     private readonly io: Io,
@@ -189,6 +192,14 @@ class SignalSession implements Interrupt {
 
 /** The command run in progress (see {@link runCommand}): its signal handlers serve every phase of it. */
 let active: SignalSession | undefined;
+
+/**
+ * Whether the command in progress writes files besides stdout (`train --trace - --out m.gbm | head`): then a reader
+ * of stdout that leaves ends only what goes to stdout, and the run goes on to write its files.
+ */
+export function writesFiles(): boolean {
+  return active?.writesFiles === true;
+}
 
 /**
  * Runs a command with the signal handlers of its whole run (see the module comment); returns its exit status, or
