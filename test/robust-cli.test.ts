@@ -186,6 +186,16 @@ describe('resume and inputs', () => {
     expect((await capture(main, [...args, '--max-passes', '4', '--resume', ck])).code).toBe(0);
   });
 
+  it('a checkpoint or a multiclass-fw weight matrix given as a model: one line saying what it is', async () => {
+    const ck = join(dir, 'given-as-model.gbc');
+    expect((await capture(main, [...TRAIN, '--checkpoint', ck])).code).toBe(0);
+    expectOneLine(await capture(main, ['eval', ck, 'synthetic:']), 2, "format 'gapbcfw-checkpoint': a checkpoint of train --checkpoint; continue it with train --resume");
+    const svm = join(GOOD, 'libsvm.txt');
+    const W = join(dir, 'W.gbm');
+    expect((await capture(main, ['multiclass-fw', `libsvm:${svm}`, '--tau', '1', '--max-iterations', '3', '--out', W, '--quiet'])).code).toBe(0);
+    expectOneLine(await capture(main, ['predict', W, `libsvm:${svm}`]), 2, 'the weight matrix W of multiclass-fw (feature-major), not a structured model');
+  });
+
   it('an OCR file with a UTF-8 byte order mark trains exactly as without it', async () => {
     const bom = join(dir, 'bom.data');
     writeFileSync(bom, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(join(GOOD, 'ocr.data'))]));

@@ -114,6 +114,13 @@ export function loadModel(path: string): TrainedModel {
   };
 }
 
+/** What the other files of the same container are, for the message when one is given as a model. */
+const OTHER_FILES: Readonly<Record<string, string>> = {
+  'gapbcfw-checkpoint': ': a checkpoint of train --checkpoint; continue it with train --resume',
+  'gapbcfw-path': ': a regularization path; evaluate it with eval PATH DATA --lambda X',
+  'gapbcfw-multiclass-fw': ': the weight matrix W of multiclass-fw (feature-major), not a structured model',
+};
+
 /** The header of a file of any model format, in the current version's terms (spec, task fields). */
 function toCurrentHeader(meta: Record<string, unknown>, arrays: Record<string, ModelArray>, path: string): Record<string, unknown> {
   switch (meta.format) {
@@ -143,6 +150,6 @@ function toCurrentHeader(meta: Record<string, unknown>, arrays: Record<string, M
         training: { ...(meta.training as object), ...(meta.metrics ? { metrics: meta.metrics } : {}) },
       };
     default:
-      throw new FormatError(`not a gapbcfw model (format '${String(meta.format)}'; a checkpoint or a path file?)`, path);
+      throw new FormatError(`not a gapbcfw model (format '${String(meta.format)}'${OTHER_FILES[String(meta.format)] ?? '; a checkpoint or a path file?'})`, path);
   }
 }
