@@ -69,6 +69,11 @@ describe('outputs', () => {
     expectOneLine(await capture(main, [...TRAIN, '--trace', join(tmpfs!, 't.jsonl')]), 1, `cannot write ${join(tmpfs!, 't.jsonl')}: no space left on device (ENOSPC)`);
     // The checkpoint's lock cannot be written either: refused before the work, and no empty lock file is left.
     expectOneLine(await capture(main, [...TRAIN, '--checkpoint', join(tmpfs!, 'c.gbc')]), 1, `cannot write ${join(tmpfs!, 'c.gbc.lock')}: no space left on device (ENOSPC)`);
+    // A prepared horse set: its records, its index and the folder it made go.
+    const db = join(dir, 'weizmann-full-disk');
+    await writeTinyWeizmann(db, 2);
+    const prepare = ['--train-size', '1', '--superpixels', '20', '--colour-words', '8', '--gradient-words', '8', '--quiet'];
+    expectOneLine(await capture(main, ['prepare-horse', db, '--out', join(tmpfs!, 'horse'), ...prepare]), 1, `cannot write ${join(tmpfs!, 'horse', 'horse.bin')}: no space left on device (ENOSPC)`);
     expect(readdirSync(tmpfs!)).toEqual(before);
     rmSync(join(tmpfs!, 'filler'));
   });

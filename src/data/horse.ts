@@ -35,7 +35,7 @@
  * @module
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
@@ -592,9 +592,11 @@ class HorseSetWriter {
   private readonly images: HorseImageEntry[] = [];
   private offset = 0;
   private dims: [number, number] | undefined;
+  /** This writer made the folder (it goes again when a full disk leaves nothing in it). */
+  private readonly madeDir: boolean;
 
   constructor(
-    dir: string,
+    private readonly dir: string,
     private readonly options: HorseFeatureOptions,
     private readonly codebooks: HorseCodebooks,
     private readonly source: string | undefined,
@@ -602,6 +604,7 @@ class HorseSetWriter {
     private readonly flushEvery: number,
   ) {
     check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
+    this.madeDir = !existsSync(dir);
     makeOutputDir(dir);
     this.binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
     this.bin = StreamedOutput.open(join(dir, this.binName));
@@ -636,6 +639,13 @@ class HorseSetWriter {
     if (e instanceof OutputError) {
       this.bin.discard();
       rmSync(this.indexFile, { force: true });
+      if (this.madeDir) {
+        try {
+          rmdirSync(this.dir); // only when empty: another part may have written into it meanwhile
+        } catch {
+          /* not empty */
+        }
+      }
     } else this.bin.close();
   }
 
