@@ -62,7 +62,7 @@ describe('outputs', () => {
     expectOneLine(await capture(main, [...TRAIN, '--out', '/dev/full']), 1, 'cannot write /dev/full: no space left on device (ENOSPC)');
   });
 
-  it.skipIf(tmpfs === undefined)('a full tmpfs: --out and --trace fail with one line and leave no file (0-byte or temporary) behind', async () => {
+  it.skipIf(tmpfs === undefined)('a full tmpfs: every output fails with one line and leaves no file (0-byte or temporary), lock or folder behind', async () => {
     fill(tmpfs!);
     const before = readdirSync(tmpfs!);
     expectOneLine(await capture(main, [...TRAIN, '--out', join(tmpfs!, 'm.gbm')]), 1, `cannot write ${join(tmpfs!, 'm.gbm')}: no space left on device (ENOSPC)`);
@@ -74,6 +74,12 @@ describe('outputs', () => {
     await writeTinyWeizmann(db, 2);
     const prepare = ['--train-size', '1', '--superpixels', '20', '--colour-words', '8', '--gradient-words', '8', '--quiet'];
     expectOneLine(await capture(main, ['prepare-horse', db, '--out', join(tmpfs!, 'horse'), ...prepare]), 1, `cannot write ${join(tmpfs!, 'horse', 'horse.bin')}: no space left on device (ENOSPC)`);
+    // PNG overlays into a folder predict makes: the folder goes with the failed image.
+    const prepared = join(dir, 'prepared-full-disk');
+    expect((await capture(main, ['prepare-horse', db, '--out', prepared, ...prepare])).code).toBe(0);
+    const model = join(dir, 'horse-full-disk.gbm');
+    expect((await capture(main, ['train', `horse:${prepared}`, '--max-passes', '2', '--out', model, '--quiet'])).code).toBe(0);
+    expectOneLine(await capture(main, ['predict', model, `horse:${prepared}`, '--out-dir', join(tmpfs!, 'overlays'), '--quiet']), 1, 'no space left on device (ENOSPC)');
     expect(readdirSync(tmpfs!)).toEqual(before);
     rmSync(join(tmpfs!, 'filler'));
   });

@@ -8,7 +8,8 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { loadModel } from '../io/model.js';
-import { StreamedOutput } from '../io/output.js';
+import { existsSync } from 'node:fs';
+import { removeEmptyFolder, StreamedOutput } from '../io/output.js';
 import { isDataSpec, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import type { PredictionTarget, TextSink } from '../tasks/types.js';
@@ -59,6 +60,7 @@ async function runPredict(a: Args, io: Io): Promise<number> {
   const file = outFile === undefined || outFile === '-' ? undefined : StreamedOutput.open(outFile, { stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
   const fileSink: TextSink | undefined = file && { write: (text) => (file.write(text), true), once: () => undefined };
   const target: PredictionTarget = { text: textTask ? (fileSink ?? io.stdout) : undefined, dir: value.string(a, 'out-dir'), values: a.values };
+  const newDir = target.dir !== undefined && !existsSync(target.dir);
   const json = value.flag(a, 'json');
   let summary: Record<string, unknown> = {};
   let headline = '';
@@ -67,6 +69,7 @@ async function runPredict(a: Args, io: Io): Promise<number> {
       return await predictInto(signal);
     } catch (e) {
       file?.discard();
+      if (newDir) removeEmptyFolder(target.dir!);
       throw e;
     }
   });

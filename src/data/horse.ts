@@ -35,14 +35,14 @@
  * @module
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
 import type { SegmentationGraph } from '../models/segmentation.js';
 import { slic } from '../slic.js';
 import { crc32 } from '../io/model-file.js';
-import { makeOutputDir, OutputError, StreamedOutput, writeOutput } from '../io/output.js';
+import { makeOutputDir, OutputError, removeEmptyFolder, StreamedOutput, writeOutput } from '../io/output.js';
 import { decodeImage } from './image-file.js';
 
 export const HORSE_FORMAT = 'gapbcfw-horse';
@@ -639,13 +639,7 @@ class HorseSetWriter {
     if (e instanceof OutputError) {
       this.bin.discard();
       rmSync(this.indexFile, { force: true });
-      if (this.madeDir) {
-        try {
-          rmdirSync(this.dir); // only when empty: another part may have written into it meanwhile
-        } catch {
-          /* not empty */
-        }
-      }
+      if (this.madeDir) removeEmptyFolder(this.dir); // another part may have written into it meanwhile
     } else this.bin.close();
   }
 

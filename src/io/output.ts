@@ -280,6 +280,15 @@ export function makeOutputDir(path: string, option?: string): void {
   }
 }
 
+/** Removes the folder `path` when it is empty (a folder a failed command made and wrote nothing into). */
+export function removeEmptyFolder(path: string): void {
+  try {
+    fs.rmdirSync(path);
+  } catch {
+    /* not empty, or gone */
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Locks and stale temporary files (checkpoints).
 
