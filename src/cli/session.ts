@@ -103,8 +103,8 @@ class SignalSession implements Interrupt {
   private phase: Phase;
   private received: SignalName | undefined;
   private count = 0;
-  private controller = new AbortController();
-  private urgentController = new AbortController();
+  private readonly controller = new AbortController();
+  private readonly urgentController = new AbortController();
   private readonly handlers: (readonly [SignalName, () => void])[];
   /** The command writes files (a model, a checkpoint): a reader of stdout that leaves must not stop it. */
   writesFiles = false;
@@ -159,7 +159,7 @@ class SignalSession implements Interrupt {
     this.controller.abort(name);
   }
 
-  /** Runs the work phase of a command: fresh abort signals, then the results phase. */
+  /** Runs the work phase of a command (its abort signals are this session's), then enters the results phase. */
   async work(finishing: string, work: (signal: AbortSignal, urgent: AbortSignal) => Promise<number>): Promise<number> {
     this.finishing = finishing;
     this.phase = 'work';
