@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   alignmentFolds,
@@ -16,7 +17,8 @@ import {
 } from '../src/data/alignment.js';
 import { InputError } from '../src/core/errors.js';
 import { dataPath, hasData } from '../src/data/paths.js';
-import { cli } from './helpers/capture.js';
+import { cli, cliWithInput } from './helpers/capture.js';
+import { documentedCommand, runnable } from './helpers/docs.js';
 import { expectFormatError } from './helpers/errors.js';
 
 /** Runs fn and returns the FormatError it throws. */
@@ -140,6 +142,7 @@ describe('alignment readers', () => {
 });
 
 const HANSARDS = 'word_alignment_hansards';
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 describe.skipIf(!hasData(HANSARDS, 'test', 'test.align') || !hasData(HANSARDS, 'trial', 'trial.align'))('Hansards gold alignments (real data)', () => {
   const dir = dataPath(HANSARDS);
@@ -196,4 +199,22 @@ describe.skipIf(!hasData(HANSARDS, 'test', 'test.align') || !hasData(HANSARDS, '
     expect(ev.aer).toBeCloseTo(summary.aer!, 12);
     expect(ev.baselineAer).toBe(summary.baselineAer);
   });
+
+  it('the matching page\'s commands, as written: train reaches its gap threshold, eval reports the held-out AER, align links a new pair', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gapbcfw-align-page-'));
+    const page = 'docs/models/matching.md';
+    const t = await cli(...runnable(documentedCommand(page, 'train alignment:'), folder), '--json', '--quiet');
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.json).toMatchObject({ stopReason: 'gap', thresholdReached: true, gapIsExact: true });
+    const e = await cli(...runnable(documentedCommand(page, 'eval align.gbm'), folder), '--json');
+    expect(e.code, e.stderr).toBe(0);
+    const ev = e.json as Record<string, number>;
+    expect(ev.aer).toBe(t.json!.aer);
+    expect(ev.aer).toBeLessThan(0.25); // the page: 0.19 over the five held-out folds
+    expect(ev.aer).toBeLessThan(ev.baselineAer! - 0.1);
+    const pair = /echo "([^"]+)"/.exec(readFileSync(join(root, page), 'utf8'))![1]!;
+    const a = await cliWithInput(`${pair}\n`, ...runnable(documentedCommand(page, 'align align.gbm'), folder));
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stdout.trim()).toMatch(/^(\d+-\d+)( \d+-\d+)*$/);
+  }, 300_000);
 });

@@ -2,15 +2,17 @@
 // (test/interruption.test.ts covers train), raw input streamed from a pipe that stays open, and a reader that
 // goes away early (`| head -1`).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readModelFile } from '../src/io/model-file.js';
+import { loadModel } from '../src/io/model.js';
 import { loadPath } from '../src/io/path-file.js';
 import { HorseDataset } from '../src/data/horse.js';
 import { cli } from './helpers/capture.js';
-import { writeTinyHansards, writeTinyWeizmann } from './helpers/tiny-data.js';
+import { writeTinyConll, writeTinyHansards, writeTinyLibsvm, writeTinyWeizmann } from './helpers/tiny-data.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CLI = [process.execPath, '--import', 'tsx', join(root, 'src/cli/main.ts')];
@@ -90,6 +92,96 @@ describe('signals to long commands (a real SIGTERM to the process)', () => {
   }, 60_000);
 });
 
+describe('signals while a command reads its data, and multiclass-fw', () => {
+  const hasFifo = process.platform !== 'win32' && spawnSync('mkfifo', ['--version'], { stdio: 'ignore' }).error === undefined;
+
+  it.skipIf(!hasFifo).each(['eval', 'gap'])('%s: a SIGTERM that comes while the data is read is not lost: exit 143 with a note', async (command) => {
+    const svm = writeTinyLibsvm(mkdtempSync(join(dir, command)));
+    const model = join(dir, `${command}-sig.gbm`);
+    expect((await cli('train', svm.train, '--max-passes', '2', '--out', model, '--quiet')).code).toBe(0);
+    const fifo = join(dir, `${command}.fifo`);
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const child = start([command, model, `libsvm:${fifo}`, '--part', 'train', '--json']);
+    let writer: number | undefined;
+    try {
+      // Once the child has opened the FIFO it blocks reading it: a non-blocking open for writing then succeeds.
+      while (writer === undefined) {
+        try {
+          writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+        } catch {
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+      child.proc.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 200));
+      writeSync(writer, readFileSync(svm.train.slice('libsvm:'.length)));
+      closeSync(writer);
+      writer = undefined;
+      expect(await child.exited, child.stderr()).toBe(143);
+    } finally {
+      if (writer !== undefined) closeSync(writer);
+      child.proc.kill('SIGKILL');
+    }
+    expect(child.stderr()).toMatch(/interrupted by SIGTERM/);
+  }, 60_000);
+
+  it('multiclass-fw: SIGTERM stops after the current iteration, writes W and exits 143', async () => {
+    const svm = writeTinyLibsvm(mkdtempSync(join(dir, 'mcfw')));
+    const out = join(dir, 'W.gbm');
+    const child = start(['multiclass-fw', svm.train, '--tau', '1', '--solver', 'fw', '--max-iterations', '1000000000', '--eval-every', '1', '--out', out, '--json']);
+    try {
+      await child.waitFor(/^it 50 /m);
+      child.proc.kill('SIGTERM');
+      expect(await child.exited, child.stderr()).toBe(143);
+    } finally {
+      child.proc.kill('SIGKILL');
+    }
+    const summary = JSON.parse(child.stdout().trim().split('\n').at(-1)!) as { stopReason: string; iterations: number };
+    expect(summary.stopReason).toBe('aborted');
+    expect(summary.iterations).toBeGreaterThanOrEqual(50);
+    expect(readModelFile(out).arrays.W!.length).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+describe('stdout and stdin as files', () => {
+  it('--out - writes exactly the model file to stdout (the summary goes to stderr)', () => {
+    const args = ['train', 'synthetic:', '--max-passes', '2', '--quiet'];
+    const file = join(dir, 'by-file.gbm');
+    expect(spawnSync(CLI[0]!, [...CLI.slice(1), ...args, '--out', file], { cwd: root }).status).toBe(0);
+    const r = spawnSync(CLI[0]!, [...CLI.slice(1), ...args, '--out', '-'], { cwd: root });
+    expect(r.status, String(r.stderr)).toBe(0);
+    expect(r.stdout.equals(readFileSync(file))).toBe(true);
+    expect(String(r.stderr)).toMatch(/^bcfw stopped/);
+  }, 60_000);
+
+  it.skipIf(process.platform !== 'linux')('--json > /dev/full: one line naming stdout, exit 1', () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(CLI[0]!, [...CLI.slice(1), 'train', 'synthetic:', '--max-passes', '2', '--quiet', '--json'], { cwd: root, stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+      expect(r.stderr).toBe('gapbcfw: cannot write stdout: no space left on device (ENOSPC)\n');
+      expect(r.status).toBe(1);
+    } finally {
+      closeSync(full);
+    }
+  }, 60_000);
+
+  it('predict < FILE --out FILE is refused: the input stays as it was', async () => {
+    const model = join(dir, 'tag.gbm');
+    expect((await cli('train', writeTinyConll(dir), '--min-frequency', '1', '--max-passes', '2', '--out', model, '--quiet')).code).toBe(0);
+    const input = join(dir, 'sentences.txt');
+    writeFileSync(input, 'He PRP\nreckons VBZ\n\n');
+    const fd = openSync(input, 'r');
+    try {
+      const r = spawnSync(CLI[0]!, [...CLI.slice(1), 'predict', model, '--out', input], { cwd: root, stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^gapbcfw: --out .*sentences\.txt: is an input of this command/);
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(input, 'utf8')).toBe('He PRP\nreckons VBZ\n\n');
+  }, 60_000);
+});
+
 describe('raw input from a pipe (predict / align)', () => {
   let model: string;
   beforeAll(async () => {
@@ -127,5 +219,15 @@ describe('raw input from a pipe (predict / align)', () => {
       expect(r.status, `${args[0]} | ${tail}`).toBe(0);
     }
     expect(readFileSync(pairs, 'utf8').length).toBeGreaterThan(1e5);
+  }, 60_000);
+
+  it.skipIf(!hasBash)('train --trace - --out MODEL | head: the reader of the trace leaves, the run goes on and writes its model', () => {
+    const out = join(dir, 'after-head.gbm');
+    const args = ['train', 'synthetic:', '--max-passes', '100', '--gap-threshold', '0', '--gap-check', '1', '--trace', '-', '--out', out, '--quiet'];
+    const r = spawnSync('bash', ['-c', `set -o pipefail; ${[...CLI, ...args].map((a) => `'${a}'`).join(' ')} | head -c 100 > /dev/null`], { cwd: root, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^gapbcfw: stdout: its reader closed it; nothing more is written there, the run goes on \(EPIPE\)$/m);
+    expect(r.stderr).toMatch(/^bcfw stopped \(maxPasses.*after pass 100 /m); // the summary, on stderr: stdout was the trace's
+    expect(loadModel(out).w.length).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -4,7 +4,7 @@
  * quick start does what the README says, and the relative links of the Markdown pages resolve.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,30 +13,12 @@ import { parseArgs } from '../src/cli/args.js';
 import { COMMANDS, commandOf } from '../src/cli/main.js';
 import { loadOptions } from '../src/cli/options.js';
 import { isDataSpec, parseDataSpec } from '../src/tasks/index.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { hasData } from '../src/data/paths.js';
 import { cli } from './helpers/capture.js';
+import { documentedCommands, runnable } from './helpers/docs.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
-
-/**
- * The `gapbcfw` command lines of the shell blocks of a page, as argument lists: `npx` and comments dropped, `\`
- * continuations joined, pipes and redirections cut off, quotes honoured.
- */
-function documentedCommands(file: string): { line: string; argv: string[] }[] {
-  const out: { line: string; argv: string[] }[] = [];
-  for (const block of read(file).matchAll(/```sh\n([\s\S]*?)```/g)) {
-    for (const raw of block[1]!.replace(/\\\n\s*/g, ' ').split('\n')) {
-      const at = raw.indexOf('gapbcfw ');
-      if (at < 0 || raw.trimStart().startsWith('#')) continue;
-      const line = raw.slice(at).replace(/\s+#.*$/, '');
-      const words = [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
-      const end = words.findIndex((w) => ['|', '<', '>', '&', ';', '&&', '2>'].includes(w));
-      out.push({ line, argv: words.slice(1, end < 0 ? undefined : end) });
-    }
-  }
-  return out;
-}
 
 /** Markdown files whose relative links are checked. */
 function markdownFiles(): string[] {
@@ -104,10 +86,9 @@ describe('documentation', () => {
 
   it.skipIf(!hasData('ocr', 'letter.data.gz'))('the README quick start runs as written and does what it says (demo gap <= 0.01; OCR-small gap <= 0.1, test error about 0.2)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-quickstart-'));
-    symlinkSync(dataPath('ocr', 'letter.data.gz'), join(dir, 'letter.data.gz'));
     const quick = documentedCommands('README.md').slice(0, 5);
     expect(quick.map((c) => c.argv[0])).toEqual(['demo', 'train', 'eval', 'plot', 'demo']);
-    const at = (argv: string[]) => argv.map((a) => (a.startsWith('ocr:') ? `ocr:${join(dir, a.slice(4))}` : /\.(gbm|jsonl|png)$/.test(a) ? join(dir, a) : a));
+    const at = (argv: string[]) => runnable(argv, dir);
     const demo = await cli(...quick[0]!.argv, '--json', '--quiet');
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.json!.gap as number).toBeLessThanOrEqual(0.01);

@@ -50,6 +50,16 @@ describe('writeOutput', () => {
     expect(temps(dir)).toEqual([]);
   });
 
+  it('removes the temporary files that killed writers of the same file left, not those of running ones', () => {
+    const folder = mkdtempSync(join(dir, 'killed-'));
+    const file = join(folder, 'model.gbm');
+    const dead = `.model.gbm.tmp-${deadPid()}-abc123`;
+    const running = `.model.gbm.tmp-${process.pid}-def456`;
+    for (const f of [dead, running]) writeFileSync(join(folder, f), 'partial');
+    writeOutput(file, 'whole');
+    expect(readdirSync(folder).sort()).toEqual([running, 'model.gbm'].sort());
+  });
+
   it('writes the target of a symbolic link and keeps the link (also a dangling one)', () => {
     const target = join(dir, 'real.gbm');
     const link = join(dir, 'link.gbm');

@@ -11,9 +11,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { FormatError } from '../src/core/errors.js';
 import { loadImage } from '../src/data/lsp.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { hasData } from '../src/data/paths.js';
 import { loadModel } from '../src/io/model.js';
 import { capture } from './helpers/capture.js';
+import { documentedCommand, documentedCommands, runnable } from './helpers/docs.js';
+import { writeTinyHansards, writeTinyWeizmann } from './helpers/tiny-data.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const GOOD = join(root, 'test', 'fixtures', 'bad', 'good');
@@ -60,11 +62,24 @@ describe('outputs', () => {
     expectOneLine(await capture(main, [...TRAIN, '--out', '/dev/full']), 1, 'cannot write /dev/full: no space left on device (ENOSPC)');
   });
 
-  it.skipIf(tmpfs === undefined)('a full tmpfs: --out and --trace fail with one line and leave no file (0-byte or temporary) behind', async () => {
+  it.skipIf(tmpfs === undefined)('a full tmpfs: every output fails with one line and leaves no file (0-byte or temporary), lock or folder behind', async () => {
     fill(tmpfs!);
     const before = readdirSync(tmpfs!);
     expectOneLine(await capture(main, [...TRAIN, '--out', join(tmpfs!, 'm.gbm')]), 1, `cannot write ${join(tmpfs!, 'm.gbm')}: no space left on device (ENOSPC)`);
     expectOneLine(await capture(main, [...TRAIN, '--trace', join(tmpfs!, 't.jsonl')]), 1, `cannot write ${join(tmpfs!, 't.jsonl')}: no space left on device (ENOSPC)`);
+    // The checkpoint's lock cannot be written either: refused before the work, and no empty lock file is left.
+    expectOneLine(await capture(main, [...TRAIN, '--checkpoint', join(tmpfs!, 'c.gbc')]), 1, `cannot write ${join(tmpfs!, 'c.gbc.lock')}: no space left on device (ENOSPC)`);
+    // A prepared horse set: its records, its index and the folder it made go.
+    const db = join(dir, 'weizmann-full-disk');
+    await writeTinyWeizmann(db, 2);
+    const prepare = ['--train-size', '1', '--superpixels', '20', '--colour-words', '8', '--gradient-words', '8', '--quiet'];
+    expectOneLine(await capture(main, ['prepare-horse', db, '--out', join(tmpfs!, 'horse'), ...prepare]), 1, `cannot write ${join(tmpfs!, 'horse', 'horse.bin')}: no space left on device (ENOSPC)`);
+    // PNG overlays into a folder predict makes: the folder goes with the failed image.
+    const prepared = join(dir, 'prepared-full-disk');
+    expect((await capture(main, ['prepare-horse', db, '--out', prepared, ...prepare])).code).toBe(0);
+    const model = join(dir, 'horse-full-disk.gbm');
+    expect((await capture(main, ['train', `horse:${prepared}`, '--max-passes', '2', '--out', model, '--quiet'])).code).toBe(0);
+    expectOneLine(await capture(main, ['predict', model, `horse:${prepared}`, '--out-dir', join(tmpfs!, 'overlays'), '--quiet']), 1, 'no space left on device (ENOSPC)');
     expect(readdirSync(tmpfs!)).toEqual(before);
     rmSync(join(tmpfs!, 'filler'));
   });
@@ -80,12 +95,13 @@ describe('outputs', () => {
     expect(loadModel(target).w.length).toBeGreaterThan(0);
   });
 
-  it('--checkpoint held by a running process is refused before any work; stale temporary files are removed', async () => {
+  it('--checkpoint held by a running process is refused before any work (before the data is read); stale temporary files are removed', async () => {
     const ck = join(dir, 'held.gbc');
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
     try {
       writeFileSync(`${ck}.lock`, `${other.pid}\n`);
       expectOneLine(await capture(main, [...TRAIN, '--checkpoint', ck]), 2, `--checkpoint ${ck} is being written by process ${other.pid}`);
+      expectOneLine(await capture(main, ['train', 'ocr:/nonexistent/letter.data', '--checkpoint', ck]), 2, `--checkpoint ${ck} is being written by process ${other.pid}`);
       expect(existsSync(ck)).toBe(false);
     } finally {
       other.kill('SIGKILL');
@@ -96,6 +112,46 @@ describe('outputs', () => {
     expect((await capture(main, [...TRAIN, '--checkpoint', ck])).code).toBe(0);
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(`${ck}.lock`)).toBe(false); // released at the end
+  });
+
+  it('paths through a file, empty names and stdout twice: one line naming the option, before any work', async () => {
+    const file = join(dir, 'notes.txt');
+    writeFileSync(file, 'x');
+    expectOneLine(await capture(main, [...TRAIN, '--out', join(file, 'm.gbm')]), 2, `--out ${join(file, 'm.gbm')}: ${file} is not a folder`);
+    expectOneLine(await capture(main, [...TRAIN, '--trace', join(file, 'sub', 't.jsonl')]), 2, `--trace ${join(file, 'sub', 't.jsonl')}: ${file} is a file, not a folder`);
+    expectOneLine(await capture(main, [...TRAIN, '--out', '/dev/null/m.gbm']), 2, '--out /dev/null/m.gbm: /dev/null is not a folder');
+    expectOneLine(await capture(main, ['prepare-horse', '--out', join(file, 'prepared')]), 2, `--out ${join(file, 'prepared')}: ${file} is not a folder`);
+    expectOneLine(await capture(main, [...TRAIN, '--out', '']), 2, '--out: an empty file name');
+    expectOneLine(await capture(main, [...TRAIN, '--out', '-', '--trace', '-']), 2, '--trace -: --out already writes to stdout');
+    expectOneLine(await capture(main, [...TRAIN, '--out', '-', '--json']), 2, '--json needs stdout for its summary, and --out - writes there');
+  });
+
+  it('an output on stdout (-, /dev/stdout) keeps stdout to itself: the summary goes to stderr', async () => {
+    const r = await capture(main, [...TRAIN, '--gap-threshold', '0', '--trace', '/dev/stdout']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.length).toBe(3 + 1); // one event per pass and the exact check
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ solver: 'bcfw' });
+    expect(r.stderr).toMatch(/^bcfw stopped \(maxPasses/m);
+    const graph = join(dir, 'cut.max');
+    writeFileSync(graph, 'p max 3 2\nn 1 s\nn 3 t\na 1 2 3\na 2 3 2\n');
+    const m = await capture(main, ['maxflow', graph, '--cut', '-']);
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stdout.trim().split('\n').every((l) => /^\d+$/.test(l))).toBe(true);
+    expect(m.stderr).toMatch(/^flow \d+$/m);
+  });
+
+  it('plot makes a missing folder of its figure, but only once the figure is drawn; a file in the way is one line', async () => {
+    const trace = join(dir, 'plot-trace.jsonl');
+    expect((await capture(main, [...TRAIN, '--trace', trace])).code).toBe(0);
+    const fig = join(dir, 'figures', 'sub', 'gap.svg');
+    expect((await capture(main, ['plot', trace, '--out', fig])).code).toBe(0);
+    expect(existsSync(fig)).toBe(true);
+    const file = join(dir, 'plot-notes.txt');
+    writeFileSync(file, 'x');
+    expectOneLine(await capture(main, ['plot', trace, '--out', join(file, 'gap.svg')]), 2, `--out ${join(file, 'gap.svg')}: ${file} is not a folder`);
+    expectOneLine(await capture(main, ['plot', join(dir, 'no-such-trace.jsonl'), '--out', join(dir, 'never', 'gap.svg')]), 2, 'no-such-trace.jsonl');
+    expect(existsSync(join(dir, 'never'))).toBe(false);
   });
 
   it.skipIf(!hasFifo)('--trace to a FIFO whose reader leaves: a note, and the run still writes its model', async () => {
@@ -139,6 +195,16 @@ describe('resume and inputs', () => {
     const refused = await capture(main, ['train', `ocr:${relabelled}`, ...args.slice(2), '--max-passes', '4', '--resume', ck]);
     expectOneLine(refused, 2, 'checkpoint was made on other training data (data fingerprint');
     expect((await capture(main, [...args, '--max-passes', '4', '--resume', ck])).code).toBe(0);
+  });
+
+  it('a checkpoint or a multiclass-fw weight matrix given as a model: one line saying what it is', async () => {
+    const ck = join(dir, 'given-as-model.gbc');
+    expect((await capture(main, [...TRAIN, '--checkpoint', ck])).code).toBe(0);
+    expectOneLine(await capture(main, ['eval', ck, 'synthetic:']), 2, "format 'gapbcfw-checkpoint': a checkpoint of train --checkpoint; continue it with train --resume");
+    const svm = join(GOOD, 'libsvm.txt');
+    const W = join(dir, 'W.gbm');
+    expect((await capture(main, ['multiclass-fw', `libsvm:${svm}`, '--tau', '1', '--max-iterations', '3', '--out', W, '--quiet'])).code).toBe(0);
+    expectOneLine(await capture(main, ['predict', W, `libsvm:${svm}`]), 2, 'the weight matrix W of multiclass-fw (feature-major), not a structured model');
   });
 
   it('an OCR file with a UTF-8 byte order mark trains exactly as without it', async () => {
@@ -185,6 +251,19 @@ describe('the pass cap and the summary', () => {
   });
 });
 
+describe('progress lines', () => {
+  it("call the test figure a loss (alignment's weighted loss is no error rate) and show the task's own metric", async () => {
+    const hansards = writeTinyHansards(mkdtempSync(join(dir, 'hansards-')));
+    const r = await capture(main, ['train', hansards, '--folds', '5', '--fold', '1', '--max-passes', '4', '--gap-check', '2', '--lambda', '0.1']);
+    expect(r.code, r.stderr).toBe(0);
+    const checks = r.stderr.split('\n').filter((l) => l.startsWith('pass '));
+    expect(checks.length).toBe(2);
+    for (const line of checks) expect(line).toMatch(/ test loss [\d.e-]+ {2}aer [\d.e-]+ /);
+    const ocr = await capture(main, ['train', `ocr:${join(GOOD, 'ocr.data')}`, '--split', 'all', '--max-passes', '2', '--gap-check', '1', '--train-error']);
+    expect(ocr.stderr).toMatch(/^pass 2 .* train loss [\d.e-]+ /m);
+  });
+});
+
 describe('figures', () => {
   it('train --trace lines name method, seed, lambda and data: plot titles the figure and names the methods', async () => {
     const a = join(dir, 'a.jsonl');
@@ -206,33 +285,10 @@ describe('figures', () => {
   });
 });
 
-/** The tiny Weizmann layout of test/horse.test.ts: a disc on a background, masks at half the image size. */
-async function tinyWeizmann(folder: string, count: number): Promise<void> {
-  mkdirSync(join(folder, 'rgb'), { recursive: true });
-  mkdirSync(join(folder, 'figure_ground'), { recursive: true });
-  const W = 48;
-  const H = 36;
-  for (let k = 1; k <= count; k++) {
-    const rgb = Buffer.alloc(W * H * 3);
-    const mask = Buffer.alloc(W * H);
-    for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) {
-        const inside = (x - 22 - k) ** 2 + (y - 18) ** 2 < 11 ** 2;
-        mask[y * W + x] = inside ? 255 : 0;
-        const noise = ((x * 31 + y * 17 + k) % 23) - 11;
-        rgb.set(inside ? [150 + noise, 90 + noise, 40] : [40, 120 + noise, 60 + noise], 3 * (y * W + x));
-      }
-    }
-    const name = `horse00${k}.png`;
-    await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toFile(join(folder, 'rgb', name));
-    await sharp(mask, { raw: { width: W, height: H, channels: 1 } }).png().toFile(join(folder, 'figure_ground', name));
-  }
-}
-
 describe('horse outputs', () => {
   it('prepare-horse --out FILE and predict --out-dir FILE: one line; overlays show the ground-truth outline', async () => {
     const db = join(dir, 'weizmann');
-    await tinyWeizmann(db, 3);
+    await writeTinyWeizmann(db, 3);
     const file = join(dir, 'a-file');
     writeFileSync(file, 'x');
     const prepare = ['--train-size', '2', '--superpixels', '20', '--colour-words', '8', '--gradient-words', '8', '--quiet'];
@@ -245,36 +301,45 @@ describe('horse outputs', () => {
     const out = join(dir, 'overlays');
     expect((await capture(main, ['predict', model, `horse:${prepared}`, '--out-dir', out, '--quiet'])).code).toBe(0);
     const { data, info } = await sharp(join(out, 'horse003.png')).raw().toBuffer({ resolveWithObject: true });
-    expect([info.width, info.height]).toEqual([48, 36]);
+    expect([info.width, info.height]).toEqual([64, 48]); // the mask's size (the images are prepared at it)
     let cyan = 0;
     for (let p = 0; p < info.width * info.height; p++) if (data[3 * p] === 0 && data[3 * p + 1] === 255 && data[3 * p + 2] === 255) cyan++;
-    expect(cyan).toBeGreaterThan(40); // the outline of the true disc, about 2 pi 11 pixels
+    expect(cyan).toBeGreaterThan(50); // the outline of the true disc, about 2 pi 15 pixels
   });
 });
 
 describe.skipIf(!hasData('ocr', 'letter.data.gz'))('the README "Minding the Gaps" example (OCR-small, real data)', () => {
   it('reaches its --gap-threshold 0.01 (cache passes no longer use up the pass cap)', { timeout: 600_000 }, async () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\\\n\s*/g, '');
-    const line = readme.split('\n').find((l) => l.includes('--solver bcpfw --sampling gap --cache') && l.includes('--gap-threshold 0.01'))!;
-    const argv = line.replace(/^npx gapbcfw /, '').split(/\s+/).filter((a) => a !== '');
-    const args = argv.map((a) => (a === 'ocr:letter.data.gz' ? `ocr:${dataPath('ocr', 'letter.data.gz')}` : a === 'bcpfw.jsonl' ? join(dir, 'bcpfw.jsonl') : a));
-    const r = await capture(main, [...args, '--json', '--quiet']);
+    const argv = documentedCommand('README.md', 'train ocr:letter.data.gz --split small --lambda 1e-3 --solver bcpfw --sampling gap --cache');
+    expect(argv).toContain('--gap-threshold');
+    const r = await capture(main, [...runnable(argv, dir), '--json', '--quiet']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json).toMatchObject({ stopReason: 'gap', thresholdReached: true, gapIsExact: true });
+    expect(r.json).toMatchObject({ stopReason: 'gap', thresholdReached: true, gapIsExact: true, gapThreshold: 0.01 });
     expect(r.json!.gap as number).toBeLessThanOrEqual(0.01);
   });
 });
 
-describe.skipIf(!hasData('multiclass', 'fashion_mnist_test'))('the multiclass page SVRF example (fashion-MNIST test set)', () => {
-  it('returns a model below the all-zero objective ln 10 and says which iterate it is', { timeout: 300_000 }, async () => {
-    const page = readFileSync(join(root, 'docs', 'models', 'multiclass.md'), 'utf8');
-    const line = page.split('\n').find((l) => l.startsWith('npx gapbcfw multiclass-fw idx:fashion_mnist_test/'))!.replace(/#.*$/, '');
-    const args = line.replace(/^npx gapbcfw /, '').split(/\s+/).filter((a) => a !== '').map((a) => (a === 'idx:fashion_mnist_test/' ? `idx:${dataPath('multiclass', 'fashion_mnist_test')}/` : a));
-    const r = await capture(main, [...args, '--json', '--quiet']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.json!.objective as number).toBeLessThan(Math.log(10));
-    expect(r.json!.returned).toMatch(/^best evaluated iterate \(iteration \d+\)$/);
-    expect(r.json!.testAccuracy as number).toBeGreaterThan(0.3); // the all-zero model scores 0.1
+describe.skipIf(!hasData('multiclass', 'fashion_mnist_test') || !hasData('multiclass', 'pendigits'))('the multiclass examples of the README and the multiclass page (real data)', () => {
+  it('the SVRF example returns a model below the all-zero objective ln 10 and says which iterate it is', { timeout: 300_000 }, async () => {
+    for (const page of ['docs/models/multiclass.md', 'README.md']) {
+      const argv = documentedCommand(page, 'multiclass-fw idx:fashion_mnist_test/');
+      const r = await capture(main, [...runnable(argv, dir), '--json', '--quiet']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json!.objective as number).toBeLessThan(Math.log(10));
+      expect(r.json!.returned).toMatch(/^best evaluated iterate \(iteration \d+\)$/);
+      expect(r.json!.testAccuracy as number).toBeGreaterThan(0.3); // the all-zero model scores 0.1
+    }
+  });
+
+  it("the README's residual figure: both traces it plots are written by its commands, on one data set", { timeout: 300_000 }, async () => {
+    const folder = mkdtempSync(join(dir, 'residual-'));
+    const block = documentedCommands('README.md').filter((c) => /^gapbcfw (multiclass-fw libsvm:pendigits|plot svrf\.jsonl)/.test(c.line));
+    expect(block.map((c) => c.argv[0])).toEqual(['multiclass-fw', 'multiclass-fw', 'plot']);
+    for (const { argv } of block) {
+      const r = await capture(main, [...runnable(argv, folder), '--json', '--quiet']);
+      expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0);
+      if (argv[0] === 'plot') expect((r.json!.series as { method: string }[]).map((s) => s.method).sort()).toEqual(['afw', 'svrf']);
+    }
   });
 });
 

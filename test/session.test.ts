@@ -1,9 +1,9 @@
 // The signal handling of long commands (src/cli/session.ts) and the cancellable exact pass of `gap` and `eval`:
 // the first signal asks the work to finish its block, the second abandons an exact pass in progress, and a pass
 // stopped between chunks gives no result rather than a gap over part of the data.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Writable } from 'node:stream';
-import { interruptible } from '../src/cli/session.js';
+import { interruptible, runCommand, withInterrupts } from '../src/cli/session.js';
 import { passUnlessStopped } from '../src/cli/progress.js';
 import { modelProblem } from '../src/core/problem.js';
 import { ChainModel } from '../src/models/chain.js';
@@ -38,6 +38,53 @@ describe('two-stage interrupts', () => {
       interrupt.dispose();
     }
     expect(process.listenerCount('SIGTERM')).toBe(before);
+  });
+});
+
+describe('signals in every phase of a command run (runCommand)', () => {
+  it('before the work: stop at once with a note; during it: abort the work; after it: write the results, then 129', async () => {
+    const { io, text } = sink();
+    const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    try {
+      await runCommand(io, async () => {
+        process.emit('SIGINT');
+        return 0;
+      });
+      expect(exit).toHaveBeenCalledWith(130);
+      expect(text()).toMatch(/interrupted by SIGINT before the work started: nothing was written/);
+    } finally {
+      exit.mockRestore();
+    }
+    let aborted = false;
+    const code = await runCommand(io, async () => {
+      const worked = await withInterrupts(io, 'finishing the current pass', async (signal) => {
+        process.emit('SIGTERM');
+        aborted = signal.aborted;
+        return 0;
+      });
+      expect(worked).toBe(143);
+      return worked;
+    });
+    expect(aborted).toBe(true);
+    expect(code).toBe(143);
+    const late = await runCommand(io, async () => {
+      await withInterrupts(io, 'finishing', async () => 0);
+      process.emit('SIGHUP'); // while the results are written: a note, and the status
+      return 0;
+    });
+    expect(late).toBe(129);
+    expect(text()).toMatch(/interrupted by SIGHUP: writing the results first/);
+  });
+
+  it('a real signal that arrives while the work holds the thread is taken in before the status', async () => {
+    const { io } = sink();
+    const code = await runCommand(io, async () =>
+      withInterrupts(io, 'finishing', async () => {
+        process.kill(process.pid, 'SIGTERM'); // queued: delivered to the handlers only once the event loop turns
+        return 0;
+      }),
+    );
+    expect(code).toBe(143);
   });
 });
 

@@ -15,6 +15,13 @@ export interface CommandOption extends OptionSpec {
   updates?: string;
   /** False when the output must be a regular file (read back later: a checkpoint), not a device, FIFO or stdout. */
   streamable?: boolean;
+  /** The command makes the output file's folder (and missing parents) when it is missing. */
+  makeFolder?: boolean;
+  /**
+   * Text lines on stdout after which `--json` may still end stdout with its summary line (predictions); any other
+   * output on stdout (`--out -`) sends the summary to stderr and refuses `--json`, so that the output stays whole.
+   */
+  summaryAfter?: boolean;
 }
 
 /** A positional argument. */
@@ -26,6 +33,8 @@ export interface Positional {
   optional?: boolean;
   /** Takes every remaining argument (at least one unless optional). */
   variadic?: boolean;
+  /** Absent or `-`, the command reads stdin (which no output may then overwrite). */
+  stdin?: boolean;
 }
 
 /** A command of `gapbcfw`: its table and its body. */

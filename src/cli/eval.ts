@@ -38,7 +38,7 @@ export const evalCommand: Command = {
     ...REPORT_OPTIONS,
   ],
   run: async (a, io) => {
-    checkCommandOutputs(a);
+    checkCommandOutputs(a, io);
     const file = positional(a, 0);
     const trained = trainedModel(file, value.number(a, 'lambda'));
     const { data, part } = await loadPart(a, io, trained, value.string(a, 'part') as 'train' | 'test' | undefined);

@@ -46,7 +46,7 @@ export const gapCommand: Command = {
     const shard = shardValue === undefined ? ([0, 1] as [number, number]) : parseShard(shardValue);
     const out = value.string(a, 'out');
     if (shardValue !== undefined && out === undefined) throw new UsageError('--shard needs --out PART.json');
-    checkCommandOutputs(a);
+    const summaryIo = checkCommandOutputs(a, io);
     const trained = loadModel(positional(a, 0));
     const { data, part } = await loadPart(a, io, trained, (value.string(a, 'part') as 'train' | 'test' | undefined) ?? 'train');
     const set = part === 'test' ? data.test! : data.train;
@@ -90,8 +90,8 @@ export const gapCommand: Command = {
     if (out !== undefined) writeOutput(out, `${JSON.stringify(partial)}\n`, { stdout: io.stdout });
     const seconds = (performance.now() - t0) / 1000;
     const json = value.flag(a, 'json');
-    if (shardValue !== undefined) report({ command: 'gap', shard: `${shard[0]}/${shard[1]}`, examples: end - start, out, seconds }, json, io, `shard ${shard[0]}/${shard[1]}: ${end - start} examples`);
-    else report({ ...combine([partial]), seconds }, json, io, `exact pass of ${positional(a, 0)} over ${positional(a, 1)} (${part})`);
+    if (shardValue !== undefined) report({ command: 'gap', shard: `${shard[0]}/${shard[1]}`, examples: end - start, out, seconds }, json, summaryIo, `shard ${shard[0]}/${shard[1]}: ${end - start} examples`);
+    else report({ ...combine([partial]), seconds }, json, summaryIo, `exact pass of ${positional(a, 0)} over ${positional(a, 1)} (${part})`);
     return code;
   },
 };

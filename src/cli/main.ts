@@ -7,6 +7,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeFailure } from '../io/output.js';
 import { packageRoot } from '../package-root.js';
 import { TASKS, TASKS_OF_MODEL } from '../tasks/index.js';
 import { setThreads, threadCap } from '../threads.js';
@@ -20,6 +21,7 @@ import { pathCommand } from './path.js';
 import { plotCommand } from './plot.js';
 import { predictCommand } from './predict.js';
 import { prepareHorseCommand } from './prepare-horse.js';
+import { runCommand, writesFiles } from './session.js';
 import { demoCommand, trainCommand } from './train.js';
 
 /** Every command, in the order of `gapbcfw help`. */
@@ -112,7 +114,7 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
     const cap = threadCap();
     try {
       if (args.given.has('threads')) setThreads(value.number(args, 'threads'));
-      return await command.run(args, io);
+      return await runCommand(io, () => command.run(args, io));
     } finally {
       setThreads(cap);
     }
@@ -124,11 +126,21 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
 // Run when executed directly (node dist/src/cli/main.js, the `gapbcfw` bin, or tsx src/cli/main.ts).
 const invoked = process.argv[1];
 if (invoked !== undefined && import.meta.url === pathToFileURL(realpathSync(invoked)).href) {
-  // A reader that went away (`gapbcfw predict ... | head -1`) is no error: stop quietly with the usual status.
-  for (const stream of [process.stdout, process.stderr]) {
+  // A reader that went away (`gapbcfw predict ... | head -1`) is no error: stop quietly with the usual status, or,
+  // when the command still has files to write (`train --trace - --out m.gbm | head`), drop what goes to stdout and
+  // go on. Any other failure of stdout (`--json > /dev/full`, a full disk) ends the job with one line (exit 1).
+  let stdoutGone = false;
+  for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]] as const) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (name === 'stdout' && stdoutGone) return; // writes after the reader left
+      if (e.code === 'EPIPE' && name === 'stdout' && writesFiles()) {
+        stdoutGone = true;
+        process.stderr.write('gapbcfw: stdout: its reader closed it; nothing more is written there, the run goes on (EPIPE)\n');
+        return;
+      }
       if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw e;
+      if (name === 'stdout') process.stderr.write(`gapbcfw: ${writeFailure(e, 'stdout').message}\n`);
+      process.exit(1);
     });
   }
   process.exitCode = await main(process.argv.slice(2));

@@ -32,7 +32,7 @@ const median = (xs: number[]): number => {
 };
 
 function runMaxflow(a: Args, io: Io): number {
-  checkCommandOutputs(a);
+  const summaryIo = checkCommandOutputs(a, io);
   const positionals = a.positionals;
   const v = { cut: value.string(a, 'cut'), json: value.flag(a, 'json') };
   const file = positionals[0]!.startsWith('dimacs:') ? positionals[0]!.slice('dimacs:'.length) : positionals[0]!;
@@ -85,9 +85,9 @@ function runMaxflow(a: Args, io: Io): number {
     seconds: round((performance.now() - t0) / 1000),
   };
   if (v.json) {
-    report(summary, true, io, '');
+    report(summary, true, summaryIo, '');
   } else {
-    io.stdout.write(`flow ${flow}\n`);
+    summaryIo.stdout.write(`flow ${flow}\n`);
     io.stderr.write(
       `${problem.numNodes} nodes, ${arcs} inner arcs (${problem.capType}), read ${summary.readMs} ms, ` +
         `solve ${summary.solveMs} ms${repeat > 1 ? ` (median of ${repeat}, min ${summary.solveMsMin} ms)` : ''}, ` +

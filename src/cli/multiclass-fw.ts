@@ -10,6 +10,7 @@ import { holdoutSplit, loadMulticlassData, withBias } from '../multiclass-fw/dat
 import { nuclearNorm } from '../multiclass-fw/lmo.js';
 import { MulticlassLogistic } from '../multiclass-fw/problem.js';
 import { MCFW_SOLVERS, trainMulticlassFwAsync, type McfwEvent, type McfwOptions, type McfwSolverName } from '../multiclass-fw/solvers.js';
+import { parseDataSpec } from '../tasks/index.js';
 import { value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
 import { REPORT_OPTIONS, SEED_MAX } from './options.js';
@@ -79,7 +80,7 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
     evalEvery = every === 'log' ? 'log' : Number(every);
     if (evalEvery !== 'log' && !(Number.isSafeInteger(evalEvery) && evalEvery >= 1 && /^\d+$/.test(every))) throw new UsageError(`--eval-every must be a positive integer or 'log', got '${every}'`);
   }
-  checkCommandOutputs(a);
+  const summaryIo = checkCommandOutputs(a, io);
 
   const options: McfwOptions = {
     solver,
@@ -107,8 +108,8 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
   let train: MulticlassDataset = loadMulticlassData(positionals[0]!);
   let test: MulticlassDataset | undefined;
   if (v.test !== undefined) {
-    const kind = (s: string) => s.slice(0, Math.max(s.indexOf(':'), 0));
-    if (kind(v.test) !== kind(positionals[0]!)) throw new UsageError(`--test must be of kind '${kind(positionals[0]!)}', got '${v.test}'`);
+    const kind = parseDataSpec(positionals[0]!).kind;
+    if (parseDataSpec(v.test).kind !== kind) throw new UsageError(`--test must be of kind '${kind}', got '${v.test}'`);
     test = loadMulticlassData(v.test, { numFeatures: train.X.cols, labelNames: train.labelNames });
   } else if (holdout !== undefined) {
     ({ train, test } = holdoutSplit(train, holdout, new Rng(seed + 1_000_003)));
@@ -172,7 +173,7 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
         objective: r.objective,
       },
       arrays: { W: r.W },
-    });
+    }, { stdout: io.stdout });
   }
   const trainAccuracy = problem.accuracy(r.W);
   const testAccuracy = r.metrics.testAccuracy;
@@ -212,6 +213,6 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
     stopReason: r.stopReason,
     model: v.out,
   };
-  report(summary, value.flag(a, 'json'), io, `${solver} stopped (${r.stopReason}) after ${r.iterations} iterations, ${r.seconds.toFixed(2)}s: ${r.returned === 'best' && r.returnedIteration !== r.iterations ? `returned the best evaluated iterate (iteration ${r.returnedIteration}), ` : ''}objective ${fmt(r.objective)}, gap ${fmt(r.gap)}`);
+  report(summary, value.flag(a, 'json'), summaryIo, `${solver} stopped (${r.stopReason}) after ${r.iterations} iterations, ${r.seconds.toFixed(2)}s: ${r.returned === 'best' && r.returnedIteration !== r.iterations ? `returned the best evaluated iterate (iteration ${r.returnedIteration}), ` : ''}objective ${fmt(r.objective)}, gap ${fmt(r.gap)}`);
   return code;
 }

@@ -48,7 +48,7 @@ export const pathCommand: Command = {
 /** The path or grid search of `gapbcfw path`. */
 async function runPath(a: Args, io: Io): Promise<number> {
   const spec = positional(a, 0);
-  checkCommandOutputs(a);
+  const summaryIo = checkCommandOutputs(a, io);
   const task = await loadTask(spec, loadOptions(a, parseDataSpec(spec).kind));
   const model = buildModel(task.spec, decodeBackend(a));
   const problem = modelProblem(model, task.train, { scoring: scoringOf(model, a).scoring });
@@ -89,7 +89,7 @@ async function runPath(a: Args, io: Io): Promise<number> {
     });
     const points = testErrors(g!.points).map(({ w: _w, ...rest }) => rest);
     writeRows(trace, io, `grid, ${mode === 'none' ? 'no warm start' : mode}`, points);
-    report({ command: 'path', mode: 'grid', warmStart: mode, epsilon, points, effectivePasses: g!.effectivePasses, seconds: g!.seconds }, json, io, `grid search (${mode}) over ${points.length} lambdas`);
+    report({ command: 'path', mode: 'grid', warmStart: mode, epsilon, points, effectivePasses: g!.effectivePasses, seconds: g!.seconds }, json, summaryIo, `grid search (${mode}) over ${points.length} lambdas`);
     return code;
   }
 
@@ -104,7 +104,7 @@ async function runPath(a: Args, io: Io): Promise<number> {
   const p = path!;
   const breakpoints = testErrors(p.breakpoints);
   writeRows(trace, io, p.heuristic ? 'heuristic path' : 'exact path', breakpoints);
-  if (out !== undefined) savePath(out, { ...p, task: task.task, spec: task.spec, fields: task.fields, breakpoints });
+  if (out !== undefined) savePath(out, { ...p, task: task.task, spec: task.spec, fields: task.fields, breakpoints }, { stdout: io.stdout });
   report(
     {
       command: 'path', mode: p.heuristic ? 'heuristic' : 'exact', epsilon: p.epsilon, kappa: p.kappa, lambdaInf: p.lambdaInf,
@@ -112,7 +112,7 @@ async function runPath(a: Args, io: Io): Promise<number> {
       effectivePasses: p.effectivePasses, seconds: p.seconds, out,
       points: breakpoints.map(({ w: _w, ...rest }) => rest),
     },
-    json, io, `${p.heuristic ? 'heuristic' : 'exact'} path: ${breakpoints.length} breakpoints (${p.stopReason})`,
+    json, summaryIo, `${p.heuristic ? 'heuristic' : 'exact'} path: ${breakpoints.length} breakpoints (${p.stopReason})`,
   );
   return code;
 }

@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { writeOutput } from '../io/output.js';
 import { dirname, extname } from 'node:path';
+import { makeOutputDir, writeOutput } from '../io/output.js';
 import { InputError } from '../core/errors.js';
 import type { TopLevelSpec } from 'vega-lite';
 import { Y_METRICS, buildFigure, hasSystemFonts, renderPng, renderSvg, type XAxis, type YMetric } from '../plot/figures.js';
@@ -26,7 +25,7 @@ export const plotCommand: Command = {
   options: [
     { name: 'x', type: 'choice', value: 'X', choices: ['passes', 'effective', 'effective-passes', 'effectivePasses', 'time', 'seconds', 'lambda'], help: 'x axis (effective: oracle calls / n; lambda: rows of gapbcfw path --trace, decreasing)', default: 'effective' },
     { name: 'y', type: 'string', value: 'Y', help: `y axis: ${Y_METRICS.join(' | ')} (log scale for gap, gapEstimate and the residuals); with --x lambda: ${LAMBDA_METRICS.join(' | ')}`, default: 'gap; testError with --x lambda' },
-    { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', help: '.svg, .png, or .json (the Vega-Lite spec)', default: 'plot.svg' },
+    { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', makeFolder: true, help: '.svg, .png, or .json (the Vega-Lite spec)', default: 'plot.svg' },
     { name: 'title', type: 'string', value: 'T', help: 'figure title (default from the traces\' data and lambda, else "Y against X")' },
     { name: 'optimum', type: 'number', value: 'F', min: -1e300, max: 1e300, help: 'known optimum F*: --y residual / relativeResidual are F - F* and (F - F*) / F* of every event\'s objective (without it, a trace with no residual is an error)' },
     { name: 'width', type: 'integer', value: 'N', min: 50, max: 10000, help: 'plot area width in pixels (PNGs are drawn at 2x)', default: '520' },
@@ -42,9 +41,8 @@ const X_ALIASES: Record<string, XAxis> = { passes: 'passes', effective: 'effecti
 async function runPlot(a: Args, io: Io): Promise<number> {
   const positionals = a.positionals;
   const v = { x: value.string(a, 'x'), y: value.string(a, 'y'), out: value.string(a, 'out'), title: value.string(a, 'title'), json: value.flag(a, 'json'), quiet: value.flag(a, 'quiet') };
-  // The figure's folder is created (figures/ of a run); then the output is checked like every other.
-  if (v.out !== undefined) mkdirSync(dirname(v.out), { recursive: true });
-  checkCommandOutputs(a);
+  // The figure's folder is made when it is missing (figures/ of a run), once the figure is drawn.
+  const summaryIo = checkCommandOutputs(a, io);
   const out = v.out ?? 'plot.svg';
   const format = extname(out).toLowerCase().slice(1);
   if (format !== 'svg' && format !== 'png' && format !== 'json') throw new UsageError(`--out must end in .svg, .png or .json, got '${out}'`);
@@ -59,7 +57,7 @@ async function runPlot(a: Args, io: Io): Promise<number> {
     if (!LAMBDA_METRICS.includes(y)) throw new UsageError(`with --x lambda, --y must be one of ${LAMBDA_METRICS.join(', ')}, got '${v.y}'`);
     const rows = readLambdaRows(positionals);
     await writeFigure(lambdaFigure(rows, y, v.title, { width, height }), out, format, warn);
-    report({ command: 'plot', out, format, x: 'lambda', y, rows: rows.length, methods: [...new Set(rows.map((r) => r.method))] }, v.json, io, `wrote ${out}`);
+    report({ command: 'plot', out, format, x: 'lambda', y, rows: rows.length, methods: [...new Set(rows.map((r) => r.method))] }, v.json, summaryIo, `wrote ${out}`);
     return 0;
   }
   const x = v.x === undefined ? 'effective' : X_ALIASES[v.x]!;
@@ -91,12 +89,12 @@ async function runPlot(a: Args, io: Io): Promise<number> {
     series,
     skipped: figure.skipped.length > 0 ? figure.skipped : undefined,
   };
-  if (v.json) report(summary, true, io, '');
+  if (v.json) report(summary, true, summaryIo, '');
   else {
-    io.stdout.write(`wrote ${out} (${series.length} method${series.length === 1 ? '' : 's'}, ${summary.runs} run${summary.runs === 1 ? '' : 's'})\n`);
+    summaryIo.stdout.write(`wrote ${out} (${series.length} method${series.length === 1 ? '' : 's'}, ${summary.runs} run${summary.runs === 1 ? '' : 's'})\n`);
     for (const s of figure.series) {
       const last = s.band.at(-1)!;
-      io.stdout.write(`  ${s.method}: seeds ${s.seeds.join(',')}, ${s.points} points, last median ${+last.median.toPrecision(4)} at ${figure.x} ${+last.x.toPrecision(4)}\n`);
+      summaryIo.stdout.write(`  ${s.method}: seeds ${s.seeds.join(',')}, ${s.points} points, last median ${+last.median.toPrecision(4)} at ${figure.x} ${+last.x.toPrecision(4)}\n`);
     }
   }
   return 0;
@@ -114,6 +112,6 @@ async function writeFigure(spec: TopLevelSpec, out: string, format: string, warn
       bytes = renderPng(svg);
     }
   }
-  mkdirSync(dirname(out), { recursive: true });
+  makeOutputDir(dirname(out), '--out');
   writeOutput(out, bytes);
 }

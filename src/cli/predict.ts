@@ -8,7 +8,8 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { loadModel } from '../io/model.js';
-import { StreamedOutput } from '../io/output.js';
+import { existsSync } from 'node:fs';
+import { removeEmptyFolder, StreamedOutput } from '../io/output.js';
 import { isDataSpec, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import type { PredictionTarget, TextSink } from '../tasks/types.js';
@@ -34,11 +35,11 @@ export const predictCommand: Command = {
     'each prediction is written as soon as its input is complete.',
   positionals: [
     { name: 'MODEL', help: 'a model file (gapbcfw train --out)', input: 'file' },
-    { name: 'INPUT', help: "KIND:PATH (a data set: --part test by default), or raw input of the model's task (a file, or - / absent: stdin)", input: 'data', optional: true },
+    { name: 'INPUT', help: "KIND:PATH (a data set: --part test by default), or raw input of the model's task (a file, or - / absent: stdin)", input: 'data', optional: true, stdin: true },
   ],
   options: [
     PART_OPTION,
-    { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', help: 'write text predictions here instead of stdout', group: outputs },
+    { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', summaryAfter: true, help: 'write text predictions here instead of stdout', group: outputs },
     { name: 'out-dir', type: 'string', value: 'DIR', output: 'dir', help: 'write image predictions (horse overlays, lsp skeletons) into DIR', group: outputs },
     ...DATA_OPTIONS,
     ...taskOptionTable('predict'),
@@ -49,7 +50,7 @@ export const predictCommand: Command = {
 };
 
 async function runPredict(a: Args, io: Io): Promise<number> {
-  checkCommandOutputs(a);
+  checkCommandOutputs(a, io); // the predictions' own rule for the summary: below
   const trained = loadModel(positional(a, 0));
   const input = a.positionals[1] ?? '-';
   const outFile = value.string(a, 'out');
@@ -59,6 +60,7 @@ async function runPredict(a: Args, io: Io): Promise<number> {
   const file = outFile === undefined || outFile === '-' ? undefined : StreamedOutput.open(outFile, { stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
   const fileSink: TextSink | undefined = file && { write: (text) => (file.write(text), true), once: () => undefined };
   const target: PredictionTarget = { text: textTask ? (fileSink ?? io.stdout) : undefined, dir: value.string(a, 'out-dir'), values: a.values };
+  const newDir = target.dir !== undefined && !existsSync(target.dir);
   const json = value.flag(a, 'json');
   let summary: Record<string, unknown> = {};
   let headline = '';
@@ -67,6 +69,7 @@ async function runPredict(a: Args, io: Io): Promise<number> {
       return await predictInto(signal);
     } catch (e) {
       file?.discard();
+      if (newDir) removeEmptyFolder(target.dir!);
       throw e;
     }
   });

@@ -66,7 +66,7 @@ async function runPrepareHorse(a: Args, io: Io): Promise<number> {
     if (!m) throw new UsageError(`--copies must be A-B (e.g. 1-86), got '${copiesValue}'`);
     copies = [Number(m[1]), Number(m[2])];
   }
-  checkCommandOutputs(a);
+  checkCommandOutputs(a, io);
   const root = a.positionals.length > 0 ? positional(a, 0) : dataPath('weizmann_horse');
   const t0 = Date.now();
   let last = '';

@@ -6,14 +6,23 @@ import { value, type Args } from './args.js';
 
 const fmt = (x: number | undefined, digits = 4) => (x === undefined ? '-' : Math.abs(x) >= 1e4 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(digits - 1) : x.toPrecision(digits));
 
-/** Human-readable line of an event (also used for the final summary). */
+/** The task metric a progress line shows next to the test loss (the first the event has): chunk F1, AER, PCP, accuracy. */
+const HEADLINE_METRICS = ['f1', 'aer', 'pcp', 'accuracy'] as const;
+
+/**
+ * Human-readable line of an event (also used for the final summary). The test figure is the mean task loss (the
+ * papers' error for chains and multiclass, a weighted loss for alignment), so it is called a loss, followed by the
+ * task's own metric.
+ */
 export function describeEvent(e: ProgressEvent): string {
   const parts = [`pass ${e.pass}`, `eff ${e.effectivePasses.toFixed(1)}`];
   if (e.primal !== undefined) parts.push(`primal ${fmt(e.primal)}`);
   if (e.dual !== undefined) parts.push(`dual ${fmt(e.dual)}`);
   if (e.gap !== undefined) parts.push(`gap ${fmt(e.gap)}${e.gapIsExact ? '' : '~'}`);
-  if (e.trainError !== undefined) parts.push(`train ${fmt(e.trainError)}`);
-  if (e.testError !== undefined) parts.push(`test ${fmt(e.testError)}`);
+  if (e.trainError !== undefined) parts.push(`train loss ${fmt(e.trainError)}`);
+  if (e.testError !== undefined) parts.push(`test loss ${fmt(e.testError)}`);
+  const headline = HEADLINE_METRICS.find((m) => typeof e[m] === 'number');
+  if (headline !== undefined) parts.push(`${headline} ${fmt(e[headline] as number)}`);
   parts.push(`${e.seconds.toFixed(1)}s`);
   return parts.join('  ');
 }

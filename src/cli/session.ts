@@ -1,20 +1,29 @@
 /**
- * What every long command does around its work: the outputs its table declares are checked before any work
- * starts (src/io/output.ts), and SIGINT, SIGTERM and SIGHUP (Ctrl-C, `kill`, Slurm and Kubernetes stopping a job,
- * a closed ssh session) stop it cleanly: the current block of work finishes, the gap is certified, the model and
- * checkpoint are written, and the exit status is 130, 143 or 129. A second signal abandons an exact pass in progress
- * (training then ends with its last gap estimate, marked not exact, and still writes its model); a third quits at once.
+ * What every command does around its work: the outputs its table declares are checked before any work starts
+ * (src/io/output.ts), and SIGINT, SIGTERM and SIGHUP (Ctrl-C, `kill`, Slurm and Kubernetes stopping a job, a closed
+ * ssh session) stop it cleanly whenever they come:
+ *
+ * - before the work (reading the data): the command stops at once, nothing written;
+ * - during the work: the current block of work finishes, the gap is certified, the model and checkpoint are written;
+ *   a second signal abandons an exact pass in progress (training then ends with its last gap estimate, marked not
+ *   exact, and still writes its model); a third quits at once;
+ * - after the work: the results are written first (a second signal quits at once);
+ * - after the results: only the exit status changes;
+ *
+ * and the exit status is then 130, 143 or 129.
  * @module
  */
-import { readdirSync, statSync } from 'node:fs';
+import { fstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkOutputs, type OutputTarget } from '../io/output.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { checkOutputs, isStdout, type OutputTarget } from '../io/output.js';
 import { isDataSpec, parseDataSpec } from '../tasks/index.js';
-import type { Args } from './args.js';
-import type { Io } from './common.js';
+import { value, type Args } from './args.js';
+import { UsageError, type Io } from './common.js';
 
 /** Exit status after each signal (128 + its number). */
 export const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM' | 'SIGHUP', number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+type SignalName = keyof typeof SIGNAL_EXIT;
 
 /** The files a `KIND:PATH` data set (or a plain path) reads: the file, or the files of a folder two levels deep. */
 function inputFiles(arg: string): string[] {
@@ -30,26 +39,48 @@ function inputFiles(arg: string): string[] {
   return out;
 }
 
+/** `/dev/stdin` when stdin is a regular file (`< FILE`): an input that no output may overwrite. */
+function stdinFile(): string[] {
+  try {
+    return fstatSync(0).isFile() ? ['/dev/stdin'] : [];
+  } catch {
+    return [];
+  }
+}
+
 /**
- * Checks every output the command's table declares (folder exists, not a folder where a file is meant, not one
- * of the inputs, no two outputs the same file) before the work starts. @throws InputError naming the option.
+ * Checks every output the command's table declares (a name, its folder exists, not a folder where a file is meant,
+ * not one of the inputs, no two outputs the same file, at most one on stdout) before the work starts, and returns
+ * where the command's summary goes: stdout, or stderr when an output takes stdout (`--out -`), so that the output
+ * stays whole. @throws InputError naming the option; UsageError for `--json` when an output takes stdout.
  */
-export function checkCommandOutputs(a: Args): void {
+export function checkCommandOutputs(a: Args, io: Io): Io {
   const outputs: OutputTarget[] = [];
   const inputs: string[] = [];
   a.command.positionals.forEach((p, k) => {
     if (!p.input) return;
     const args = p.variadic ? a.positionals.slice(k) : [a.positionals[k]];
-    for (const arg of args) if (arg !== undefined) inputs.push(...inputFiles(arg));
+    for (const arg of args) {
+      if (arg !== undefined) inputs.push(...inputFiles(arg));
+      if (p.stdin && (arg === undefined || arg === '-')) inputs.push(...stdinFile());
+    }
   });
+  let toStdout: string | undefined;
   for (const o of a.command.options) {
     const v = a.values[o.name];
     if (typeof v !== 'string') continue;
     const updates = o.updates !== undefined && a.values[o.updates] === v;
-    if (o.output) outputs.push({ path: v, option: `--${o.name}`, kind: o.output, ...(o.streamable === false ? { streamable: false } : {}), ...(updates ? { updates } : {}) });
+    if (o.output) {
+      outputs.push({ path: v, option: `--${o.name}`, kind: o.output, ...(o.streamable === false ? { streamable: false } : {}), ...(updates ? { updates } : {}), ...(o.makeFolder ? { makeFolder: true } : {}) });
+      if (isStdout(v) && !o.summaryAfter) toStdout = o.name;
+    }
     if (o.input) inputs.push(...inputFiles(v));
   }
   checkOutputs(outputs, inputs);
+  if (active) active.writesFiles = outputs.some((o) => !isStdout(o.path));
+  if (toStdout === undefined) return io;
+  if (value.flag(a, 'json')) throw new UsageError(`--json needs stdout for its summary, and --${toStdout} ${String(a.values[toStdout])} writes there: give --${toStdout} a file name, or leave out --json`);
+  return { ...io, stdout: io.stderr };
 }
 
 /** A handle on SIGINT / SIGTERM / SIGHUP for one command run. */
@@ -64,46 +95,151 @@ export interface Interrupt {
   dispose(): void;
 }
 
+/** Where a command run is: reading its input, working, writing its results, or done. */
+type Phase = 'setup' | 'work' | 'results' | 'done';
+
+/** The signal handlers of one command run, acting by its phase (see the module comment). */
+class SignalSession implements Interrupt {
+  private phase: Phase;
+  private received: SignalName | undefined;
+  private count = 0;
+  private readonly controller = new AbortController();
+  private readonly urgentController = new AbortController();
+  private readonly handlers: (readonly [SignalName, () => void])[];
+  /** The command writes files (a model, a checkpoint): a reader of stdout that leaves must not stop it. */
+  writesFiles = false;
+
+  constructor(
+    private readonly io: Io,
+    private finishing: string,
+    phase: Phase,
+  ) {
+    this.phase = phase;
+    this.handlers = (Object.keys(SIGNAL_EXIT) as SignalName[]).map((name) => {
+      const handler = () => this.receive(name);
+      process.on(name, handler);
+      return [name, handler] as const;
+    });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get urgent(): AbortSignal {
+    return this.urgentController.signal;
+  }
+
+  private receive(name: SignalName): void {
+    const say = (text: string) => this.io.stderr.write(`\n${text}\n`);
+    this.count++;
+    if (this.phase === 'setup') {
+      say(`interrupted by ${name} before the work started: nothing was written`);
+      process.exit(SIGNAL_EXIT[name]);
+    }
+    if (this.phase === 'done') {
+      this.received ??= name;
+      say(`interrupted by ${name} after the results were written`);
+      return;
+    }
+    if (this.phase === 'results') {
+      if (this.received !== undefined) process.exit(SIGNAL_EXIT[this.received]);
+      this.received = name;
+      say(`interrupted by ${name}: writing the results first (send it again to quit at once)`);
+      return;
+    }
+    if (this.count >= 3) process.exit(SIGNAL_EXIT[this.received ?? name]);
+    if (this.count === 2) {
+      say(`${name} again: abandoning any exact pass in progress (the result is then not certified; send it once more to quit at once)`);
+      this.urgentController.abort(name);
+      return;
+    }
+    this.received = name;
+    say(`interrupted by ${name}: ${this.finishing} (send it again to abandon an exact pass in progress)`);
+    this.controller.abort(name);
+  }
+
+  /** Runs the work phase of a command (its abort signals are this session's), then enters the results phase. */
+  async work(finishing: string, work: (signal: AbortSignal, urgent: AbortSignal) => Promise<number>): Promise<number> {
+    this.finishing = finishing;
+    this.phase = 'work';
+    this.count = 0;
+    try {
+      return this.exitCodeOr(await work(this.signal, this.urgent));
+    } finally {
+      this.phase = 'results';
+      this.count = 0;
+    }
+  }
+
+  /** The command has written its results: a signal now only sets the exit status. */
+  done(): void {
+    this.phase = 'done';
+  }
+
+  exitCode(): number | undefined {
+    return this.received === undefined ? undefined : SIGNAL_EXIT[this.received];
+  }
+
+  exitCodeOr(code: number): number {
+    return this.exitCode() ?? code;
+  }
+
+  dispose(): void {
+    for (const [name, handler] of this.handlers) process.off(name, handler);
+  }
+}
+
+/** The command run in progress (see {@link runCommand}): its signal handlers serve every phase of it. */
+let active: SignalSession | undefined;
+
+/**
+ * Whether the command in progress writes files besides stdout (`train --trace - --out m.gbm | head`): then a reader
+ * of stdout that leaves ends only what goes to stdout, and the run goes on to write its files.
+ */
+export function writesFiles(): boolean {
+  return active?.writesFiles === true;
+}
+
+/**
+ * Runs a command with the signal handlers of its whole run (see the module comment); returns its exit status, or
+ * the signal's when one came. Signals that arrived during synchronous work are taken in before the status is.
+ */
+export async function runCommand(io: Io, run: () => Promise<number>): Promise<number> {
+  const session = new SignalSession(io, 'stopping', 'setup');
+  const outer = active;
+  active = session;
+  try {
+    const code = await run();
+    session.done();
+    // A signal that came while the work held the thread waits in libuv's signal pipe, read in the poll phase of the
+    // event loop: two turns (check phase, then a whole loop iteration) hand it to the handlers.
+    if (session.exitCode() === undefined) for (let turn = 0; turn < 2; turn++) await nextTurn();
+    return session.exitCodeOr(code);
+  } finally {
+    session.dispose();
+    active = outer;
+  }
+}
+
 /**
  * Handles SIGINT, SIGTERM and SIGHUP while a command works: the first aborts `signal` (the work then finishes its
  * current block and writes what it has) and says so on stderr; the second aborts `urgent` (an exact pass in
  * progress is abandoned between chunks); a third exits at once with the signal's status.
  */
 export function interruptible(io: Io, finishing: string): Interrupt {
-  const controller = new AbortController();
-  const urgent = new AbortController();
-  let received: keyof typeof SIGNAL_EXIT | undefined;
-  const handlers = (Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]).map((name) => {
-    const handler = () => {
-      if (urgent.signal.aborted) process.exit(SIGNAL_EXIT[name]);
-      if (received !== undefined) {
-        io.stderr.write(`\n${name} again: abandoning any exact pass in progress (the result is then not certified; send it once more to quit at once)\n`);
-        urgent.abort(name);
-        return;
-      }
-      received = name;
-      io.stderr.write(`\ninterrupted by ${name}: ${finishing} (send it again to abandon an exact pass in progress)\n`);
-      controller.abort(name);
-    };
-    process.on(name, handler);
-    return [name, handler] as const;
-  });
-  return {
-    signal: controller.signal,
-    urgent: urgent.signal,
-    exitCode: () => (received === undefined ? undefined : SIGNAL_EXIT[received]),
-    dispose: () => {
-      for (const [name, handler] of handlers) process.off(name, handler);
-    },
-  };
+  return new SignalSession(io, finishing, 'work');
 }
 
-/** Runs `work` with the signal handlers of {@link interruptible}; returns its status, or the signal's when one came. */
+/**
+ * Runs `work` as the work phase of the command (with the handlers of {@link runCommand}, or its own outside one);
+ * returns its status, or the signal's when one came.
+ */
 export async function withInterrupts(io: Io, finishing: string, work: (signal: AbortSignal, urgent: AbortSignal) => Promise<number>): Promise<number> {
-  const interrupt = interruptible(io, finishing);
+  if (active) return active.work(finishing, work);
+  const interrupt = new SignalSession(io, finishing, 'work');
   try {
-    const code = await work(interrupt.signal, interrupt.urgent);
-    return interrupt.exitCode() ?? code;
+    return await interrupt.work(finishing, work);
   } finally {
     interrupt.dispose();
   }

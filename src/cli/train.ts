@@ -10,7 +10,7 @@ import { saveModel } from '../io/model.js';
 import { StreamedOutput } from '../io/output.js';
 import { methodName, type TraceContext } from '../plot/traces.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
-import type { SolverResult } from '../solvers/common.js';
+import type { SolverCheckpoint, SolverResult } from '../solvers/common.js';
 import { trainAsync } from '../solvers/index.js';
 import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
@@ -44,9 +44,8 @@ export const trainCommand: Command = {
   run: async (a, io) => {
     const spec = positional(a, 0);
     const { kind } = parseDataSpec(spec);
-    checkCommandOutputs(a);
     const load = loadOptions(a, kind);
-    return train(a, io, await loadTask(spec, load), { command: 'train', data: load.split === undefined ? spec : `${spec} --split ${load.split}`, ...taskOf(kind).defaults });
+    return withRunFiles(a, io, async (runFiles) => train(a, io, runFiles, await loadTask(spec, load), { command: 'train', data: load.split === undefined ? spec : `${spec} --split ${load.split}`, ...taskOf(kind).defaults }));
   },
 };
 
@@ -55,14 +54,38 @@ export const demoCommand: Command = {
   summary: 'train a chain model on built-in synthetic data (no files needed): lambda 0.01 to an exact gap of 0.01',
   positionals: [],
   options: [...SOLVER_OPTIONS, ...BACKEND_OPTIONS, ...RUN_OPTIONS, ...REPORT_OPTIONS],
-  run: async (a, io) => {
-    checkCommandOutputs(a);
-    return train(a, io, await loadTask('synthetic:'), { command: 'demo', data: 'synthetic:', lambda: 0.01, gapThreshold: 0.01 });
-  },
+  run: async (a, io) => withRunFiles(a, io, async (runFiles) => train(a, io, runFiles, await loadTask('synthetic:'), { command: 'demo', data: 'synthetic:', lambda: 0.01, gapThreshold: 0.01 })),
 };
 
+/** What a training run reads and writes besides its data, checked and opened before the data is read. */
+interface RunFiles {
+  /** Where the summary goes (stderr when an output takes stdout). */
+  summaryIo: Io;
+  /** The checkpoint to resume from. */
+  resume?: SolverCheckpoint;
+  /** The checkpoint writer, holding the file's lock. */
+  checkpoints?: CheckpointWriter;
+}
+
+/**
+ * Runs `body` with the run's files open: the outputs checked, the --resume checkpoint read and the --checkpoint lock
+ * taken (so that every refusal comes before the data is read); the lock is released however the run ends.
+ */
+async function withRunFiles(a: Args, io: Io, body: (runFiles: RunFiles) => Promise<number>): Promise<number> {
+  const summaryIo = checkCommandOutputs(a, io);
+  const resumeFile = value.string(a, 'resume');
+  const checkpointFile = value.string(a, 'checkpoint');
+  const runFiles: RunFiles = { summaryIo, ...(resumeFile === undefined ? {} : { resume: readCheckpoint(resumeFile) }) };
+  if (checkpointFile !== undefined) runFiles.checkpoints = new CheckpointWriter(checkpointFile);
+  try {
+    return await body(runFiles);
+  } finally {
+    runFiles.checkpoints?.close();
+  }
+}
+
 /** The training run shared by `train` and `demo`. */
-async function train(a: Args, io: Io, data: TaskData, defaults: { command: string; data: string; lambda?: number; gapThreshold?: number; maxPasses?: number }): Promise<number> {
+async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaults: { command: string; data: string; lambda?: number; gapThreshold?: number; maxPasses?: number }): Promise<number> {
   const model = buildModel(data.spec, decodeBackend(a));
   const { scoring, report: scoringReport } = scoringOf(model, a);
   const problem = modelProblem(model, data.train, { scoring });
@@ -71,10 +94,7 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
   if (test) options.evaluate = (w) => evaluatePart(data, model, w, 'test');
   const quiet = value.flag(a, 'quiet');
   const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : 200), quiet);
-  const resumeFile = value.string(a, 'resume');
-  const resume = resumeFile === undefined ? undefined : readCheckpoint(resumeFile);
-  const checkpointFile = value.string(a, 'checkpoint');
-  const checkpoints = checkpointFile === undefined ? undefined : new CheckpointWriter(checkpointFile);
+  const { resume, checkpoints, summaryIo } = runFiles;
   const sampling = 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined;
   const solverName = value.string(a, 'solver') ?? 'bcfw';
   // Every trace line says which method, seed, lambda and data it belongs to (gapbcfw plot's legend and title).
@@ -121,7 +141,7 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
       training: { ...settings, solver: r.solver, passes: r.passes, stopReason: r.stopReason },
       dual: r.dual,
       trainFingerprint: data.train.fingerprint(),
-    });
+    }, { stdout: io.stdout });
   }
   const bcfw = r as BcfwResult;
   const summary = {
@@ -143,6 +163,6 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
     model: out,
     oracle: r.oracle, // this run's oracle counters: examples, scoring/decoding/checking/reading ms, records and bytes read
   };
-  report(summary, value.flag(a, 'json'), io, `${solverName} ${stopDescription(r)} after ${describeEvent(r.trace.at(-1)!)}`);
+  report(summary, value.flag(a, 'json'), summaryIo, `${solverName} ${stopDescription(r)} after ${describeEvent(r.trace.at(-1)!)}`);
   return code;
 }

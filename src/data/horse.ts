@@ -42,7 +42,7 @@ import { Rng } from '../core/rng.js';
 import type { SegmentationGraph } from '../models/segmentation.js';
 import { slic } from '../slic.js';
 import { crc32 } from '../io/model-file.js';
-import { makeOutputDir, OutputError, StreamedOutput, writeOutput } from '../io/output.js';
+import { makeOutputDir, OutputError, removeEmptyFolder, StreamedOutput, writeOutput } from '../io/output.js';
 import { decodeImage } from './image-file.js';
 
 export const HORSE_FORMAT = 'gapbcfw-horse';
@@ -592,9 +592,11 @@ class HorseSetWriter {
   private readonly images: HorseImageEntry[] = [];
   private offset = 0;
   private dims: [number, number] | undefined;
+  /** This writer made the folder (it goes again when a full disk leaves nothing in it). */
+  private readonly madeDir: boolean;
 
   constructor(
-    dir: string,
+    private readonly dir: string,
     private readonly options: HorseFeatureOptions,
     private readonly codebooks: HorseCodebooks,
     private readonly source: string | undefined,
@@ -602,6 +604,7 @@ class HorseSetWriter {
     private readonly flushEvery: number,
   ) {
     check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
+    this.madeDir = !existsSync(dir);
     makeOutputDir(dir);
     this.binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
     this.bin = StreamedOutput.open(join(dir, this.binName));
@@ -636,6 +639,7 @@ class HorseSetWriter {
     if (e instanceof OutputError) {
       this.bin.discard();
       rmSync(this.indexFile, { force: true });
+      if (this.madeDir) removeEmptyFolder(this.dir); // another part may have written into it meanwhile
     } else this.bin.close();
   }
 

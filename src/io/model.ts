@@ -19,6 +19,7 @@ import { checkModelSpec, modelDim, type ModelSpec } from '../tasks/model-kinds.j
 import { taskOf } from '../tasks/index.js';
 import { DATA_KINDS, type DataKind, type ModelDescription, type TaskFields } from '../tasks/types.js';
 import { readModelFile, writeModelFile, type ModelArray } from './model-file.js';
+import type { OutputOptions } from './output.js';
 
 /** A trained model as stored on disk: what it is (task, shape, task fields), its weights and how it was trained. */
 export interface TrainedModel extends ModelDescription {
@@ -72,8 +73,8 @@ export function readModelDescription(meta: Record<string, unknown>, arrays: Reco
   return { task: task as DataKind, spec, fields };
 }
 
-/** Writes a trained model (atomic: temp file + rename). */
-export function saveModel(path: string, model: TrainedModel): void {
+/** Writes a trained model through src/io/output.ts (atomic onto a regular file; `-` is `options.stdout`). */
+export function saveModel(path: string, model: TrainedModel, options?: OutputOptions): void {
   check(model.w.length > 0, 'cannot save an empty weight vector');
   const d = describeModel(model);
   writeModelFile(path, {
@@ -87,7 +88,7 @@ export function saveModel(path: string, model: TrainedModel): void {
       ...(model.trainFingerprint === undefined ? {} : { trainFingerprint: model.trainFingerprint }),
     },
     arrays: { w: model.w, ...d.arrays },
-  });
+  }, options);
 }
 
 /** Reads a model file of any format version; a file of another kind (a checkpoint, a path) or a corrupt one throws FormatError. */
@@ -112,6 +113,13 @@ export function loadModel(path: string): TrainedModel {
     trainFingerprint: typeof header.trainFingerprint === 'string' ? header.trainFingerprint : undefined,
   };
 }
+
+/** What the other files of the same container are, for the message when one is given as a model. */
+const OTHER_FILES: Readonly<Record<string, string>> = {
+  'gapbcfw-checkpoint': ': a checkpoint of train --checkpoint; continue it with train --resume',
+  'gapbcfw-path': ': a regularization path; evaluate it with eval PATH DATA --lambda X',
+  'gapbcfw-multiclass-fw': ': the weight matrix W of multiclass-fw (feature-major), not a structured model',
+};
 
 /** The header of a file of any model format, in the current version's terms (spec, task fields). */
 function toCurrentHeader(meta: Record<string, unknown>, arrays: Record<string, ModelArray>, path: string): Record<string, unknown> {
@@ -142,6 +150,6 @@ function toCurrentHeader(meta: Record<string, unknown>, arrays: Record<string, M
         training: { ...(meta.training as object), ...(meta.metrics ? { metrics: meta.metrics } : {}) },
       };
     default:
-      throw new FormatError(`not a gapbcfw model (format '${String(meta.format)}'; a checkpoint or a path file?)`, path);
+      throw new FormatError(`not a gapbcfw model (format '${String(meta.format)}'${OTHER_FILES[String(meta.format)] ?? '; a checkpoint or a path file?'})`, path);
   }
 }

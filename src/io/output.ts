@@ -6,7 +6,8 @@
  * - {@link writeOutput}: a whole file at once (model files, checkpoints, path files, figures, gap shards,
  *   predictions). Regular files are written atomically (a temporary file in the same folder, renamed over
  *   the target), symbolic links are followed (the link's target is written, the link stays), character
- *   devices and FIFOs are streamed to (so `/dev/null` stays a device), and `-` is stdout.
+ *   devices and FIFOs are streamed to (so `/dev/null` stays a device), and `-` (or `/dev/stdout`) is stdout.
+ *   The next write of a file removes the temporary files that writers killed mid-write left beside it.
  * - {@link StreamedOutput}: a file written piece by piece while a run goes on (traces, prepared horse
  *   sets), readable with `tail -f`.
  * - {@link lockOutput} and {@link removeStaleTemps}: what a checkpoint writer needs (src/io/checkpoint.ts).
@@ -39,9 +40,9 @@ export type ResolvedOutput =
  * target. @throws InputError for a folder, a block device, a socket, or a loop of links.
  */
 export function resolveOutput(path: string): ResolvedOutput {
-  if (path === '-') return { kind: 'stdout' };
+  if (isStdout(path)) return { kind: 'stdout' };
   const real = followLinks(path);
-  const st = fs.statSync(real, { throwIfNoEntry: false });
+  const st = statQuietly(real);
   if (!st) return { kind: 'file', path: real };
   if (st.isFile()) return { kind: 'file', path: real, mode: st.mode & 0o7777 };
   if (st.isCharacterDevice() || st.isFIFO()) return { kind: 'stream', path: real };
@@ -49,11 +50,30 @@ export function resolveOutput(path: string): ResolvedOutput {
   throw new InputError(`${path} is a ${st.isBlockDevice() ? 'block device' : 'socket'}: gapbcfw writes regular files, character devices and FIFOs only`);
 }
 
+/** Names of stdout: `-`, and the device names that lead to this process's stdout (written as `-` is, not reopened). */
+const STDOUT_NAMES = new Set(['-', '/dev/stdout', '/dev/fd/1', '/proc/self/fd/1']);
+
+/** Whether an output path names stdout (`-` or `/dev/stdout`). */
+export function isStdout(path: string): boolean {
+  return STDOUT_NAMES.has(path);
+}
+
+/** The stat of a path, or undefined when it does not exist (also when a part of it is a file: ENOTDIR). */
+function statQuietly(path: string, link = false): fs.Stats | undefined {
+  try {
+    return link ? fs.lstatSync(path) : fs.statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw e;
+  }
+}
+
 /** The file a path names after following symbolic links one by one (the last may not exist yet). */
 function followLinks(path: string): string {
   let p = path;
   for (let hops = 0; hops < 40; hops++) {
-    const st = fs.lstatSync(p, { throwIfNoEntry: false });
+    const st = statQuietly(p, true);
     if (!st?.isSymbolicLink()) return p;
     p = resolve(dirname(p), fs.readlinkSync(p));
   }
@@ -86,6 +106,7 @@ export function writeOutput(path: string, data: string | Uint8Array, options: Ou
   }
   let fd: number | undefined;
   const tmp = target.kind === 'file' ? tempName(target.path) : undefined;
+  if (tmp !== undefined) removeStaleTemps(target.path); // of writers of this file that were killed mid-write
   try {
     if (target.kind === 'stream') {
       fd = fs.openSync(target.path, 'w');
@@ -259,6 +280,15 @@ export function makeOutputDir(path: string, option?: string): void {
   }
 }
 
+/** Removes the folder `path` when it is empty (a folder a failed command made and wrote nothing into). */
+export function removeEmptyFolder(path: string): void {
+  try {
+    fs.rmdirSync(path);
+  } catch {
+    /* not empty, or gone */
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Locks and stale temporary files (checkpoints).
 
@@ -307,12 +337,18 @@ export function removeStaleTemps(path: string): string[] {
 export function lockOutput(path: string, option = path): () => void {
   const lock = `${followLinks(path)}.lock`;
   for (let attempt = 0; ; attempt++) {
+    let fd: number | undefined;
     try {
-      const fd = fs.openSync(lock, 'wx', 0o644);
+      fd = fs.openSync(lock, 'wx', 0o644);
       fs.writeSync(fd, `${process.pid}\n`);
       fs.closeSync(fd);
       break;
     } catch (e) {
+      if (fd !== undefined) {
+        // Made but not written (a full disk): leave no empty lock behind.
+        closeQuietly(fd);
+        removeQuietly(lock);
+      }
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw writeFailure(e, lock);
       const owner = Number.parseInt(readQuietly(lock), 10);
       if (Number.isInteger(owner) && owner > 0 && alive(owner) && owner !== process.pid) {
@@ -353,14 +389,17 @@ export interface OutputTarget {
   streamable?: boolean;
   /** True when the command reads this output's old content and writes it anew (the checkpoint it resumes from). */
   updates?: boolean;
+  /** True when the command makes the file's folder (and missing parents) before writing it (`plot --out figs/a.svg`). */
+  makeFolder?: boolean;
 }
 
 /**
- * Throws an InputError (exit 2) naming the option unless every output can be written: a file output's
- * folder exists and is writable and the output is not a folder (a character device or FIFO is accepted
- * where the output can be streamed), a folder output is a folder or can be made in a writable folder, no
- * output is one of `inputs` (files the command reads: data, models) unless it `updates` it, and no two
- * outputs are the same file (so `--checkpoint` is not `--out`).
+ * Throws an InputError (exit 2) naming the option unless every output can be written: a file output has a
+ * name, its folder exists (or, with `makeFolder`, can be made) and is writable, and it is not a folder (a
+ * character device or FIFO is accepted where the output can be streamed); a folder output is a folder or can
+ * be made in a writable folder; no output is one of `inputs` (files the command reads: data, models, a regular
+ * file on stdin) unless it `updates` it; no two outputs are the same file (so `--checkpoint` is not `--out`),
+ * and at most one is stdout.
  */
 export function checkOutputs(outputs: readonly OutputTarget[], inputs: readonly string[] = []): void {
   const inputIds = new Map<string, string>();
@@ -369,10 +408,14 @@ export function checkOutputs(outputs: readonly OutputTarget[], inputs: readonly 
     if (id !== undefined) inputIds.set(id, p);
   }
   const seen = new Map<string, OutputTarget>();
+  let stdout: OutputTarget | undefined;
   for (const out of outputs) {
     const what = `${out.option} ${out.path}`;
-    if (out.path === '-') {
+    if (out.path === '') throw new InputError(`${out.option}: an empty file name`);
+    if (isStdout(out.path)) {
       if (out.kind === 'dir' || out.streamable === false) throw new InputError(`${what}: needs a ${out.kind === 'dir' ? 'folder' : 'file'} name, not stdout`);
+      if (stdout) throw new InputError(`${what}: ${stdout.option} already writes to stdout`);
+      stdout = out;
       continue;
     }
     const st = out.kind === 'dir' ? checkDirOutput(out, what) : checkFileOutput(out, what);
@@ -400,27 +443,37 @@ function checkFileOutput(out: OutputTarget, what: string): fs.Stats | undefined 
     return fs.statSync(target.path);
   }
   const path = (target as { path: string }).path;
-  checkFolder(dirname(resolve(path)), what);
-  return fs.statSync(path, { throwIfNoEntry: false });
+  const folder = dirname(resolve(path));
+  if (out.makeFolder) checkFolderToMake(folder, what);
+  else checkFolder(folder, what);
+  return statQuietly(path);
 }
 
 /** Checks a folder output: an existing folder, or one that can be made (its nearest existing ancestor is a writable folder). */
 function checkDirOutput(out: OutputTarget, what: string): fs.Stats | undefined {
-  const st = fs.statSync(out.path, { throwIfNoEntry: false });
+  const st = statQuietly(out.path);
   if (st && !st.isDirectory()) throw new InputError(`${what}: exists and is not a folder`);
-  if (st) {
-    if (!writable(out.path)) throw new InputError(`${what}: the folder is not writable`);
-    return st;
-  }
-  let parent = dirname(resolve(out.path));
-  while (!fs.existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
-  checkFolder(parent, what);
-  return undefined;
+  if (st && !writable(out.path)) throw new InputError(`${what}: the folder is not writable`);
+  if (!st) checkFolderToMake(resolve(out.path), what);
+  return st;
+}
+
+/** A folder that exists or can be made: its nearest existing ancestor is a writable folder. */
+function checkFolderToMake(folder: string, what: string): void {
+  let parent = dirname(folder);
+  while (!statQuietly(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  checkFolder(statQuietly(folder) ? folder : parent, what);
 }
 
 function checkFolder(folder: string, what: string): void {
-  const st = fs.statSync(folder, { throwIfNoEntry: false });
-  if (!st) throw new InputError(`${what}: the folder ${folder} does not exist`);
+  const st = statQuietly(folder);
+  if (!st) {
+    // Name the file that stands where a folder should be (`--out notes.txt/m.gbm`), else the missing folder.
+    let up = dirname(folder);
+    while (!statQuietly(up) && dirname(up) !== up) up = dirname(up);
+    if (statQuietly(up)?.isDirectory() === false) throw new InputError(`${what}: ${up} is a file, not a folder`);
+    throw new InputError(`${what}: the folder ${folder} does not exist`);
+  }
   if (!st.isDirectory()) throw new InputError(`${what}: ${folder} is not a folder`);
   if (!writable(folder)) throw new InputError(`${what}: the folder ${folder} is not writable`);
 }

@@ -3,6 +3,7 @@ import type { Breakpoint, RegularizationPath } from '../path/regpath.js';
 import type { ModelDescription } from '../tasks/types.js';
 import { readModelFile, writeModelFile, type ModelArray } from './model-file.js';
 import { describeModel, readModelDescription } from './model.js';
+import type { OutputOptions } from './output.js';
 
 const FORMAT = 'gapbcfw-path';
 
@@ -11,8 +12,8 @@ export interface StoredPath extends ModelDescription, Pick<RegularizationPath, '
   breakpoints: (Breakpoint & { testError?: number })[];
 }
 
-/** Writes a path file: JSON header (breakpoints, certificates) plus one weight vector per piece. */
-export function savePath(path: string, p: StoredPath): void {
+/** Writes a path file: JSON header (breakpoints, certificates) plus one weight vector per piece (`-` is `options.stdout`). */
+export function savePath(path: string, p: StoredPath, options?: OutputOptions): void {
   const model = describeModel(p);
   const arrays: Record<string, ModelArray> = { ...model.arrays, wInf: p.wInf };
   p.breakpoints.forEach((b, j) => (arrays[`w${j + 1}`] = b.w));
@@ -24,7 +25,7 @@ export function savePath(path: string, p: StoredPath): void {
       breakpoints: p.breakpoints.map(({ w: _w, ...rest }) => Object.fromEntries(Object.entries(rest).filter(([, x]) => x !== undefined))),
     },
     arrays,
-  });
+  }, options);
 }
 
 export function isPathFile(meta: Record<string, unknown>): boolean {

@@ -42,7 +42,6 @@ export const alignmentTask: Task = {
     { name: 'order', type: 'choice', value: 'O', choices: ['ef', 'fe'], help: "links as 'english-french' (ef) or 'french-english' (fe, the NAACL files' order)", default: 'ef', use: 'predict', tasks: ['alignment'] },
     { name: 'words', type: 'flag', help: "print 'english=french' word pairs instead of indices", use: 'predict', tasks: ['alignment'] },
   ],
-  defaults: { gapThreshold: 0.01, maxPasses: 100 },
   async load(dir, o) {
     const v = o.values;
     const pairs = readHansards(dir);

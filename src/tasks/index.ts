@@ -14,7 +14,7 @@ import { lspTask } from './lsp.js';
 import { checkSameShape, type ModelSpec } from './model-kinds.js';
 import { ocrTask } from './ocr.js';
 import { syntheticTask } from './synthetic.js';
-import { DATA_KINDS, type DataKind, type LoadOptions, type OptionSpec, type Task, type TaskData } from './types.js';
+import { DATA_KINDS, parseDataSpec, type DataKind, type LoadOptions, type OptionSpec, type Task, type TaskData } from './types.js';
 
 /** Every task, by data kind. */
 export const TASKS: { readonly [K in DataKind]: Task } = {
@@ -42,24 +42,6 @@ export const TASKS_OF_MODEL: { readonly [K in ModelSpec['kind']]: readonly DataK
 export function taskOf(kind: string): Task {
   if (!(DATA_KINDS as readonly string[]).includes(kind)) throw new InputError(`unknown data kind '${kind}' (one of ${DATA_KINDS.join(', ')})`);
   return TASKS[kind as DataKind];
-}
-
-/** Whether a command-line argument names a data set (`KIND:PATH` with a known KIND). */
-export function isDataSpec(arg: string): boolean {
-  const colon = arg.indexOf(':');
-  return colon > 0 && (DATA_KINDS as readonly string[]).includes(arg.slice(0, colon));
-}
-
-/** Splits `KIND:PATH` (the path may itself contain colons). @throws InputError on an unknown kind or a missing path. */
-export function parseDataSpec(spec: string): { kind: DataKind; path: string } {
-  const colon = spec.indexOf(':');
-  const kind = colon < 0 ? spec : spec.slice(0, colon);
-  const path = colon < 0 ? '' : spec.slice(colon + 1);
-  if (!(DATA_KINDS as readonly string[]).includes(kind)) {
-    throw new InputError(`data set '${spec}' must be KIND:PATH with KIND one of ${DATA_KINDS.join(', ')}`);
-  }
-  if (kind !== 'synthetic' && path === '') throw new InputError(`data set '${spec}' has no path`);
-  return { kind: kind as DataKind, path };
 }
 
 /** Every option some task adds, once (tasks sharing an option, such as libsvm and idx, declare it once). */
@@ -99,7 +81,7 @@ export async function loadTask(dataSpec: string, options: LoadOptions = {}): Pro
   return data;
 }
 
-export { DATA_KINDS, type DataKind } from './types.js';
+export { DATA_KINDS, isDataSpec, parseDataSpec, type DataKind } from './types.js';
 
 /**
  * The mean task loss of a model's predictions on a part (`testError` or `trainError`, the papers' error) and the

@@ -5,6 +5,7 @@
  * through this interface, so a new kind of data is one task file and one model file.
  * @module
  */
+import { InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
 import type { Dataset } from '../data/dataset.js';
 import type { ModelArray } from '../io/model-file.js';
@@ -14,6 +15,24 @@ import type { ModelSpec } from './model-kinds.js';
 export const DATA_KINDS = ['ocr', 'synthetic', 'libsvm', 'idx', 'conll', 'horse', 'lsp', 'alignment'] as const;
 /** A data kind (the KIND of `KIND:PATH`). */
 export type DataKind = (typeof DATA_KINDS)[number];
+
+/** Whether a command-line argument names a data set (`KIND:PATH` with a known KIND). */
+export function isDataSpec(arg: string): boolean {
+  const colon = arg.indexOf(':');
+  return colon > 0 && (DATA_KINDS as readonly string[]).includes(arg.slice(0, colon));
+}
+
+/** Splits `KIND:PATH` (the path may itself contain colons). @throws InputError on an unknown kind or a missing path. */
+export function parseDataSpec(spec: string): { kind: DataKind; path: string } {
+  const colon = spec.indexOf(':');
+  const kind = colon < 0 ? spec : spec.slice(0, colon);
+  const path = colon < 0 ? '' : spec.slice(colon + 1);
+  if (!(DATA_KINDS as readonly string[]).includes(kind)) {
+    throw new InputError(`data set '${spec}' must be KIND:PATH with KIND one of ${DATA_KINDS.join(', ')}`);
+  }
+  if (kind !== 'synthetic' && path === '') throw new InputError(`data set '${spec}' has no path`);
+  return { kind: kind as DataKind, path };
+}
 
 /**
  * One command-line option, declared once: the parser, the validation, the help text and the documentation are
