@@ -11,6 +11,16 @@ namespace maxflow {
 
 namespace {
 
+// A hint that *p will be read soon (the search jumps all over large graphs; asking one or two steps
+// ahead overlaps the memory latency with the current node's work).
+inline void prefetch(const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
+
 template <class Cap>
 void check_cap(Cap c, const char* what) {
   if constexpr (std::is_floating_point_v<Cap>) {
@@ -503,6 +513,13 @@ NodeId FlowGraph<Cap>::next_active() {
     const NodeId n = queue_[q_head_];
     if (++q_head_ == queue_.size()) q_head_ = 0;
     --q_size_;
+    if (q_size_ > 1) {  // the next node's arcs, and the state of the one after
+      const NodeId n1 = queue_[q_head_];
+      const NodeId n2 = queue_[q_head_ + 1 == queue_.size() ? 0 : q_head_ + 1];
+      prefetch(arcs_.data() + first_[n1]);
+      prefetch(&st_[n2]);
+      prefetch(&first_[n2]);
+    }
     st_[n].queued = 0;
     if (st_[n].tree != kFree) return n;
   }
@@ -514,8 +531,9 @@ int32_t FlowGraph<Cap>::grow(NodeId p) {
   // BK04 §3.2 growth stage: the active node p acquires free neighbours reachable through
   // non-saturated arcs (p->q for S, q->p for T); meeting the other tree gives a path, returned as
   // the bridging arc oriented S -> T. Returns -1 when p has nothing left to explore. A same-tree
-  // neighbour q that p reaches and that sits deeper than p's children would moves under p (see
-  // "Tree depth" in flow_graph.h: its (time, -distance) is below p's, so it is no ancestor of p).
+  // neighbour q that p reaches and that would be closer to the terminal as p's child moves under p
+  // when its time is not later than p's (see "Tree depth" in flow_graph.h: its (time, -distance) is
+  // then below p's, so it is no ancestor of p).
   // Either way q's link to its new parent p is the arc q -> p, the sister of p's arc.
   const NodeState& sp = st_[p];
   const bool in_s = sp.tree == kInS;
@@ -620,6 +638,13 @@ void FlowGraph<Cap>::adopt() {
   // tree may also have residual towards it, so both trees are checked.
   for (size_t i = 0; i < orphans_.size(); ++i) {
     const NodeId o = orphans_[i];
+    if (i + 1 < orphans_.size()) {  // the next orphan's arcs, and the state of the one after
+      prefetch(arcs_.data() + first_[orphans_[i + 1]]);
+      if (i + 2 < orphans_.size()) {
+        prefetch(&st_[orphans_[i + 2]]);
+        prefetch(&first_[orphans_[i + 2]]);
+      }
+    }
     if (st_[o].parent != kOrphan) continue;  // re-rooted meanwhile (repair_trees)
     ++counters_.orphans;
     const uint8_t tree = st_[o].tree;
@@ -629,7 +654,7 @@ void FlowGraph<Cap>::adopt() {
     for (int32_t a = first_[o]; a < end; ++a) {
       const Arc& arc = arcs_[a];
       const NodeId q = arc.head;
-      if (st_[q].tree != tree) continue;
+      if (st_[q].tree != tree || st_[q].parent == arc.sister) continue;  // other tree, or a child of o
       if (!(tree == kInS ? open_rev(arc) : open(arc))) continue;
       int32_t d = 0;
       NodeId x = q;

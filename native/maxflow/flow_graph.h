@@ -46,8 +46,8 @@
 // lexicographically above its child's. Growth from an active node p may therefore move a
 // same-tree neighbour q under p when q's time is not later than p's and q's distance exceeds p's
 // by more than one (q cannot be an ancestor of p, so no cycle can form), which keeps augmenting
-// paths short. Adopting the orphans of a path from the terminal's end first lets the deeper ones
-// find intact parents instead of failing on the not yet re-attached ones above them.
+// paths short. Adopting the orphans of a path from the terminal's end first lets the
+// deeper ones find intact parents instead of failing on the not yet re-attached ones above them.
 //
 // Threads: no internal synchronisation; concurrent const calls are safe, anything else needs
 // external locking.
