@@ -62,28 +62,63 @@ auto Guarded(Napi::Env env, const std::string& label, F&& f) -> decltype(f()) {
   }
 }
 
-/// An optional Int32Array / Float64Array of `length` entries (null or undefined: absent).
-mf::CapArray CapArrayValue(const Napi::Value& v, std::size_t length, const std::string& name, bool optional, PinnedArrays* pin) {
+/// Per-environment class data: the constructor (for clone() and the DIMACS reader) and the graph handed
+/// to the next construction from C++; per capacity type the last disposed graph (up to 64 MiB), whose
+/// memory the next construction reuses. Freed by a finalizer on the constructor function.
+struct ClassData {
+  Napi::FunctionReference ctor;
+  std::unique_ptr<mf::AnyGraph> pending;
+  std::unique_ptr<mf::AnyGraph> spare[3];
+};
+constexpr std::size_t kSpareBytes = std::size_t{64} << 20;
+
+/// A typed array's kind, data and length in one N-API call (ok false when v is no typed array).
+struct ArrayView {
+  napi_typedarray_type type = napi_int8_array;
+  void* data = nullptr;
+  std::size_t length = 0;
+  bool ok = false;
+};
+ArrayView ViewOf(const Napi::Value& v) {
+  ArrayView a;
+  a.ok = napi_get_typedarray_info(v.Env(), v, &a.type, &a.length, &a.data, nullptr, nullptr) == napi_ok;
+  return a;
+}
+
+void RequireViewLength(const Napi::Value& v, const ArrayView& a, std::size_t expected, const std::string& label, const char* field) {
+  if (a.length != expected) {
+    throw Napi::RangeError::New(v.Env(), label + ": " + field + " has length " + std::to_string(a.length) + ", expected " + std::to_string(expected));
+  }
+}
+
+/// An Int32Array / Float64Array of `length` entries, or (optional) null or undefined: absent. `pin` (a prepared
+/// batch) keeps it referenced.
+mf::CapArray CapArrayValue(const Napi::Value& v, std::size_t length, const std::string& label, const char* field, bool optional, PinnedArrays* pin) {
   mf::CapArray out;
   if (optional && (v.IsNull() || v.IsUndefined())) return out;
-  const napi_typedarray_type t = v.IsTypedArray() ? v.As<Napi::TypedArray>().TypedArrayType() : napi_int8_array;
-  if (t != napi_int32_array && t != napi_float64_array) {
-    throw Napi::TypeError::New(v.Env(), name + " must be an Int32Array or a Float64Array" + (optional ? " (or null)" : "") + ", got " + DescribeValue(v));
+  const ArrayView a = ViewOf(v);
+  if (!a.ok || (a.type != napi_int32_array && a.type != napi_float64_array)) {
+    throw Napi::TypeError::New(v.Env(), label + ": " + field + " must be an Int32Array or a Float64Array" + (optional ? " (or null)" : "") + ", got " + DescribeValue(v));
   }
-  if (t == napi_int32_array) {
-    const auto a = v.As<Napi::Int32Array>();
-    RequireLength(a, length, name);
-    out.i32 = pin != nullptr ? pin->Pin(a) : a.Data();
+  RequireViewLength(v, a, length, label, field);
+  if (a.type == napi_int32_array) {
+    out.i32 = pin != nullptr ? pin->Pin(v.As<Napi::Int32Array>()) : static_cast<const int32_t*>(a.data);
   } else {
-    const auto a = v.As<Napi::Float64Array>();
-    RequireLength(a, length, name);
-    out.f64 = pin != nullptr ? pin->Pin(a) : a.Data();
+    out.f64 = pin != nullptr ? pin->Pin(v.As<Napi::Float64Array>()) : static_cast<const double*>(a.data);
   }
   return out;
 }
 
+/// An Int32Array (edge ends).
+const int32_t* IdArrayValue(const Napi::Value& v, std::size_t& length, const std::string& label, const char* field, PinnedArrays* pin) {
+  const ArrayView a = ViewOf(v);
+  if (!a.ok || a.type != napi_int32_array) throw Napi::TypeError::New(v.Env(), label + ": " + field + " must be an Int32Array, got " + DescribeValue(v));
+  length = a.length;
+  return pin != nullptr ? pin->Pin(v.As<Napi::Int32Array>()) : static_cast<const int32_t*>(a.data);
+}
+
 /// options.capType; when absent, 'float64' if any capacity array is a Float64Array, else 'int32'.
-mf::CapType CapTypeValue(const Napi::Value& v, const mf::GraphArrays& in, const std::string& name) {
+mf::CapType CapTypeValue(const Napi::Value& v, const mf::GraphArrays& in) {
   if (v.IsUndefined()) {
     const bool f64 = in.fwd.f64 != nullptr || in.rev.f64 != nullptr || in.source.f64 != nullptr || in.sink.f64 != nullptr;
     return f64 ? mf::CapType::kFloat64 : mf::CapType::kInt32;
@@ -92,7 +127,7 @@ mf::CapType CapTypeValue(const Napi::Value& v, const mf::GraphArrays& in, const 
   if (s == "int32") return mf::CapType::kInt32;
   if (s == "int64") return mf::CapType::kInt64;
   if (s == "float64") return mf::CapType::kFloat64;
-  throw Napi::TypeError::New(v.Env(), name + " must be 'int32', 'int64' or 'float64', got " + (v.IsString() ? "'" + s + "'" : DescribeValue(v)));
+  throw Napi::TypeError::New(v.Env(), in.label + ": capType must be 'int32', 'int64' or 'float64', got " + (v.IsString() ? "'" + s + "'" : DescribeValue(v)));
 }
 
 /// The graph of an options object (types and lengths checked here, values when it is loaded).
@@ -106,37 +141,33 @@ mf::GraphArrays GraphArraysValue(const Napi::Object& o, const std::string& label
     throw Napi::RangeError::New(o.Env(), label + ": numNodes must be an integer in [0, 2147483647], got " + FormatNumber(n));
   }
   in.num_nodes = static_cast<int32_t>(n);
-  const auto from = OptionTypedArray<int32_t>(o, "edgeFrom", label);
-  const auto to = OptionTypedArray<int32_t>(o, "edgeTo", label);
-  in.num_edges = from.ElementLength();
-  RequireLength(to, in.num_edges, label + ": edgeTo");
-  in.from = pin != nullptr ? pin->Pin(from) : from.Data();
-  in.to = pin != nullptr ? pin->Pin(to) : to.Data();
+  std::size_t to_length = 0;
+  const Napi::Value to = o.Get("edgeTo");
+  in.from = IdArrayValue(o.Get("edgeFrom"), in.num_edges, label, "edgeFrom", pin);
+  in.to = IdArrayValue(to, to_length, label, "edgeTo", pin);
+  if (to_length != in.num_edges) {
+    throw Napi::RangeError::New(o.Env(), label + ": edgeTo has length " + std::to_string(to_length) + ", expected " + std::to_string(in.num_edges));
+  }
   const std::size_t nn = static_cast<std::size_t>(in.num_nodes);
-  in.fwd = CapArrayValue(o.Get("capFwd"), in.num_edges, label + ": capFwd", false, pin);
-  in.rev = CapArrayValue(o.Get("capRev"), in.num_edges, label + ": capRev", true, pin);
-  in.source = CapArrayValue(o.Get("sourceCap"), nn, label + ": sourceCap", true, pin);
-  in.sink = CapArrayValue(o.Get("sinkCap"), nn, label + ": sinkCap", true, pin);
-  in.type = CapTypeValue(o.Get("capType"), in, label + ": capType");
+  in.fwd = CapArrayValue(o.Get("capFwd"), in.num_edges, label, "capFwd", false, pin);
+  in.rev = CapArrayValue(o.Get("capRev"), in.num_edges, label, "capRev", true, pin);
+  in.source = CapArrayValue(o.Get("sourceCap"), nn, label, "sourceCap", true, pin);
+  in.sink = CapArrayValue(o.Get("sinkCap"), nn, label, "sinkCap", true, pin);
+  in.type = CapTypeValue(o.Get("capType"), in);
   return in;
 }
 
 /// options.segments: a Uint8Array of n entries, or null when absent.
 uint8_t* SegmentsValue(const Napi::Object& o, std::size_t n, const std::string& label, PinnedArrays* pin) {
-  if (OptionAbsent(o, "segments")) return nullptr;
-  auto out = OptionTypedArray<uint8_t>(o, "segments", label);
+  const Napi::Value v = o.Get("segments");
+  if (v.IsNull() || v.IsUndefined()) return nullptr;
+  auto out = TypedArrayValue<uint8_t>(v, label + ": segments");
   RequireLength(out, n, label + ": segments");
   return pin != nullptr ? pin->PinMutable(out) : out.Data();
 }
 
 // ---- the reusable graph ----
 
-/// Per-environment class data: the constructor (for clone() and the DIMACS reader) and the graph handed
-/// to the next construction from C++. Freed by a finalizer on the constructor function.
-struct ClassData {
-  Napi::FunctionReference ctor;
-  std::unique_ptr<mf::AnyGraph> pending;
-};
 
 class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
  public:
@@ -162,7 +193,8 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
     } else {
       const mf::GraphArrays in = GraphArraysValue(RequireOptions(info, 0, "MaxflowGraph"), "MaxflowGraph", nullptr);
       impl_ = Guarded(info.Env(), in.label, [&] {
-        auto g = mf::AnyGraph::create(in.type);
+        std::unique_ptr<mf::AnyGraph>& spare = data_->spare[static_cast<int>(in.type)];
+        auto g = spare ? std::move(spare) : mf::AnyGraph::create(in.type);
         g->load(in);
         return g;
       });
@@ -210,8 +242,8 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
       ids = a.Data();
       count = a.ElementLength();
     }
-    const mf::CapArray x = CapArrayValue(info[1], count, fn + (edges ? ": capFwd" : ": src"), false, nullptr);
-    const mf::CapArray y = CapArrayValue(info[2], count, fn + (edges ? ": capRev" : ": sink"), false, nullptr);
+    const mf::CapArray x = CapArrayValue(info[1], count, fn, edges ? "capFwd" : "src", false, nullptr);
+    const mf::CapArray y = CapArrayValue(info[2], count, fn, edges ? "capRev" : "sink", false, nullptr);
     Guarded(info.Env(), fn, [&] { edges ? g->edge_caps(ids, count, x, y, fn) : g->terminal_caps(ids, count, x, y, add, fn); });
     return info.Env().Undefined();
   }
@@ -286,8 +318,9 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
     return impl_.get();
   }
 
-  // dispose(): frees the native graph now (later calls throw); idempotent.
+  // dispose(): frees the native graph now (later calls throw); idempotent. Its memory may serve the next graph.
   Napi::Value Dispose(const Napi::CallbackInfo& info) {
+    if (impl_ && data_ != nullptr && impl_->memory_bytes() <= kSpareBytes) data_->spare[static_cast<int>(impl_->type())] = std::move(impl_);
     impl_.reset();
     if (external_ != 0) Napi::MemoryManagement::AdjustExternalMemory(info.Env(), -external_);
     external_ = 0;

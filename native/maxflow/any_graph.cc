@@ -89,6 +89,27 @@ Cap to_cap(const CapArray& v, size_t k, const std::string& label, const char* ar
   }
 }
 
+// Entry k of v as a Cap; an invalid entry sets `bad` and reads as 0 (to_cap then finds it, for the message).
+template <class Cap>
+inline Cap read_cap(const CapArray& v, size_t k, unsigned& bad) {
+  if (v.i32 != nullptr) {
+    const int32_t x = v.i32[k];
+    bad |= x < 0;
+    return x < 0 ? Cap{0} : static_cast<Cap>(x);
+  }
+  if (v.f64 == nullptr) return Cap{0};
+  const double x = v.f64[k];
+  if constexpr (std::is_floating_point_v<Cap>) {
+    const bool ok = (x >= 0) & (x <= std::numeric_limits<double>::max());
+    bad |= !ok;
+    return ok ? x + 0.0 : 0.0;  // -0 -> +0
+  } else {
+    const bool ok = (x >= 0) & (x <= max_int_cap<Cap>()) & (x == std::floor(x));
+    bad |= !ok;
+    return ok ? static_cast<Cap>(x) : Cap{0};
+  }
+}
+
 // Throws unless cap_uv + cap_vu fits the integer type.
 template <class Cap>
 void check_pair(Cap a, Cap b, size_t k, const std::string& label, const char* fwd, const char* rev) {
@@ -121,38 +142,40 @@ class TypedGraph final : public AnyGraph {
       throw InputError(in.label + ": too many edges (" + std::to_string(in.num_edges) + ", at most 2^30-1)");
     }
     const size_t m = in.num_edges;
+    unsigned bad_ids = 0;
     for (size_t e = 0; e < m; ++e) {
       const int32_t u = in.from[e], v = in.to[e];
-      if (u < 0 || u >= n) throw InputError(in.label + ": edgeFrom[" + std::to_string(e) + "] = " + std::to_string(u) + " is not a node id in " + id_range(n));
-      if (v < 0 || v >= n) throw InputError(in.label + ": edgeTo[" + std::to_string(e) + "] = " + std::to_string(v) + " is not a node id in " + id_range(n));
-      if (u == v) throw InputError(in.label + ": edge " + std::to_string(e) + " is a self-loop (edgeFrom = edgeTo = " + std::to_string(u) + ")");
+      bad_ids |= (u < 0) | (u >= n) | (v < 0) | (v >= n) | (u == v);
     }
+    if (bad_ids != 0) report_bad_id(in);
     g_.assign(n, static_cast<EdgeId>(m), in.from, in.to);
-    try {
-      Cap* caps = g_.edge_caps();
-      for (size_t e = 0; e < m; ++e) {
-        const Cap cf = to_cap<Cap>(in.fwd, e, in.label, "capFwd"), cr = to_cap<Cap>(in.rev, e, in.label, "capRev");
-        check_pair(cf, cr, e, in.label, "capFwd", "capRev");
-        caps[2 * e] = cf;
-        caps[2 * e + 1] = cr;
-      }
-      Cap* src = g_.source_caps();
-      Cap* snk = g_.sink_caps();
-      src_sum_ = snk_sum_ = 0;
-      if (in.source.present() || in.sink.present()) {
-        for (int32_t i = 0; i < n; ++i) {
-          src[i] = to_cap<Cap>(in.source, static_cast<size_t>(i), in.label, "sourceCap");
-          snk[i] = to_cap<Cap>(in.sink, static_cast<size_t>(i), in.label, "sinkCap");
-          src_sum_ += static_cast<double>(src[i]);
-          snk_sum_ += static_cast<double>(snk[i]);
-        }
-      }
-      g_.reset_flow();
-    } catch (...) {
+    // One pass over the nodes and one over the edges; a bad value is flagged (and read as 0), then
+    // report_bad_cap names the first one.
+    unsigned bad = 0;
+    double src_sum = 0, snk_sum = 0;
+    g_.load_capacities(
+        [&](size_t i) {
+          const Cap s = read_cap<Cap>(in.source, i, bad), t = read_cap<Cap>(in.sink, i, bad);
+          src_sum += static_cast<double>(s);
+          snk_sum += static_cast<double>(t);
+          return std::pair<Cap, Cap>(s, t);
+        },
+        [&](size_t e) {
+          Cap uv = read_cap<Cap>(in.fwd, e, bad), vu = read_cap<Cap>(in.rev, e, bad);
+          if constexpr (std::is_integral_v<Cap>) {
+            const bool over = static_cast<uint64_t>(uv) + static_cast<uint64_t>(vu) > static_cast<uint64_t>(std::numeric_limits<Cap>::max());
+            bad |= over;
+            vu = over ? Cap{0} : vu;
+          }
+          return std::pair<Cap, Cap>(uv, vu);
+        });
+    if (bad != 0) {
       g_.assign(0, 0, nullptr, nullptr);
       src_sum_ = snk_sum_ = 0;
-      throw;
+      report_bad_cap(in);
     }
+    src_sum_ = src_sum;
+    snk_sum_ = snk_sum;
   }
 
   double solve() override {
@@ -265,6 +288,32 @@ class TypedGraph final : public AnyGraph {
   }
 
  private:
+  // Throws the InputError of the first bad node id or self-loop of `in`.
+  [[noreturn]] static void report_bad_id(const GraphArrays& in) {
+    const int32_t n = in.num_nodes;
+    for (size_t e = 0; e < in.num_edges; ++e) {
+      const int32_t u = in.from[e], v = in.to[e];
+      if (u < 0 || u >= n) throw InputError(in.label + ": edgeFrom[" + std::to_string(e) + "] = " + std::to_string(u) + " is not a node id in " + id_range(n));
+      if (v < 0 || v >= n) throw InputError(in.label + ": edgeTo[" + std::to_string(e) + "] = " + std::to_string(v) + " is not a node id in " + id_range(n));
+      if (u == v) throw InputError(in.label + ": edge " + std::to_string(e) + " is a self-loop (edgeFrom = edgeTo = " + std::to_string(u) + ")");
+    }
+    throw InputError(in.label + ": bad node ids");
+  }
+
+  // Throws the InputError of the first bad capacity of `in` (edges first, then nodes).
+  [[noreturn]] static void report_bad_cap(const GraphArrays& in) {
+    for (size_t e = 0; e < in.num_edges; ++e) {
+      const Cap cf = to_cap<Cap>(in.fwd, e, in.label, "capFwd");
+      const Cap cr = to_cap<Cap>(in.rev, e, in.label, "capRev");
+      check_pair(cf, cr, e, in.label, "capFwd", "capRev");
+    }
+    for (size_t i = 0; i < static_cast<size_t>(in.num_nodes); ++i) {
+      to_cap<Cap>(in.source, i, in.label, "sourceCap");
+      to_cap<Cap>(in.sink, i, in.label, "sinkCap");
+    }
+    throw InputError(in.label + ": bad capacities");
+  }
+
   void recompute_sums() {
     src_sum_ = snk_sum_ = 0;
     for (int32_t i = 0; i < g_.num_nodes(); ++i) {

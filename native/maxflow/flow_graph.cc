@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace gapbcfw {
 namespace maxflow {
@@ -153,7 +154,9 @@ void FlowGraph<Cap>::assign(NodeId num_nodes, EdgeId num_edges, const NodeId* fr
   if (num_edges < 0) throw std::invalid_argument("maxflow: edge count must be >= 0");
   if (num_edges > (EdgeId{1} << 30) - 1) throw std::length_error("maxflow: too many edges");
   const size_t n = static_cast<size_t>(num_nodes), m = static_cast<size_t>(num_edges);
-  for (size_t e = 0; e < m; ++e) {
+  unsigned bad = 0;
+  for (size_t e = 0; e < m; ++e) bad |= (from[e] < 0) | (from[e] >= num_nodes) | (to[e] < 0) | (to[e] >= num_nodes);
+  for (size_t e = 0; bad != 0 && e < m; ++e) {
     for (const NodeId x : {from[e], to[e]}) {
       if (x < 0 || x >= num_nodes) {
         *this = FlowGraph();
@@ -169,7 +172,7 @@ void FlowGraph<Cap>::assign(NodeId num_nodes, EdgeId num_edges, const NodeId* fr
   source_cap_.assign(n, 0);
   sink_cap_.assign(n, 0);
   tr_.assign(n, 0);
-  st_.assign(n, NodeState{});
+  st_.resize(n);  // reset by init_trees before the first solve
   edge_cap_.assign(2 * m, 0);
   changed_.clear();
   flow_ = solved_flow_ = 0;
@@ -189,17 +192,23 @@ void FlowGraph<Cap>::assign(NodeId num_nodes, EdgeId num_edges, const NodeId* fr
 
 template <class Cap>
 void FlowGraph<Cap>::reset_flow() {
-  const size_t n = tr_.size(), m = edge_u_.size();
+  load_capacities([this](size_t i) { return std::pair<Cap, Cap>(source_cap_[i], sink_cap_[i]); },
+                  [this](size_t e) { return std::pair<Cap, Cap>(edge_cap_[2 * e], edge_cap_[2 * e + 1]); });
+}
+
+template <class Cap>
+void FlowGraph<Cap>::report_bad_capacities() {
   try {
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < source_cap_.size(); ++i) {
       check_cap(source_cap_[i], "source capacity");
       check_cap(sink_cap_[i], "sink capacity");
     }
-    for (size_t k = 0; k < 2 * m; k += 2) {
+    for (size_t k = 0; k < edge_cap_.size(); k += 2) {
       check_cap(edge_cap_[k], "edge capacity");
       check_cap(edge_cap_[k + 1], "edge capacity");
       checked_add(edge_cap_[k], edge_cap_[k + 1]);
     }
+    throw std::invalid_argument("maxflow: invalid capacity");
   } catch (...) {
     std::fill(source_cap_.begin(), source_cap_.end(), Cap{0});
     std::fill(sink_cap_.begin(), sink_cap_.end(), Cap{0});
@@ -207,32 +216,6 @@ void FlowGraph<Cap>::reset_flow() {
     reset_flow();
     throw;
   }
-  if (structure_dirty_) {
-    arcs_built_for_ = 0;  // every residual is reset below
-    build_arcs();
-  }
-  // The zero flow, except that a node with both terminal capacities sends their minimum along
-  // s->n->t at once (see "Model").
-  Flow flow = 0;
-  max_cap_ = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const Cap s = source_cap_[i], t = sink_cap_[i];
-    tr_[i] = static_cast<Cap>(s - t);
-    flow += std::min(s, t);
-    note_cap(s);
-    note_cap(t);
-  }
-  for (size_t e = 0; e < m; ++e) {
-    set_arc_pair(arc_of_[2 * e], edge_cap_[2 * e], edge_cap_[2 * e + 1]);
-    note_cap(edge_cap_[2 * e]);
-    note_cap(edge_cap_[2 * e + 1]);
-  }
-  flow_ = flow;
-  solved_flow_ = 0;
-  solved_ = false;
-  trees_valid_ = false;
-  changed_.clear();
-  counters_ = SolveCounters{};
 }
 
 template <class Cap>
@@ -425,6 +408,7 @@ void FlowGraph<Cap>::build_arcs() {
   structure_dirty_ = false;
   trees_valid_ = false;  // parent arcs refer to the old arc numbering
   orphans_.reserve(n);   // adoption rounds hold each node at most once: never reallocates later
+  prefetch_ = arcs_.size() * sizeof(Arc) + n * sizeof(NodeState) > kPrefetchBytes;
 }
 
 template <class Cap>
@@ -513,7 +497,7 @@ NodeId FlowGraph<Cap>::next_active() {
     const NodeId n = queue_[q_head_];
     if (++q_head_ == queue_.size()) q_head_ = 0;
     --q_size_;
-    if (q_size_ > 1) {  // the next node's arcs, and the state of the one after
+    if (prefetch_ && q_size_ > 1) {  // the next node's arcs, and the state of the one after
       const NodeId n1 = queue_[q_head_];
       const NodeId n2 = queue_[q_head_ + 1 == queue_.size() ? 0 : q_head_ + 1];
       prefetch(arcs_.data() + first_[n1]);
@@ -638,7 +622,7 @@ void FlowGraph<Cap>::adopt() {
   // tree may also have residual towards it, so both trees are checked.
   for (size_t i = 0; i < orphans_.size(); ++i) {
     const NodeId o = orphans_[i];
-    if (i + 1 < orphans_.size()) {  // the next orphan's arcs, and the state of the one after
+    if (prefetch_ && i + 1 < orphans_.size()) {  // the next orphan's arcs, and the state of the one after
       prefetch(arcs_.data() + first_[orphans_[i + 1]]);
       if (i + 2 < orphans_.size()) {
         prefetch(&st_[orphans_[i + 2]]);

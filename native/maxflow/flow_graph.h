@@ -79,6 +79,7 @@
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace gapbcfw {
@@ -139,6 +140,11 @@ class FlowGraph {
   // solves from scratch. The counters restart too. On a bad capacity it throws and the graph is
   // left with zero capacities.
   void reset_flow();
+  // reset_flow() with the capacities read from node(i) -> std::pair<Cap, Cap> (source, sink) and
+  // edge(e) -> std::pair<Cap, Cap> (cap_uv, cap_vu) as they are stored: one pass over the nodes and
+  // one over the edges, for loading from another representation.
+  template <class NodeCaps, class EdgeCaps>
+  void load_capacities(NodeCaps&& node, EdgeCaps&& edge);
 
   // Adds source_cap to s->n and sink_cap to n->t (both >= 0).
   void add_terminal_caps(NodeId n, Cap source_cap, Cap sink_cap);
@@ -220,6 +226,24 @@ class FlowGraph {
     Cap rev;
   };
 
+  // The tests of the setters' checks for one capacity and for a pair's sum, without branches or throws.
+  static bool valid_cap(Cap c) {
+    if constexpr (std::is_floating_point_v<Cap>) {
+      return c >= 0 && c <= std::numeric_limits<Cap>::max();
+    } else {
+      return c >= 0;
+    }
+  }
+  static bool valid_pair(Cap a, Cap b) {
+    if constexpr (std::is_floating_point_v<Cap>) {
+      return a + b <= std::numeric_limits<Cap>::max();
+    } else {  // unsigned arithmetic: no overflow whatever a and b are (negative ones fail valid_cap)
+      return static_cast<uint64_t>(a) + static_cast<uint64_t>(b) <= static_cast<uint64_t>(std::numeric_limits<Cap>::max());
+    }
+  }
+  // Throws the setters' exception for the first bad stored capacity and leaves zero capacities.
+  [[noreturn]] void report_bad_capacities();
+
   size_t check_node(NodeId n) const;
   size_t check_edge(EdgeId e) const;
   Cap arc_residual(size_t edge_arc) const;
@@ -300,6 +324,9 @@ class FlowGraph {
   std::vector<NodeId> changed_;
   uint32_t time_ = 0;
   bool trees_valid_ = false;
+  // Prefetch ahead in the search only when the graph outgrows the caches (on small graphs it only costs).
+  static constexpr size_t kPrefetchBytes = size_t{1} << 20;
+  bool prefetch_ = false;
 
   Flow flow_ = 0;         // flow value of the current state (after reparametrisation offsets)
   Flow solved_flow_ = 0;  // value returned by the last maxflow()
@@ -311,6 +338,52 @@ class FlowGraph {
   Cap explicit_tol_ = 0;
   bool has_explicit_tol_ = false;
 };
+
+template <class Cap>
+template <class NodeCaps, class EdgeCaps>
+void FlowGraph<Cap>::load_capacities(NodeCaps&& node, EdgeCaps&& edge) {
+  if (structure_dirty_) {
+    arcs_built_for_ = 0;  // every residual is set below
+    build_arcs();
+  }
+  const size_t n = tr_.size(), m = edge_u_.size();
+  // The zero flow, except that a node with both terminal capacities sends their minimum along
+  // s->n->t at once (see "Model"). Bad values are flagged without branches (and replaced by 0 in
+  // the arithmetic), then reported.
+  unsigned bad = 0;
+  Flow flow = 0;
+  Cap largest = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const std::pair<Cap, Cap> c = node(i);
+    source_cap_[i] = c.first;
+    sink_cap_[i] = c.second;
+    const bool ok = valid_cap(c.first) & valid_cap(c.second);
+    bad |= !ok;
+    const Cap s = ok ? c.first : Cap{0}, t = ok ? c.second : Cap{0};
+    tr_[i] = static_cast<Cap>(s - t);
+    flow += s < t ? s : t;
+    largest = std::max(largest, s > t ? s : t);
+  }
+  for (size_t e = 0; e < m; ++e) {
+    const std::pair<Cap, Cap> c = edge(e);
+    edge_cap_[2 * e] = c.first;
+    edge_cap_[2 * e + 1] = c.second;
+    const bool ok = valid_cap(c.first) & valid_cap(c.second) & valid_pair(c.first, c.second);
+    bad |= !ok;
+    const Cap uv = ok ? c.first : Cap{0}, vu = ok ? c.second : Cap{0};
+    set_arc_pair(arc_of_[2 * e], uv, vu);
+    largest = std::max(largest, uv > vu ? uv : vu);
+  }
+  if (bad != 0) report_bad_capacities();
+  max_cap_ = 0;
+  note_cap(largest);
+  flow_ = flow;
+  solved_flow_ = 0;
+  solved_ = false;
+  trees_valid_ = false;
+  changed_.clear();
+  counters_ = SolveCounters{};
+}
 
 extern template class FlowGraph<int32_t>;
 extern template class FlowGraph<int64_t>;
