@@ -1,32 +1,28 @@
-// Max-flow bindings: a thin layer over native/maxflow (Boykov-Kolmogorov with Kohli-Torr reuse in
-// flow_graph.h, the capacity checks and the per-type graph in any_graph.h, batches in batch.h, DIMACS
-// in dimacs.h). Every function takes an options object; typed arrays are read in place.
-//
-//   A graph is { numNodes, edgeFrom, edgeTo: Int32Array (m), capFwd, capRev?, sourceCap?, sinkCap?: Int32Array |
-//   Float64Array (m, m, n, n; absent = zeros), capType?: 'int32'|'int64'|'float64' (absent: float64 if
-//   a capacity array is a Float64Array, else int32) }.
-//   new MaxflowGraph(graph)               a reusable graph (arrays read during the call, not kept)
-//     solve() -> flow; segments(out: Uint8Array(n)); setTerminalCaps / addTerminalCaps(nodes | null,
-//     src, sink); setEdgeCaps(edges | null, capFwd, capRev); residuals({ source?, sink?, fwd?, rev? });
-//     tolerance(); setTolerance(t); counters() -> { augmentations, orphans, adoptions }; clone();
-//     toDimacs(constant, source, sink); dispose(); getters numNodes, numEdges, capType, flow, solved.
-//   maxflowSolve({ ...graph, segments?: Uint8Array(n) }) -> flow       one-shot, synchronous
-//   new MaxflowBatch({ graphs: (graph & { segments?: Uint8Array(n) })[], flows: Float64Array(graphs),
-//     retain: boolean, name?: string (prefix of messages) })                 a prepared batch: its arrays are kept by reference (do not
-//     detach or resize them while it lives); every solve reads the capacities they hold then.
-//     solveSync({ items?, count?, threads? }); solve({ items?, count?, threads? })
-//     -> { promise, cancel } (on the thread pool, off the JS thread; the arrays must not be written
-//     until it settles; cancel() stops between graphs and rejects with code 'ABORT_ERR'); dispose().
-//   maxflowReadDimacs(data: Uint8Array, { capType: 'auto'|..., mergeArcs: boolean })
-//     -> { graph, numNodes, source, sink, constant, ignoredArcs, capType }; a malformed file throws
-//     an Error "dimacs line L: ..." with a numeric `line`.
+// Max-flow bindings: a thin layer over native/maxflow (the solver in flow_graph.h, the capacity checks and
+// the per-type graph in any_graph.h, batches in batch.h, DIMACS in dimacs.h); src/maxflow.ts wraps them.
+// A graph is { numNodes, edgeFrom, edgeTo: Int32Array (m), capFwd, capRev?, sourceCap?, sinkCap?: Int32Array
+// | Float64Array (m, m, n, n; absent: zeros), capType?: 'int32' | 'int64' | 'float64' (absent: float64 if a
+// capacity array is a Float64Array, else int32) }; typed arrays are read in place.
+//   new MaxflowGraph(graph): a reusable graph (the arrays are read during the call). solve() -> flow,
+//     segments(out), set/addTerminalCaps(nodes | null, src, sink), setEdgeCaps(edges | null, capFwd, capRev),
+//     residuals({ source, sink, fwd, rev }), tolerance(), setTolerance(t), counters(), clone(),
+//     toDimacs(constant, source, sink), dispose(); numNodes, numEdges, capType, flow, solved.
+//   maxflowSolve({ ...graph, segments? }) -> flow: one-shot, in a scratch graph kept between calls.
+//   new MaxflowBatch({ graphs: (graph & { segments? })[], flows, retain, name? }): a prepared batch keeping its
+//     arrays by reference; solveSync({ items?, count?, threads? }) and solve(same) -> { promise, cancel } read
+//     their current values (not to be written while solve() runs; cancel() rejects with code 'ABORT_ERR').
+//   maxflowReadDimacs(data: Uint8Array, { capType: 'auto' | ..., mergeArcs }) -> { graph, numNodes, source,
+//     sink, constant, ignoredArcs, capType }; a malformed file throws "dimacs line L: ..." with `line`.
 // Bad types throw TypeError, bad values RangeError naming the array and the index.
 #include <napi.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -52,9 +48,6 @@ auto Guarded(Napi::Env env, const std::string& label, F&& f) -> decltype(f()) {
     return f();
   } catch (const Napi::Error&) {
     throw;
-  } catch (const mf::BatchError& e) {
-    if (e.bad_input()) throw Napi::RangeError::New(env, e.what());
-    throw Napi::Error::New(env, e.what());
   } catch (const std::exception& e) {
     const mf::Failure f = mf::describe_failure(e, label);
     if (f.bad_input) throw Napi::RangeError::New(env, f.message);
@@ -72,25 +65,6 @@ struct ClassData {
 };
 constexpr std::size_t kSpareBytes = std::size_t{64} << 20;
 
-/// A typed array's kind, data and length in one N-API call (ok false when v is no typed array).
-struct ArrayView {
-  napi_typedarray_type type = napi_int8_array;
-  void* data = nullptr;
-  std::size_t length = 0;
-  bool ok = false;
-};
-ArrayView ViewOf(const Napi::Value& v) {
-  ArrayView a;
-  a.ok = napi_get_typedarray_info(v.Env(), v, &a.type, &a.length, &a.data, nullptr, nullptr) == napi_ok;
-  return a;
-}
-
-void RequireViewLength(const Napi::Value& v, const ArrayView& a, std::size_t expected, const std::string& label, const char* field) {
-  if (a.length != expected) {
-    throw Napi::RangeError::New(v.Env(), label + ": " + field + " has length " + std::to_string(a.length) + ", expected " + std::to_string(expected));
-  }
-}
-
 /// An Int32Array / Float64Array of `length` entries, or (optional) null or undefined: absent. `pin` (a prepared
 /// batch) keeps it referenced.
 mf::CapArray CapArrayValue(const Napi::Value& v, std::size_t length, const std::string& label, const char* field, bool optional, PinnedArrays* pin) {
@@ -100,7 +74,7 @@ mf::CapArray CapArrayValue(const Napi::Value& v, std::size_t length, const std::
   if (!a.ok || (a.type != napi_int32_array && a.type != napi_float64_array)) {
     throw Napi::TypeError::New(v.Env(), label + ": " + field + " must be an Int32Array or a Float64Array" + (optional ? " (or null)" : "") + ", got " + DescribeValue(v));
   }
-  RequireViewLength(v, a, length, label, field);
+  RequireViewLength(v, a, length, label + ": " + field);
   if (a.type == napi_int32_array) {
     out.i32 = pin != nullptr ? pin->Pin(v.As<Napi::Int32Array>()) : static_cast<const int32_t*>(a.data);
   } else {
@@ -109,11 +83,12 @@ mf::CapArray CapArrayValue(const Napi::Value& v, std::size_t length, const std::
   return out;
 }
 
-/// An Int32Array (edge ends).
+/// An Int32Array of edge ends; length: expected, or (SIZE_MAX) set from the array.
 const int32_t* IdArrayValue(const Napi::Value& v, std::size_t& length, const std::string& label, const char* field, PinnedArrays* pin) {
   const ArrayView a = ViewOf(v);
   if (!a.ok || a.type != napi_int32_array) throw Napi::TypeError::New(v.Env(), label + ": " + field + " must be an Int32Array, got " + DescribeValue(v));
-  length = a.length;
+  if (length == SIZE_MAX) length = a.length;
+  RequireViewLength(v, a, length, label + ": " + field);
   return pin != nullptr ? pin->Pin(v.As<Napi::Int32Array>()) : static_cast<const int32_t*>(a.data);
 }
 
@@ -141,13 +116,9 @@ mf::GraphArrays GraphArraysValue(const Napi::Object& o, const std::string& label
     throw Napi::RangeError::New(o.Env(), label + ": numNodes must be an integer in [0, 2147483647], got " + FormatNumber(n));
   }
   in.num_nodes = static_cast<int32_t>(n);
-  std::size_t to_length = 0;
-  const Napi::Value to = o.Get("edgeTo");
+  in.num_edges = SIZE_MAX;
   in.from = IdArrayValue(o.Get("edgeFrom"), in.num_edges, label, "edgeFrom", pin);
-  in.to = IdArrayValue(to, to_length, label, "edgeTo", pin);
-  if (to_length != in.num_edges) {
-    throw Napi::RangeError::New(o.Env(), label + ": edgeTo has length " + std::to_string(to_length) + ", expected " + std::to_string(in.num_edges));
-  }
+  in.to = IdArrayValue(o.Get("edgeTo"), in.num_edges, label, "edgeTo", pin);
   const std::size_t nn = static_cast<std::size_t>(in.num_nodes);
   in.fwd = CapArrayValue(o.Get("capFwd"), in.num_edges, label, "capFwd", false, pin);
   in.rev = CapArrayValue(o.Get("capRev"), in.num_edges, label, "capRev", true, pin);
@@ -167,7 +138,6 @@ uint8_t* SegmentsValue(const Napi::Object& o, std::size_t n, const std::string& 
 }
 
 // ---- the reusable graph ----
-
 
 class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
  public:
@@ -251,20 +221,18 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
   Napi::Value AddTerminalCaps(const Napi::CallbackInfo& info) { return CapsCommon(info, "MaxflowGraph.addTerminalCaps", false, true); }
   Napi::Value SetEdgeCaps(const Napi::CallbackInfo& info) { return CapsCommon(info, "MaxflowGraph.setEdgeCaps", true, false); }
 
-  // residuals({ source?, sink?, fwd?, rev? }): Float64Array outputs of n, n, m, m entries.
+  // residuals({ source, sink, fwd, rev }): Float64Array outputs of n, n, m, m entries.
   Napi::Value Residuals(const Napi::CallbackInfo& info) {
     const std::string fn = "MaxflowGraph.residuals";
     const Napi::Object o = RequireOptions(info, 0, fn);
-    mf::AnyGraph* g = Impl(info);
-    double* outs[4] = {nullptr, nullptr, nullptr, nullptr};
+    double* outs[4];
     const char* names[4] = {"source", "sink", "fwd", "rev"};
     for (int k = 0; k < 4; ++k) {
-      if (OptionAbsent(o, names[k])) continue;
       auto a = OptionTypedArray<double>(o, names[k], fn);
-      RequireLength(a, static_cast<std::size_t>(k < 2 ? g->num_nodes() : g->num_edges()), fn + ": " + names[k]);
+      RequireLength(a, static_cast<std::size_t>(k < 2 ? Impl(info)->num_nodes() : Impl(info)->num_edges()), fn + ": " + names[k]);
       outs[k] = a.Data();
     }
-    g->residuals(outs[0], outs[1], outs[2], outs[3]);
+    Impl(info)->residuals(outs[0], outs[1], outs[2], outs[3]);
     return info.Env().Undefined();
   }
 
@@ -278,9 +246,9 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
   Napi::Value Counters(const Napi::CallbackInfo& info) {
     const mf::SolveCounters c = Impl(info)->counters();
     Napi::Object o = Napi::Object::New(info.Env());
-    o.Set("augmentations", static_cast<double>(c.augmentations));
-    o.Set("orphans", static_cast<double>(c.orphans));
-    o.Set("adoptions", static_cast<double>(c.adoptions));
+    for (const auto& [key, value] : {std::pair{"augmentations", c.augmentations}, {"orphans", c.orphans}, {"adoptions", c.adoptions}}) {
+      o.Set(key, static_cast<double>(value));
+    }
     return o;
   }
 
@@ -294,13 +262,10 @@ class MaxflowGraphWrap : public Napi::ObjectWrap<MaxflowGraphWrap> {
     const std::string fn = "MaxflowGraph.toDimacs";
     RequireArgCount(info, 3, fn.c_str());
     const double constant = RequireNumber(info, 0, fn + ": constant");
-    const int32_t n = Impl(info)->num_nodes();
-    auto id = [&](std::size_t k, const char* name) -> int32_t {
-      const double x = RequireNumber(info, k, fn + ": " + name);
-      if (x != static_cast<double>(static_cast<int64_t>(x)) || x < -1 || x >= n) {
-        throw Napi::RangeError::New(info.Env(), fn + ": " + name + " must be -1 or a node id in 0.." + std::to_string(int64_t{n} - 1) + ", got " + FormatNumber(x));
-      }
-      return static_cast<int32_t>(x);
+    auto id = [&](std::size_t k, const char* name) -> int32_t {  // -1 or a node id
+      const double x = RequireNumber(info, k, fn + ": " + name), n = Impl(info)->num_nodes();
+      if (x == std::floor(x) && x >= -1 && x < n) return static_cast<int32_t>(x);
+      throw Napi::RangeError::New(info.Env(), fn + ": " + name + " must be -1 or a node id in 0.." + FormatNumber(n - 1) + ", got " + FormatNumber(x));
     };
     const int32_t source = id(1, "source"), sink = id(2, "sink");
     if ((source < 0) != (sink < 0)) throw Napi::RangeError::New(info.Env(), fn + ": give both source and sink, or neither");
@@ -424,9 +389,6 @@ class MaxflowBatchWrap : public Napi::ObjectWrap<MaxflowBatchWrap> {
           cancelled_ = true;
           SetError("maxflowBatch: cancelled after " + std::to_string(done.solved) + " of " + std::to_string(done.wanted) + " graphs");
         }
-      } catch (const mf::BatchError& e) {
-        range_ = e.bad_input();
-        SetError(e.what());
       } catch (const std::exception& e) {
         const mf::Failure f = mf::describe_failure(e, "MaxflowBatch.solve");
         range_ = f.bad_input;
@@ -463,13 +425,8 @@ class MaxflowBatchWrap : public Napi::ObjectWrap<MaxflowBatchWrap> {
     auto* worker = new Worker(info.Env(), this, std::move(c), cancel);  // deletes itself
     Napi::Object result = Napi::Object::New(info.Env());
     result.Set("promise", worker->Promise());
-    result.Set("cancel", Napi::Function::New(
-                             info.Env(),
-                             [cancel](const Napi::CallbackInfo& ci) -> Napi::Value {
-                               cancel->store(true);
-                               return ci.Env().Undefined();
-                             },
-                             "cancel"));
+    const auto stop = [cancel](const Napi::CallbackInfo& ci) -> Napi::Value { return cancel->store(true), ci.Env().Undefined(); };
+    result.Set("cancel", Napi::Function::New(info.Env(), stop, "cancel"));
     worker->Queue();
     return result;
   }
@@ -499,11 +456,10 @@ Napi::Value MaxflowReadDimacs(const Napi::CallbackInfo& info) {
   const Napi::Object o = RequireOptions(info, 1, fn);
   const Napi::Value t = o.Get("capType");
   const std::string type = t.IsString() ? t.As<Napi::String>().Utf8Value() : "";
-  mf::CapChoice choice = mf::CapChoice::kAuto;
-  if (type == "int32") choice = mf::CapChoice::kInt32;
-  else if (type == "int64") choice = mf::CapChoice::kInt64;
-  else if (type == "float64") choice = mf::CapChoice::kFloat64;
-  else if (type != "auto") throw Napi::TypeError::New(env, fn + ": capType must be 'auto', 'int32', 'int64' or 'float64'");
+  const char* names[] = {"auto", "int32", "int64", "float64"};  // the order of mf::CapChoice
+  const auto at = std::find(std::begin(names), std::end(names), type);
+  if (at == std::end(names)) throw Napi::TypeError::New(env, fn + ": capType must be 'auto', 'int32', 'int64' or 'float64'");
+  const auto choice = static_cast<mf::CapChoice>(at - std::begin(names));
   const bool merge = OptionBool(o, "mergeArcs", fn, true);
   mf::AnyDimacsProblem p;
   try {
@@ -517,11 +473,10 @@ Napi::Value MaxflowReadDimacs(const Napi::CallbackInfo& info) {
     throw Napi::Error::New(env, f.message);
   }
   Napi::Object r = Napi::Object::New(env);
-  r.Set("numNodes", Napi::Number::New(env, p.graph->num_nodes()));
-  r.Set("source", Napi::Number::New(env, p.source));
-  r.Set("sink", Napi::Number::New(env, p.sink));
-  r.Set("constant", Napi::Number::New(env, p.constant));
-  r.Set("ignoredArcs", Napi::Number::New(env, static_cast<double>(p.ignored_arcs)));
+  for (const auto& [key, value] : {std::pair{"numNodes", double(p.graph->num_nodes())}, {"source", double(p.source)}, {"sink", double(p.sink)},
+                                   {"constant", p.constant}, {"ignoredArcs", double(p.ignored_arcs)}}) {
+    r.Set(key, value);
+  }
   r.Set("capType", Napi::String::New(env, mf::cap_type_name(p.graph->type())));
   r.Set("graph", MaxflowGraphWrap::Adopt(static_cast<ClassData*>(info.Data()), std::move(p.graph)));
   return r;

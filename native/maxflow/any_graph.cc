@@ -329,6 +329,7 @@ class TypedGraph final : public AnyGraph {
 }  // namespace
 
 Failure describe_failure(const std::exception& e, const std::string& label) {
+  if (const auto* d = dynamic_cast<const DescribedError*>(&e)) return {d->what(), d->bad_input()};
   if (dynamic_cast<const InputError*>(&e) != nullptr) {
     const std::string m = e.what();
     // InputErrors from load() and the setters carry their label; the others get it here.

@@ -36,7 +36,18 @@ struct Failure {
   std::string message;
   bool bad_input = false;
 };
+/// A DescribedError (already labelled, e.g. by the graph of a batch that failed) comes back unchanged.
 Failure describe_failure(const std::exception& e, const std::string& label);
+
+/// An exception that carries its Failure.
+class DescribedError : public std::runtime_error {
+ public:
+  explicit DescribedError(const Failure& f) : std::runtime_error(f.message), bad_input_(f.bad_input) {}
+  bool bad_input() const { return bad_input_; }
+
+ private:
+  bool bad_input_;
+};
 
 /// Capacities from outside: int32 or double entries, or absent (all zeros).
 struct CapArray {

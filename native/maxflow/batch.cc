@@ -89,9 +89,9 @@ BatchProgress GraphBatch::solve(const int32_t* items, size_t count, int32_t thre
         flows[i] = load_and_solve(*g, b.arrays, b.segments);
       }
     } catch (const std::exception& e) {
-      throw BatchError(describe_failure(e, b.arrays.label));
+      throw DescribedError(describe_failure(e, b.arrays.label));
     } catch (...) {
-      throw BatchError({b.arrays.label + ": unknown native error", false});
+      throw DescribedError({b.arrays.label + ": unknown native error", false});
     }
     done.fetch_add(1, std::memory_order_relaxed);
   });

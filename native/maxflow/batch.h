@@ -16,16 +16,6 @@
 namespace gapbcfw {
 namespace maxflow {
 
-/// The failure of one graph of a batch: its Failure (message with the graph's label).
-class BatchError : public std::runtime_error {
- public:
-  explicit BatchError(const Failure& f) : std::runtime_error(f.message), bad_input_(f.bad_input) {}
-  bool bad_input() const { return bad_input_; }
-
- private:
-  bool bad_input_;
-};
-
 /// Builds the graph of `in` in this thread's scratch graph of its capacity type (memory kept from
 /// call to call, so repeated one-shot solves allocate nothing once the largest graph was seen; a
 /// scratch graph above 64 MiB is freed after use), solves it from scratch and writes its cut to
@@ -59,7 +49,7 @@ class GraphBatch {
 
   /// Solves graphs items[0..count) (all graphs when items is null; ids < size(), a repeated id is solved
   /// once) on up to `threads` threads, writing flows[i] (flows has size() entries) and graph i's segments.
-  /// Stops handing out graphs once `cancel` (may be null) is set. Throws BatchError for the first graph
+  /// Stops handing out graphs once `cancel` (may be null) is set. Throws a DescribedError (message with the graph's label) for the first graph
   /// that failed (the others may or may not have run), and std::invalid_argument for bad items. Not to be
   /// called again (or released) before it returns.
   BatchProgress solve(const int32_t* items, size_t count, int32_t threads, const std::atomic<bool>* cancel, double* flows);

@@ -66,7 +66,7 @@ DimacsProblem<Cap> read_dimacs(std::string_view text, bool merge_arcs = true);
 template <class Cap>
 DimacsProblem<Cap> read_dimacs(std::istream& in, bool merge_arcs = true);
 
-/// The capacity type asked of read_dimacs_any.
+/// The capacity type asked of read_dimacs_any (the binding relies on this order).
 enum class CapChoice { kAuto, kInt32, kInt64, kFloat64 };
 
 /// A DIMACS problem in the capacity type read_dimacs_any chose.

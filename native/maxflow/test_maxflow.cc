@@ -1224,10 +1224,10 @@ void any_graph_cases() {
   a.i_src[0] = -1;
   GraphBatch failing({{ok, nullptr}, {bad, nullptr}}, true);
   const bool labelled = throws_with([&] { failing.solve(nullptr, 2, 2, nullptr, flows); }, [](const std::exception& e) {
-    const auto* b = dynamic_cast<const gapbcfw::maxflow::BatchError*>(&e);
+    const auto* b = dynamic_cast<const gapbcfw::maxflow::DescribedError*>(&e);
     return b != nullptr && b->bad_input() && std::string(e.what()).find("sourceCap[0] = -1 is negative") != std::string::npos;
   });
-  check(labelled, "batch: a bad value fails with a labelled BatchError");
+  check(labelled, "batch: a bad value fails with a labelled DescribedError");
 }
 
 // DIMACS arc merging (same flows as unmerged, fewer edges, file order and orientation) and the
