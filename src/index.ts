@@ -146,6 +146,7 @@ export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
 // Native primitives: max-flow, distance transforms, HOG, and the scoring backends of batched passes.
 export {
   MaxflowGraph,
+  MaxflowBatch,
   maxflow,
   maxflowBatch,
   maxflowBatchSync,
@@ -160,6 +161,8 @@ export {
   type MaxflowResult,
   type MaxflowResiduals,
   type MaxflowBatchOptions,
+  type MaxflowBatchSolveOptions,
+  type MaxflowCounters,
   type DimacsMaxflow,
   type DimacsReadOptions,
   type DimacsWriteOptions,

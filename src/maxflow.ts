@@ -20,6 +20,13 @@
  * self-loops: bad input throws an {@link InputError} naming the array and the index, never crashes.
  * Flow values are JS numbers: exact for integer types up to 2^53.
  *
+ * The native graph lays out its residual arcs when it is built, so a solve allocates nothing; the
+ * one-shot {@link maxflow} builds in a scratch graph kept between calls, and a {@link MaxflowBatch}
+ * keeps each of its graphs, for solvers that rebuild the same graphs with new capacities (the
+ * segmentation oracle). Two refinements of BK's trees (orphans adopted nearest to the terminal
+ * first, growth that re-attaches nodes to shallower parents; native/maxflow/flow_graph.h) make large
+ * strongly coupled grids about twice as fast; {@link MaxflowGraph.counters} reports the work done.
+ *
  * @example
  * ```ts
  * const g = new MaxflowGraph({
@@ -354,8 +361,10 @@ export class MaxflowGraph {
    * Frees the native memory now rather than when the object is garbage collected. Node runs the
    * native finalizers of collected graphs only when the event loop turns, so a synchronous loop
    * that builds many large graphs should dispose of each one (measured: 60 graphs of 512 x 512
-   * in a loop peaked at 2.2 GB without it, 0.2 GB when yielding between them). Any later use
-   * throws a {@link GapbcfwError}. Idempotent.
+   * in a loop peaked at 2.2 GB without it, 0.2 GB when yielding between them). The memory of the last
+   * disposed graph of each capacity type (up to 64 MiB) is kept for the next graph built, so a loop of
+   * build, solve, dispose allocates nothing once warm. Any later use throws a {@link GapbcfwError}.
+   * Idempotent.
    */
   dispose(): void {
     this.#g.dispose();

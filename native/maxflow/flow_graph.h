@@ -357,7 +357,7 @@ void FlowGraph<Cap>::load_capacities(NodeCaps&& node, EdgeCaps&& edge) {
     const std::pair<Cap, Cap> c = node(i);
     source_cap_[i] = c.first;
     sink_cap_[i] = c.second;
-    const bool ok = valid_cap(c.first) & valid_cap(c.second);
+    const bool ok = valid_cap(c.first) && valid_cap(c.second);
     bad |= !ok;
     const Cap s = ok ? c.first : Cap{0}, t = ok ? c.second : Cap{0};
     tr_[i] = static_cast<Cap>(s - t);
@@ -368,7 +368,7 @@ void FlowGraph<Cap>::load_capacities(NodeCaps&& node, EdgeCaps&& edge) {
     const std::pair<Cap, Cap> c = edge(e);
     edge_cap_[2 * e] = c.first;
     edge_cap_[2 * e + 1] = c.second;
-    const bool ok = valid_cap(c.first) & valid_cap(c.second) & valid_pair(c.first, c.second);
+    const bool ok = valid_cap(c.first) && valid_cap(c.second) && valid_pair(c.first, c.second);
     bad |= !ok;
     const Cap uv = ok ? c.first : Cap{0}, vu = ok ? c.second : Cap{0};
     set_arc_pair(arc_of_[2 * e], uv, vu);
