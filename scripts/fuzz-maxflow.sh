@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 budget="${1:-60}"
 out="${2:-build/fuzz-maxflow}"
 mkdir -p "$out/corpus"
-srcs=(native/maxflow/fuzz_maxflow.cc native/maxflow/flow_graph.cc native/maxflow/dimacs.cc)
+srcs=(native/maxflow/fuzz_maxflow.cc native/maxflow/flow_graph.cc native/maxflow/any_graph.cc native/maxflow/batch.cc native/maxflow/dimacs.cc)
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 
 clang=""

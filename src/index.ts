@@ -147,6 +147,7 @@ export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
 export { setThreads, threads, threadCap, MAX_THREADS } from './threads.js';
 export {
   MaxflowGraph,
+  MaxflowBatch,
   maxflow,
   maxflowBatch,
   maxflowBatchSync,
@@ -161,6 +162,8 @@ export {
   type MaxflowResult,
   type MaxflowResiduals,
   type MaxflowBatchOptions,
+  type MaxflowBatchSolveOptions,
+  type MaxflowCounters,
   type DimacsMaxflow,
   type DimacsReadOptions,
   type DimacsWriteOptions,

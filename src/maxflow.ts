@@ -20,6 +20,13 @@
  * self-loops: bad input throws an {@link InputError} naming the array and the index, never crashes.
  * Flow values are JS numbers: exact for integer types up to 2^53.
  *
+ * The native graph lays out its residual arcs when it is built, so a solve allocates nothing; the
+ * one-shot {@link maxflow} builds in a scratch graph kept between calls, and a {@link MaxflowBatch}
+ * keeps each of its graphs, for solvers that rebuild the same graphs with new capacities (the
+ * segmentation oracle). Two refinements of BK's trees (orphans adopted nearest to the terminal
+ * first, growth that re-attaches nodes to shallower parents; native/maxflow/flow_graph.h) make large
+ * strongly coupled grids about twice as fast; {@link MaxflowGraph.counters} reports the work done.
+ *
  * @example
  * ```ts
  * const g = new MaxflowGraph({
@@ -92,11 +99,26 @@ export interface MaxflowResiduals {
   rev: Float64Array;
 }
 
+/** Work done by a graph's solves (see {@link MaxflowGraph.counters}). */
+export interface MaxflowCounters {
+  /** Augmenting paths pushed. */
+  augmentations: number;
+  /** Orphans processed by the adoption stage (nodes whose tree link an augmentation or adoption cut). */
+  orphans: number;
+  /** Orphans that found a new parent (the others became free). */
+  adoptions: number;
+}
+
 // ---------------------------------------------------------------------------------------------
-// Raw binding (native/addon.cc, section "max-flow")
+// Raw binding (native/binding/maxflow.cc)
 // ---------------------------------------------------------------------------------------------
 
-/** The native graph object (see native/addon.cc). */
+/** A graph as the binding takes it (capType absent: the default of {@link MaxflowGraphSpec.capType}). */
+interface NativeGraphSpec extends MaxflowGraphSpec {
+  segments?: Uint8Array | null;
+}
+
+/** The native graph object. */
 interface NativeGraph {
   readonly numNodes: number;
   readonly numEdges: number;
@@ -108,39 +130,29 @@ interface NativeGraph {
   setTerminalCaps(nodes: Int32Array | null, src: CapacityArray, sink: CapacityArray): void;
   addTerminalCaps(nodes: Int32Array | null, src: CapacityArray, sink: CapacityArray): void;
   setEdgeCaps(edges: Int32Array | null, capFwd: CapacityArray, capRev: CapacityArray): void;
-  residuals(src: Float64Array | null, sink: Float64Array | null, fwd: Float64Array | null, rev: Float64Array | null): void;
+  residuals(out: { source?: Float64Array; sink?: Float64Array; fwd?: Float64Array; rev?: Float64Array }): void;
   tolerance(): number;
   setTolerance(t: number): void;
+  counters(): MaxflowCounters;
   clone(): NativeGraph;
-  toDimacs(constant?: number, source?: number, sink?: number): string;
+  toDimacs(constant: number, source: number, sink: number): string;
   dispose(): void;
 }
 
-interface NativeBatchGraph {
-  numNodes: number;
-  edgeFrom: Int32Array;
-  edgeTo: Int32Array;
-  capFwd: CapacityArray;
-  capRev: CapacityArray | null;
-  sourceCap: CapacityArray | null;
-  sinkCap: CapacityArray | null;
-  capType: CapacityType;
-  segments: Uint8Array | null;
+/** The native prepared batch (see native/binding/maxflow.cc). */
+interface NativeBatch {
+  readonly size: number;
+  solveSync(opts: { items?: Int32Array; count?: number; threads?: number }): void;
+  solve(opts: { items?: Int32Array; count?: number; threads?: number }): { promise: Promise<void>; cancel(): void };
+  dispose(): void;
 }
 
 /** The max-flow part of the addon's exports. */
 export interface MaxflowBinding {
-  MaxflowGraph: new (
-    numNodes: number, edgeFrom: Int32Array, edgeTo: Int32Array, capFwd: CapacityArray, capRev: CapacityArray | null,
-    sourceCap: CapacityArray | null, sinkCap: CapacityArray | null, capType: CapacityType,
-  ) => NativeGraph;
-  maxflowSolve(
-    numNodes: number, edgeFrom: Int32Array, edgeTo: Int32Array, capFwd: CapacityArray, capRev: CapacityArray | null,
-    sourceCap: CapacityArray | null, sinkCap: CapacityArray | null, capType: CapacityType, segments: Uint8Array | null,
-  ): number;
-  maxflowBatch(graphs: NativeBatchGraph[], threads: number): { promise: Promise<Float64Array>; cancel(): void };
-  maxflowBatchSync(graphs: NativeBatchGraph[], threads: number): Float64Array;
-  maxflowReadDimacs(data: Uint8Array, capType: 'auto' | CapacityType): {
+  MaxflowGraph: new (spec: NativeGraphSpec) => NativeGraph;
+  MaxflowBatch: new (opts: { graphs: NativeGraphSpec[]; flows: Float64Array; retain: boolean; name: string }) => NativeBatch;
+  maxflowSolve(spec: NativeGraphSpec): number;
+  maxflowReadDimacs(data: Uint8Array, opts: { capType: 'auto' | CapacityType; mergeArcs: boolean }): {
     graph: NativeGraph; numNodes: number; source: number; sink: number; constant: number; ignoredArcs: number; capType: CapacityType;
   };
 }
@@ -171,27 +183,15 @@ function describe(x: unknown): string {
   return typeof x;
 }
 
-function isCapArray(x: unknown): x is CapacityArray {
-  return x instanceof Int32Array || x instanceof Float64Array;
+/** Checks that a spec is an object (the native side checks its fields and values). */
+function checkSpec(fn: string, spec: MaxflowGraphSpec): NativeGraphSpec {
+  if (typeof spec !== 'object' || spec === null) throw new InputError(`${fn}: the graph must be an object {numNodes, edgeFrom, edgeTo, capFwd, ...}, got ${describe(spec)}`);
+  return spec;
 }
 
-/** Checks the shape of a spec (the native side checks the values) and settles the capacity type. */
-function normalise(fn: string, spec: MaxflowGraphSpec): NativeBatchGraph {
-  if (typeof spec !== 'object' || spec === null) throw new InputError(`${fn}: the graph must be an object {numNodes, edgeFrom, edgeTo, capFwd, ...}, got ${describe(spec)}`);
-  const { numNodes, edgeFrom, edgeTo, capFwd } = spec;
-  const capRev = spec.capRev ?? null;
-  const sourceCap = spec.sourceCap ?? null;
-  const sinkCap = spec.sinkCap ?? null;
-  for (const [name, a] of [['capFwd', capFwd], ['capRev', capRev], ['sourceCap', sourceCap], ['sinkCap', sinkCap]] as const) {
-    if (a !== null && !isCapArray(a)) throw new InputError(`${fn}: ${name} must be an Int32Array or a Float64Array, got ${describe(a)}`);
-  }
-  let capType = spec.capType;
-  if (capType === undefined) {
-    capType = [capFwd, capRev, sourceCap, sinkCap].some((a) => a instanceof Float64Array) ? 'float64' : 'int32';
-  } else if (capType !== 'int32' && capType !== 'int64' && capType !== 'float64') {
-    throw new InputError(`${fn}: capType must be 'int32', 'int64' or 'float64', got ${String(capType)}`);
-  }
-  return { numNodes, edgeFrom, edgeTo, capFwd, capRev, sourceCap, sinkCap, capType, segments: null };
+function nodeCount(spec: NativeGraphSpec): number {
+  const n = spec.numNodes;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 2147483647 ? n : 0;
 }
 
 function outputSegments(fn: string, n: number, out: Uint8Array | undefined): Uint8Array {
@@ -235,8 +235,8 @@ export class MaxflowGraph {
       adopting = undefined;
       return;
     }
-    const s = normalise('MaxflowGraph', spec);
-    this.#g = call(() => new binding.MaxflowGraph(s.numNodes, s.edgeFrom, s.edgeTo, s.capFwd, s.capRev, s.sourceCap, s.sinkCap, s.capType));
+    const s = checkSpec('MaxflowGraph', spec);
+    this.#g = call(() => new binding.MaxflowGraph(s));
   }
 
   /** Number of nodes. */
@@ -321,8 +321,17 @@ export class MaxflowGraph {
     const n = this.numNodes;
     const m = this.numEdges;
     const r = { source: new Float64Array(n), sink: new Float64Array(n), fwd: new Float64Array(m), rev: new Float64Array(m) };
-    call(() => this.#g.residuals(r.source, r.sink, r.fwd, r.rev));
+    call(() => this.#g.residuals(r));
     return r;
+  }
+
+  /**
+   * Work done by the solves since the graph was built: augmenting paths, orphans (nodes whose search-tree
+   * link was cut) and adoptions (orphans re-attached rather than freed). For profiling; a reusing solve
+   * adds to them.
+   */
+  counters(): MaxflowCounters {
+    return call(() => this.#g.counters());
   }
 
   /**
@@ -352,8 +361,10 @@ export class MaxflowGraph {
    * Frees the native memory now rather than when the object is garbage collected. Node runs the
    * native finalizers of collected graphs only when the event loop turns, so a synchronous loop
    * that builds many large graphs should dispose of each one (measured: 60 graphs of 512 x 512
-   * in a loop peaked at 2.2 GB without it, 0.2 GB when yielding between them). Any later use
-   * throws a {@link GapbcfwError}. Idempotent.
+   * in a loop peaked at 2.2 GB without it, 0.2 GB when yielding between them). The memory of the last
+   * disposed graph of each capacity type (up to 64 MiB) is kept for the next graph built, so a loop of
+   * build, solve, dispose allocates nothing once warm. Any later use throws a {@link GapbcfwError}.
+   * Idempotent.
    */
   dispose(): void {
     this.#g.dispose();
@@ -382,22 +393,128 @@ function wrapNative(h: NativeGraph): MaxflowGraph {
 
 /**
  * One-shot max flow and minimum cut of a graph (synchronous; for small and medium graphs or when
- * blocking the event loop is fine).
+ * blocking the event loop is fine). The graph is built in a native scratch graph that is kept from
+ * call to call, so repeated one-shot solves allocate no native memory once the largest graph was seen.
  *
  * @param spec - the graph.
  * @param opts.segments - optional preallocated output (length numNodes).
  * @throws {@link InputError} on invalid input (see {@link MaxflowGraph}).
  */
 export function maxflow(spec: MaxflowGraphSpec, opts: { segments?: Uint8Array } = {}): MaxflowResult {
-  const s = normalise('maxflow', spec);
-  const segments = outputSegments('maxflow', typeof s.numNodes === 'number' && Number.isInteger(s.numNodes) && s.numNodes >= 0 ? s.numNodes : 0, opts.segments);
-  const flow = call(() => binding.maxflowSolve(s.numNodes, s.edgeFrom, s.edgeTo, s.capFwd, s.capRev, s.sourceCap, s.sinkCap, s.capType, segments));
+  const s = checkSpec('maxflow', spec);
+  const segments = outputSegments('maxflow', nodeCount(s), opts.segments);
+  const flow = call(() => binding.maxflowSolve({ numNodes: s.numNodes, edgeFrom: s.edgeFrom, edgeTo: s.edgeTo, capFwd: s.capFwd, capRev: s.capRev, sourceCap: s.sourceCap, sinkCap: s.sinkCap, capType: s.capType, segments }));
   return { flow, segments };
+}
+
+/** Options of {@link MaxflowBatch.solveSync}. */
+export interface MaxflowBatchSolveOptions {
+  /** Graphs to solve: `items[0 .. count)` (graph indices; one listed twice is solved once); all graphs when absent. */
+  items?: Int32Array;
+  /** How many entries of `items` (default: all). */
+  count?: number;
+  /** Native threads (default 1; at most 256). */
+  threads?: number;
+}
+
+/**
+ * A prepared list of graphs solved together on the native thread pool, again and again: the graphs'
+ * typed arrays are handed over once and read in place at each solve, so a caller that rewrites the
+ * capacities in place (same structure) re-solves without re-sending anything; each graph keeps its
+ * native memory between solves (no allocation, no page faults after the first). Every solve starts
+ * from scratch, so its results equal one {@link maxflow} call per graph.
+ *
+ * **Contract:** do not detach, transfer or resize the graphs' arrays while the batch is in use (a solve
+ * then throws), and do not write them while an asynchronous {@link MaxflowBatch.solve} runs.
+ */
+export class MaxflowBatch {
+  /** Flow of each graph's last solve (0 before it). */
+  readonly flows: Float64Array;
+  readonly #segments: Uint8Array[];
+  readonly #b: NativeBatch;
+
+  /**
+   * @param specs - the graphs (validated at each solve, since their values may change in between).
+   * @param opts.segments - compute the minimum cuts (default true).
+   * @throws {@link InputError} on wrong types or lengths.
+   */
+  constructor(specs: readonly MaxflowGraphSpec[], opts: { segments?: boolean } = {}) {
+    const parts = newBatch('MaxflowBatch', specs, opts.segments ?? true, true);
+    this.#b = parts.native;
+    this.flows = parts.flows;
+    this.#segments = parts.segments;
+  }
+
+  /** Number of graphs. */
+  get size(): number {
+    return this.#segments.length;
+  }
+
+  /** The minimum cut of graph i's last solve ({@link SOURCE_SIDE} / {@link SINK_SIDE} per node); overwritten by the next solve. */
+  segments(i: number): Uint8Array {
+    const seg = this.#segments[i];
+    if (seg === undefined) throw new InputError(`MaxflowBatch.segments: graph index must be an integer in 0..${this.size - 1}, got ${String(i)}`);
+    return seg;
+  }
+
+  /** Solves the graphs (or `items`) with their current capacities, blocking; returns {@link MaxflowBatch.flows}. */
+  solveSync(opts: MaxflowBatchSolveOptions = {}): Float64Array {
+    call(() => this.#b.solveSync(opts));
+    return this.flows;
+  }
+
+  /**
+   * {@link MaxflowBatch.solveSync} off the main thread. An abort of `signal` stops the threads before
+   * their next graph and rejects with the signal's reason.
+   */
+  async solve(opts: MaxflowBatchSolveOptions & { signal?: AbortSignal } = {}): Promise<Float64Array> {
+    const { signal, ...rest } = opts;
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InputError('MaxflowBatch.solve: opts.signal must be an AbortSignal');
+    signal?.throwIfAborted();
+    const job = call(() => this.#b.solve(rest));
+    const onAbort = () => job.cancel();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await job.promise;
+    } catch (e) {
+      signal?.throwIfAborted();
+      throw convertError(e);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    signal?.throwIfAborted();
+    return this.flows;
+  }
+
+  /** Frees the native graphs now (a later solve throws). */
+  dispose(): void {
+    call(() => this.#b.dispose());
+  }
+}
+
+/** A native batch and its outputs: the flows, and the segments per graph (empty arrays when not wanted). */
+interface BatchParts {
+  native: NativeBatch;
+  flows: Float64Array;
+  segments: Uint8Array[];
+}
+
+function newBatch(fn: string, specs: readonly MaxflowGraphSpec[], wantSegments: boolean, retain: boolean): BatchParts {
+  if (!Array.isArray(specs)) throw new InputError(`${fn}: graphs must be an array, got ${describe(specs)}`);
+  const segments: Uint8Array[] = [];
+  const graphs = specs.map((spec, i) => {
+    const s = checkSpec(`${fn}: graphs[${i}]`, spec);
+    const seg = new Uint8Array(wantSegments ? nodeCount(s) : 0);
+    segments.push(seg);
+    return wantSegments ? { ...s, segments: seg } : { ...s, segments: null };
+  });
+  const flows = new Float64Array(graphs.length);
+  return { native: call(() => new binding.MaxflowBatch({ graphs, flows, retain, name: fn })), flows, segments };
 }
 
 /** Options of {@link maxflowBatch}. */
 export interface MaxflowBatchOptions {
-  /** Native threads solving graphs in parallel (default: available parallelism, at most the number of graphs). */
+  /** Native threads solving graphs in parallel (default: available parallelism, at most the number of graphs; at most 256). */
   threads?: number;
   /**
    * Cancels the batch: an already aborted signal rejects at once; an abort while running stops
@@ -409,10 +526,24 @@ export interface MaxflowBatchOptions {
   segments?: boolean;
 }
 
+/** The threads option of the one-shot batch functions. */
+function batchThreads(fn: string, opts: { threads?: number }, graphs: number): number {
+  const threads = opts.threads ?? Math.max(1, Math.min(availableParallelism(), graphs, 256));
+  if (!Number.isInteger(threads) || threads < 1 || threads > 256) throw new InputError(`${fn}: opts.threads must be an integer in 1..256, got ${String(threads)}`);
+  return threads;
+}
+
+/** One-shot batch results: one per graph. */
+function batchResults(b: BatchParts): MaxflowResult[] {
+  return b.segments.map((segments, i) => ({ flow: b.flows[i]!, segments }));
+}
+
 /**
- * Solves many independent graphs on a native thread pool, off the main thread; resolves to one
+ * Solves many independent graphs on the native thread pool, off the main thread; resolves to one
  * result per graph, in order. Validation of types and lengths throws (rejects) before any work;
- * bad values (e.g. a negative capacity) reject with an {@link InputError} naming the graph.
+ * bad values (e.g. a negative capacity) reject with an {@link InputError} naming the graph. The graphs
+ * are solved in the threads' scratch graphs (nothing stays allocated per graph); to solve the same
+ * graphs again and again, prepare a {@link MaxflowBatch}.
  *
  * **Contract:** the graphs' typed arrays are read in place by the threads: do not write,
  * transfer, detach or resize them until the promise settles.
@@ -422,13 +553,13 @@ export async function maxflowBatch(specs: readonly MaxflowGraphSpec[], opts: Max
   const { signal } = opts;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InputError(`${fn}: opts.signal must be an AbortSignal`);
   signal?.throwIfAborted();
-  const { graphs, threads } = batchGraphs(fn, specs, opts);
-  const job = call(() => binding.maxflowBatch(graphs, threads));
+  const b = newBatch(fn, specs, opts.segments ?? true, false);
+  const threads = batchThreads(fn, opts, specs.length);
+  const job = call(() => b.native.solve({ threads }));
   const onAbort = () => job.cancel();
   signal?.addEventListener('abort', onAbort, { once: true });
-  let flows: Float64Array;
   try {
-    flows = await job.promise;
+    await job.promise;
   } catch (e) {
     signal?.throwIfAborted();
     throw convertError(e);
@@ -436,32 +567,19 @@ export async function maxflowBatch(specs: readonly MaxflowGraphSpec[], opts: Max
     signal?.removeEventListener('abort', onAbort);
   }
   signal?.throwIfAborted();
-  return graphs.map((g, i) => ({ flow: flows[i]!, segments: g.segments ?? new Uint8Array(0) }));
+  return batchResults(b);
 }
 
 /**
  * {@link maxflowBatch} that blocks the calling thread while the native threads solve the graphs (no
- * Promise, no cancellation): for synchronous full passes, e.g. the solvers' exact duality-gap pass.
- * Results equal one {@link maxflow} call per graph.
+ * Promise, no cancellation). Results equal one {@link maxflow} call per graph.
  */
 export function maxflowBatchSync(specs: readonly MaxflowGraphSpec[], opts: Omit<MaxflowBatchOptions, 'signal'> = {}): MaxflowResult[] {
-  const { graphs, threads } = batchGraphs('maxflowBatchSync', specs, opts);
-  const flows = call(() => binding.maxflowBatchSync(graphs, threads));
-  return graphs.map((g, i) => ({ flow: flows[i]!, segments: g.segments ?? new Uint8Array(0) }));
-}
-
-/** Validates the batch options and normalises every graph (with its segments output when wanted). */
-function batchGraphs(fn: string, specs: readonly MaxflowGraphSpec[], opts: Omit<MaxflowBatchOptions, 'signal'>): { graphs: NativeBatchGraph[]; threads: number } {
-  if (!Array.isArray(specs)) throw new InputError(`${fn}: graphs must be an array, got ${describe(specs)}`);
-  const threads = opts.threads ?? Math.max(1, Math.min(availableParallelism(), specs.length));
-  if (!Number.isInteger(threads) || threads < 1 || threads > 1024) throw new InputError(`${fn}: opts.threads must be an integer in 1..1024, got ${String(threads)}`);
-  const wantSegments = opts.segments ?? true;
-  const graphs = specs.map((spec, i) => {
-    const g = normalise(`${fn}: graphs[${i}]`, spec);
-    if (wantSegments && Number.isInteger(g.numNodes) && g.numNodes >= 0 && g.numNodes <= 2147483647) g.segments = new Uint8Array(g.numNodes);
-    return g;
-  });
-  return { graphs, threads };
+  const fn = 'maxflowBatchSync';
+  const b = newBatch(fn, specs, opts.segments ?? true, false);
+  const threads = batchThreads(fn, opts, specs.length);
+  call(() => b.native.solveSync({ threads }));
+  return batchResults(b);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -472,7 +590,9 @@ function batchGraphs(fn: string, specs: readonly MaxflowGraphSpec[], opts: Omit<
 export interface DimacsMaxflow {
   /**
    * The graph: DIMACS node `i` is node `i-1`; the source and the sink stay as isolated placeholder
-   * nodes; arcs s->v and u->t became terminal capacities, other arcs edges (capRev 0).
+   * nodes; arcs s->v and u->t became terminal capacities; the other arcs between each pair of nodes
+   * became one edge (oriented as the first of them in the file, capFwd and capRev the sums of the arcs
+   * in each direction), or one edge per arc (capRev 0) with `mergeArcs: false`.
    */
   graph: MaxflowGraph;
   /** Number of DIMACS nodes (= graph.numNodes). */
@@ -491,8 +611,13 @@ export interface DimacsMaxflow {
 
 /** Options of the DIMACS reader. */
 export interface DimacsReadOptions {
-  /** `'auto'` (default): int64 for integer files, float64 when some capacity is not an integer. */
+  /**
+   * `'auto'` (default): int32 for integer files whose node and edge capacity sums all fit in int32
+   * (the fastest), else int64, and float64 when some capacity is not an integer.
+   */
   capType?: 'auto' | CapacityType;
+  /** Merge the arcs between the same two nodes into one edge (default true; see {@link DimacsMaxflow.graph}). */
+  mergeArcs?: boolean;
   /** File name for error messages (`FILE:LINE: reason`). */
   file?: string;
 }
@@ -511,7 +636,7 @@ export function parseDimacsMaxflow(data: string | Uint8Array, opts: DimacsReadOp
   if (!(bytes instanceof Uint8Array)) throw new InputError(`parseDimacsMaxflow: data must be a string or a Uint8Array, got ${describe(data)}`);
   let r: ReturnType<MaxflowBinding['maxflowReadDimacs']>;
   try {
-    r = binding.maxflowReadDimacs(bytes, capType);
+    r = binding.maxflowReadDimacs(bytes, { capType, mergeArcs: opts.mergeArcs ?? true });
   } catch (e) {
     const line = (e as { line?: unknown }).line;
     if (e instanceof Error && typeof line === 'number') {

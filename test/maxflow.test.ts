@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cli } from './helpers/capture.js';
 import { FormatError, InputError } from '../src/core/errors.js';
 import {
+  MaxflowBatch,
   MaxflowGraph,
   maxflow,
   maxflowBatch,
@@ -224,6 +225,83 @@ describe('batch solving on native threads', () => {
   });
 });
 
+describe('prepared batches, memory reuse and counters', () => {
+  it('a prepared MaxflowBatch re-solves its graphs as their capacities change in place: every solve equals one-shot solves', async () => {
+    const rnd = uniform(41);
+    const specs = Array.from({ length: 24 }, (_, i) => {
+      const s = i % 3 === 2 ? gridGraph(rnd, 12, 9, 6) : randomGraph(rnd, FAMILIES[i % 4]!, { float: i % 2 === 1 });
+      return { ...s, capFwd: Float64Array.from(s.capFwd), capRev: Float64Array.from(s.capRev), sourceCap: Float64Array.from(s.sourceCap), sinkCap: Float64Array.from(s.sinkCap) };
+    });
+    const batch = new MaxflowBatch(specs);
+    expect(batch.size).toBe(specs.length);
+    for (let pass = 0; pass < 4; pass++) {
+      // New capacities written into the same arrays (the segmentation oracle's pattern).
+      for (const s of specs) {
+        for (const a of [s.capFwd, s.capRev, s.sourceCap, s.sinkCap]) for (let k = 0; k < a.length; k++) a[k] = Math.floor(rnd() * 15);
+      }
+      const items = pass % 2 ? Int32Array.of(5, 1, 5, 20, 0) : undefined; // a repeated item is solved once
+      const flows = pass === 3 ? await batch.solve({ threads: 2 }) : batch.solveSync({ items, threads: pass + 1 });
+      for (let i = 0; i < specs.length; i++) {
+        if (items && !items.includes(i)) continue;
+        const ref = maxflow(specs[i]!);
+        expect(flows[i], `pass ${pass} graph ${i}`).toBe(ref.flow);
+        expect(Array.from(batch.segments(i))).toEqual(Array.from(ref.segments));
+        expect(ref.flow).toBe(referenceMaxflow(specs[i]!).flow);
+      }
+    }
+    expect(() => batch.segments(24)).toThrow(InputError);
+    expect(() => batch.solveSync({ items: Int32Array.of(24) })).toThrow(/items\[0\] = 24/);
+    specs[3]!.sourceCap[0] = -2;
+    expect(() => batch.solveSync()).toThrow(/MaxflowBatch: graphs\[3\]: sourceCap\[0\] = -2 is negative/);
+    batch.dispose();
+    expect(() => batch.solveSync()).toThrow(/disposed/);
+  });
+
+  it('a prepared batch refuses arrays that were detached after it was made', () => {
+    const spec = gridGraph(uniform(42), 6, 6, 3);
+    const owned = { ...spec, sourceCap: Int32Array.from(spec.sourceCap) };
+    const batch = new MaxflowBatch([owned]);
+    batch.solveSync();
+    structuredClone(owned.sourceCap.buffer, { transfer: [owned.sourceCap.buffer] });
+    expect(() => batch.solveSync()).toThrow(/detached or moved/);
+  });
+
+  it('graphs built after a dispose (reusing its memory) and repeated one-shot solves of changing graphs equal fresh solves', () => {
+    const rnd = uniform(43);
+    for (let it = 0; it < 60; it++) {
+      const family = FAMILIES[it % FAMILIES.length]!;
+      const spec = it % 5 === 4 ? gridGraph(rnd, 10 + (it % 7), 8, 9) : randomGraph(rnd, family, { float: it % 3 === 1 });
+      const ref = referenceMaxflow(spec, it % 3 === 1 ? 1e-9 * 20 : 0);
+      const g = new MaxflowGraph(spec);
+      const f = g.solve();
+      g.dispose(); // the next graph of this capacity type takes over its memory
+      const one = maxflow(spec);
+      if (it % 3 === 1) {
+        expect(Math.abs(f - ref.flow)).toBeLessThanOrEqual(1e-9 * Math.max(1, ref.flow));
+      } else {
+        expect(f, `#${it}`).toBe(ref.flow);
+        expect(Array.from(one.segments)).toEqual(Array.from(ref.segments));
+      }
+      expect(one.flow).toBe(f);
+    }
+  });
+
+  it('counters report augmentations, orphans and adoptions; a reusing solve adds to them', () => {
+    // s->0 (3), 0->1->2 (5), 2->t (5): one path saturates s->0; node 0, then its child 1, become orphans and free.
+    const g = new MaxflowGraph({ numNodes: 3, edgeFrom: Int32Array.of(0, 1), edgeTo: Int32Array.of(1, 2), capFwd: Int32Array.of(5, 5), sourceCap: Int32Array.of(3, 0, 0), sinkCap: Int32Array.of(0, 0, 5) });
+    expect(g.solve()).toBe(3);
+    expect(g.counters()).toEqual({ augmentations: 1, orphans: 2, adoptions: 0 });
+    g.setTerminalCaps(Int32Array.of(0), Int32Array.of(4), Int32Array.of(0));
+    expect(g.solve()).toBe(4);
+    expect(g.counters().augmentations).toBe(2);
+    const big = new MaxflowGraph(gridGraph(uniform(44), 40, 40, 30));
+    big.solve();
+    const c = big.counters();
+    expect(c.augmentations).toBeGreaterThan(0);
+    expect(c.adoptions).toBeLessThanOrEqual(c.orphans);
+  });
+});
+
 describe('bad input gives clear errors, never a crash', () => {
   const base = (): MaxflowGraphSpec => ({
     numNodes: 3, edgeFrom: Int32Array.of(0, 1), edgeTo: Int32Array.of(1, 2), capFwd: Int32Array.of(1, 2), capRev: Int32Array.of(0, 0),
@@ -288,7 +366,7 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
 
   it('reads a file, solves it and round-trips through the writer', () => {
     const p = readDimacsMaxflow(file);
-    expect(p.capType).toBe('int64');
+    expect(p.capType).toBe('int32'); // every capacity sum fits
     expect(p.numNodes).toBe(6);
     expect([p.source, p.sink]).toEqual([0, 5]);
     expect(p.constant + p.graph.solve()).toBe(23);
@@ -306,6 +384,37 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
     const f = parseDimacsMaxflow('p max 3 2\nn 1 s\nn 3 t\na 1 2 1.25\na 2 3 0.5\n');
     expect(f.capType).toBe('float64');
     expect(f.graph.solve()).toBe(0.5);
+  });
+
+  it('merges the arcs between two nodes into one edge (same flow and cut as one edge per arc) and picks int32 only when every sum fits', () => {
+    const rnd = uniform(45);
+    for (let it = 0; it < 40; it++) {
+      const spec = it % 4 === 3 ? gridGraph(rnd, 9, 7, 11) : randomGraph(rnd, FAMILIES[it % FAMILIES.length]!);
+      const text = new MaxflowGraph(spec).toDimacs(); // both directions of an edge as two arcs
+      const merged = parseDimacsMaxflow(text);
+      const plain = parseDimacsMaxflow(text, { mergeArcs: false });
+      expect(merged.graph.numEdges).toBeLessThanOrEqual(plain.graph.numEdges);
+      expect(merged.graph.solve(), `#${it}`).toBe(referenceMaxflow(spec).flow);
+      expect(plain.graph.solve()).toBe(merged.graph.flow);
+      expect(Array.from(merged.graph.segments())).toEqual(Array.from(plain.graph.segments()));
+      // int32 exactly when every node's terminal capacities and every node pair's summed arcs fit it.
+      const pairSums = new Map<string, number>();
+      spec.edgeFrom.forEach((u, e) => {
+        const v = spec.edgeTo[e]!;
+        const key = u < v ? `${u},${v}` : `${v},${u}`;
+        pairSums.set(key, (pairSums.get(key) ?? 0) + spec.capFwd[e]! + spec.capRev[e]!);
+      });
+      const largest = Math.max(0, ...pairSums.values(), ...spec.sourceCap, ...spec.sinkCap);
+      expect(merged.capType, `#${it}`).toBe(largest <= 2147483647 ? 'int32' : 'int64');
+    }
+    const grid = gridGraph(rnd, 8, 8, 4);
+    expect(parseDimacsMaxflow(new MaxflowGraph(grid).toDimacs()).graph.numEdges).toBe(grid.edgeFrom.length);
+    const head = 'p max 4 3\nn 1 s\nn 4 t\n';
+    expect(parseDimacsMaxflow(`${head}a 1 2 5\na 2 3 7\na 3 4 2\n`).capType).toBe('int32');
+    const wide = parseDimacsMaxflow(`${head}a 1 2 5\na 2 3 2000000000\na 3 2 2000000000\n`);
+    expect(wide.capType).toBe('int64'); // each arc fits int32, their merged edge does not
+    expect(parseDimacsMaxflow(`${head}a 1 2 5\na 2 3 2000000000\na 3 2 2000000000\n`, { mergeArcs: false }).capType).toBe('int32');
+    expect(() => parseDimacsMaxflow(`${head}a 1 2 5\na 2 3 2000000000\na 3 2 2000000000\n`, { capType: 'int32' })).toThrow('DIMACS line 6: capacity overflow');
   });
 
   it('malformed files throw a FormatError with the line number', () => {
@@ -327,11 +436,13 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
     const plain = await run(file);
     expect(plain.code).toBe(0);
     expect(plain.stdout).toBe('flow 23\n');
+    // The human summary says which time is which: reading (file to graph) and the solve alone.
+    expect(plain.stderr).toMatch(/6 nodes, 5 edges \(int32\); read file and build graph [\d.]+ ms; solve \(max-flow only\) [\d.]+ ms/);
     const cut = join(dir, 'cut.txt');
     const j = await run(`dimacs:${file}`, '--json', '--repeat', '3', '--cut', cut);
     expect(j.code).toBe(0);
     const summary = JSON.parse(j.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
-    expect(summary).toMatchObject({ command: 'maxflow', flow: 23, nodes: 6, capType: 'int64', repeat: 3 });
+    expect(summary).toMatchObject({ command: 'maxflow', flow: 23, nodes: 6, edges: 5, capType: 'int32', repeat: 3 }); // arcs 2->3 and 3->2 merged
     for (const k of ['readMs', 'solveMs', 'solveMsMin', 'seconds']) expect(typeof summary[k]).toBe('number');
     // Min cut of CLRS 26.1: {s, v1, v2, v4} (DIMACS 1, 2, 3, 5).
     expect(readFileSync(cut, 'utf8').trim().split('\n').map(Number).sort()).toEqual([1, 2, 3, 5]);

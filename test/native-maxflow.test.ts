@@ -2,14 +2,16 @@
  * Compiles the plain C++ core of native/maxflow (Boykov-Kolmogorov + Kohli-Torr reuse, DIMACS) with
  * its standalone test program (no Node headers, no addon) and runs it: native/maxflow stays
  * buildable and testable on its own. The program checks FlowGraph against an independent
- * Edmonds-Karp on random graphs, reuse against fresh solves, DIMACS round trips and error lines.
+ * Edmonds-Karp on random graphs and a Dinic on grids (with every combination of the tree-depth
+ * refinements), reuse and same-structure rebuilds against fresh solves, that steady-state solves
+ * allocate nothing, batches, DIMACS round trips, arc merging, the int32 choice and error lines.
  */
 import { describe, expect, it } from 'vitest';
 import { compileAndRun, hasGxx } from './helpers/native-program.js';
 
 describe.skipIf(!hasGxx)('native/maxflow standalone C++ test (g++ -std=c++17 -O2, no Node headers)', () => {
-  it('compiles test_maxflow.cc + flow_graph.cc + dimacs.cc and every check passes', () => {
-    const out = compileAndRun('test_maxflow', ['maxflow/test_maxflow.cc', 'maxflow/flow_graph.cc', 'maxflow/dimacs.cc']);
+  it('compiles test_maxflow.cc with every source of native/maxflow and every check passes', () => {
+    const out = compileAndRun('test_maxflow', ['maxflow/test_maxflow.cc', 'maxflow/flow_graph.cc', 'maxflow/any_graph.cc', 'maxflow/batch.cc', 'maxflow/dimacs.cc']);
     expect(out).toMatch(/maxflow tests: \d+ checks, 0 failures/);
   });
 });

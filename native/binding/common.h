@@ -125,6 +125,27 @@ Napi::TypedArrayOf<T> TypedArrayValue(const Napi::Value& v, const std::string& n
   return v.As<Napi::TypedArrayOf<T>>();
 }
 
+/// A typed array's kind, data and length in one N-API call (ok false when v is no typed array): for hot
+/// entry points that accept several kinds (TypedArrayValue makes a few calls per array).
+struct ArrayView {
+  napi_typedarray_type type = napi_int8_array;
+  void* data = nullptr;
+  std::size_t length = 0;
+  bool ok = false;
+};
+inline ArrayView ViewOf(const Napi::Value& v) {
+  ArrayView a;
+  a.ok = napi_get_typedarray_info(v.Env(), v, &a.type, &a.length, &a.data, nullptr, nullptr) == napi_ok;
+  return a;
+}
+
+/// Throws a RangeError unless the viewed array has exactly `expected` elements.
+inline void RequireViewLength(const Napi::Value& v, const ArrayView& a, std::size_t expected, const std::string& name) {
+  if (a.length != expected) {
+    throw Napi::RangeError::New(v.Env(), name + " has length " + std::to_string(a.length) + ", expected " + std::to_string(expected));
+  }
+}
+
 /// info[idx] as a typed array of element type T (see TypedArrayValue).
 template <typename T>
 Napi::TypedArrayOf<T> RequireTypedArray(const Napi::CallbackInfo& info, std::size_t idx, const std::string& name) {

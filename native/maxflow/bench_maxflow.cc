@@ -1,195 +1,130 @@
-// Grid benchmark for native/maxflow: a W x H 4-connected segmentation-like graph (noisy synthetic
-// image, squared-difference unaries, contrast-sensitive Potts pairwise terms), solved from scratch
-// (int32 and double capacities), then 100 local perturbations (a random 32x32 patch gets new image
-// noise) and 20 global ones (every pixel's noise changes slightly, as between video frames)
-// solved with reuse (KT07) and from scratch. Prints one JSON line.
+// Grid benchmark for native/maxflow: the effect of each tree-depth refinement alone (flow_graph.h,
+// "Tree depth"). On W x W 4-connected grids of scripts/bench/maxflow.ts's family (unaries 100 (v-0.2)^2 and
+// 100 (v-0.8)^2 of a uniform v, pairwise 5 "weak" or 50 "strong", int32), each of the four combinations
+// of {FIFO, nearest-first} orphans x {plain, shallow} growth solves the same graph `reps` times,
+// round-robin; the arcs are laid out before the clock starts (FlowGraph::assign). Prints one JSON line per
+// grid: CPU milliseconds of the solve (min and median; the process's CPU time, steadier than wall time on
+// a shared machine), the counters, and the speed-up of each combination over plain BK04. All flows must
+// agree (exit status 1 otherwise).
 //
-//   g++ -std=c++17 -O2 -Inative native/maxflow/bench_maxflow.cc native/maxflow/flow_graph.cc
-//       -o bench_maxflow && ./bench_maxflow [W H]
-#include <chrono>
+//   g++ -std=c++17 -O3 -Inative native/maxflow/bench_maxflow.cc native/maxflow/flow_graph.cc -o bench_maxflow
+//   ./bench_maxflow [--reps N] [SIZE...]            (default: 3 repetitions of 256 512 1024)
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "maxflow/flow_graph.h"
 
 using gapbcfw::maxflow::FlowGraph;
+using gapbcfw::maxflow::Refinements;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+double cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-struct Instance {
-  int w = 0, h = 0;
-  std::vector<double> clean, image;
+struct Grid {
+  int32_t n = 0;
+  std::vector<int32_t> from, to, src, snk;
+  int32_t smooth = 0;
 };
 
-template <class Cap>
-Cap to_cap(double x) {
-  if constexpr (std::is_integral_v<Cap>) {
-    return static_cast<Cap>(std::lround(x));
-  } else {
-    return x;
+Grid make_grid(int w, int32_t smooth, uint64_t seed) {
+  Grid g;
+  g.n = w * w;
+  g.smooth = smooth;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int i = 0; i < g.n; ++i) {
+    const double v = u(rng);
+    g.src.push_back(int32_t(std::lround(100 * (v - 0.2) * (v - 0.2))));
+    g.snk.push_back(int32_t(std::lround(100 * (v - 0.8) * (v - 0.8))));
   }
-}
-
-// Unaries of pixel i: source capacity = cost of the background label, sink capacity = cost of
-// the foreground label (foreground = source side).
-template <class Cap>
-void unaries(const Instance& in, int i, Cap& cs, Cap& ct) {
-  const double v = in.image[i];
-  cs = to_cap<Cap>(100.0 * (v - 0.2) * (v - 0.2));
-  ct = to_cap<Cap>(100.0 * (v - 0.8) * (v - 0.8));
-}
-
-template <class Cap>
-Cap pairwise(const Instance& in, int i, int j) {
-  const double d = in.clean[i] - in.clean[j];
-  return to_cap<Cap>(1.0 + 12.0 * std::exp(-d * d / 0.02));
-}
-
-template <class Cap>
-FlowGraph<Cap> build(const Instance& in) {
-  FlowGraph<Cap> g(in.w * in.h);
-  g.reserve_edges((in.w - 1) * in.h + in.w * (in.h - 1));
-  for (int i = 0; i < in.w * in.h; ++i) {
-    Cap cs, ct;
-    unaries(in, i, cs, ct);
-    g.add_terminal_caps(i, cs, ct);
-  }
-  for (int y = 0; y < in.h; ++y)
-    for (int x = 0; x < in.w; ++x) {
-      const int i = y * in.w + x;
-      if (x + 1 < in.w) {
-        const Cap c = pairwise<Cap>(in, i, i + 1);
-        g.add_edge(i, i + 1, c, c);
-      }
-      if (y + 1 < in.h) {
-        const Cap c = pairwise<Cap>(in, i, i + in.w);
-        g.add_edge(i, i + in.w, c, c);
-      }
+  for (int y = 0; y < w; ++y)
+    for (int x = 0; x < w; ++x) {
+      const int i = y * w + x;
+      if (x + 1 < w) g.from.push_back(i), g.to.push_back(i + 1);
+      if (y + 1 < w) g.from.push_back(i), g.to.push_back(i + w);
     }
   return g;
 }
 
-struct ReuseStats {
-  double reuse_ms = 0, scratch_build_ms = 0, scratch_solve_ms = 0;
-  bool all_equal = true;
-};
-
-// Applies `perturb` (which edits in.image and returns the changed pixels) `rounds` times; each time
-// the reused graph gets the new unaries and is re-solved, and a fresh graph is built and solved.
-template <class Perturb>
-ReuseStats reuse_run(Instance& in, FlowGraph<int32_t>& g, int rounds, Perturb perturb) {
-  ReuseStats st;
-  for (int r = 0; r < rounds; ++r) {
-    const std::vector<int> changed = perturb(in);
-    auto t0 = Clock::now();
-    for (const int i : changed) {
-      int32_t cs, ct;
-      unaries(in, i, cs, ct);
-      g.set_terminal_caps(i, cs, ct);
-    }
-    const int64_t f_reuse = g.maxflow();
-    st.reuse_ms += ms_since(t0);
-    t0 = Clock::now();
-    FlowGraph<int32_t> fresh = build<int32_t>(in);
-    st.scratch_build_ms += ms_since(t0);
-    t0 = Clock::now();
-    const int64_t f_scratch = fresh.maxflow();
-    st.scratch_solve_ms += ms_since(t0);
-    st.all_equal = st.all_equal && f_reuse == f_scratch;
-  }
-  return st;
+void load(FlowGraph<int32_t>& g, const Grid& grid, Refinements r) {
+  const int32_t m = int32_t(grid.from.size());
+  g.assign(grid.n, m, grid.from.data(), grid.to.data());
+  std::copy(grid.src.begin(), grid.src.end(), g.source_caps());
+  std::copy(grid.snk.begin(), grid.snk.end(), g.sink_caps());
+  std::fill(g.edge_caps(), g.edge_caps() + 2 * size_t(m), grid.smooth);
+  g.reset_flow();
+  g.set_refinements(r);
 }
 
-void print_reuse(const char* name, const ReuseStats& s, int rounds, bool last) {
-  const double scratch = s.scratch_build_ms + s.scratch_solve_ms;
-  std::printf(
-      "\"%s\":{\"rounds\":%d,\"reuse_ms_mean\":%.3f,\"scratch_build_ms_mean\":%.3f,"
-      "\"scratch_solve_ms_mean\":%.3f,\"speedup_vs_build_and_solve\":%.2f,"
-      "\"speedup_vs_solve\":%.2f,\"all_equal\":%s}%s",
-      name, rounds, s.reuse_ms / rounds, s.scratch_build_ms / rounds, s.scratch_solve_ms / rounds,
-      scratch / s.reuse_ms, s.scratch_solve_ms / s.reuse_ms, s.all_equal ? "true" : "false",
-      last ? "" : ",");
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size() / 2;
+  return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Instance in;
-  in.w = argc > 2 ? std::atoi(argv[1]) : 512;
-  in.h = argc > 2 ? std::atoi(argv[2]) : 512;
-  if (in.w < 32 || in.h < 32) {
-    std::fprintf(stderr, "usage: bench_maxflow [W H] with W, H >= 32\n");
+  int reps = 3;
+  std::vector<int> sizes;
+  for (int a = 1; a < argc; ++a) {
+    if (std::strcmp(argv[a], "--reps") == 0 && a + 1 < argc) {
+      reps = std::atoi(argv[++a]);
+    } else {
+      sizes.push_back(std::atoi(argv[a]));
+    }
+  }
+  if (sizes.empty()) sizes = {256, 512, 1024};
+  if (reps < 1 || std::any_of(sizes.begin(), sizes.end(), [](int s) { return s < 2; })) {
+    std::fprintf(stderr, "usage: bench_maxflow [--reps N] [SIZE...] with N >= 1, SIZE >= 2\n");
     return 2;
   }
-  const int n = in.w * in.h;
-  std::mt19937_64 rng(12345);
-  std::normal_distribution<double> noise(0.0, 0.25);
-  in.clean.resize(n);
-  in.image.resize(n);
-  for (int y = 0; y < in.h; ++y)
-    for (int x = 0; x < in.w; ++x) {
-      // A few discs and a bar on a dark background.
-      const double dx = x - 0.5 * in.w, dy = y - 0.45 * in.h, ex = x - 0.2 * in.w, ey = y - 0.75 * in.h;
-      const bool fg = dx * dx + dy * dy < 0.06 * in.w * in.h || ex * ex + ey * ey < 0.01 * in.w * in.h ||
-                      (y > 0.1 * in.h && y < 0.15 * in.h && x > 0.1 * in.w && x < 0.9 * in.w);
-      in.clean[y * in.w + x] = fg ? 0.8 : 0.2;
-      in.image[y * in.w + x] = in.clean[y * in.w + x] + noise(rng);
-    }
-
-  auto t0 = Clock::now();
-  FlowGraph<int32_t> g = build<int32_t>(in);
-  const double build_ms = ms_since(t0);
-  t0 = Clock::now();
-  const int64_t flow = g.maxflow();
-  const double solve_ms = ms_since(t0);
-  int64_t fg_pixels = 0;
-  for (int i = 0; i < n; ++i) fg_pixels += g.segment(i) == gapbcfw::maxflow::Side::kSource;
-
-  FlowGraph<double> gd = build<double>(in);
-  t0 = Clock::now();
-  const double flow_d = gd.maxflow();
-  const double solve_d_ms = ms_since(t0);
-
-  const int patch = 32;
-  const ReuseStats local = reuse_run(in, g, 100, [&](Instance& im) {
-    const int x0 = int(rng() % (im.w - patch + 1)), y0 = int(rng() % (im.h - patch + 1));
-    std::vector<int> changed;
-    for (int y = y0; y < y0 + patch; ++y)
-      for (int x = x0; x < x0 + patch; ++x) {
-        const int i = y * im.w + x;
-        im.image[i] = im.clean[i] + noise(rng);
-        changed.push_back(i);
+  const Refinements combos[4] = {{false, false}, {true, false}, {false, true}, {true, true}};
+  const char* names[4] = {"plain", "nearestOrphansFirst", "shallowGrowth", "both"};
+  bool agree = true;
+  for (const int w : sizes) {
+    for (const int32_t smooth : {5, 50}) {
+      const Grid grid = make_grid(w, smooth, uint64_t(w) * 100 + smooth);
+      std::vector<double> ms[4];
+      gapbcfw::maxflow::SolveCounters counters[4];
+      int64_t flow[4] = {0, 0, 0, 0};
+      FlowGraph<int32_t> g;
+      for (int r = 0; r < reps; ++r) {
+        for (int k = 0; k < 4; ++k) {
+          const int c = (k + r) % 4;  // rotate the order between repetitions
+          load(g, grid, combos[c]);
+          const double t0 = cpu_ms();
+          flow[c] = g.maxflow();
+          ms[c].push_back(cpu_ms() - t0);
+          counters[c] = g.counters();
+        }
       }
-    return changed;
-  });
-  std::normal_distribution<double> drift(0.0, 0.03);
-  const ReuseStats global = reuse_run(in, g, 20, [&](Instance& im) {
-    std::vector<int> changed(n);
-    for (int i = 0; i < n; ++i) {
-      im.image[i] += drift(rng);
-      changed[i] = i;
+      std::printf("{\"grid\":\"%dx%d\",\"smoothness\":\"%s\",\"reps\":%d", w, w, smooth == 5 ? "weak" : "strong", reps);
+      for (int c = 0; c < 4; ++c) {
+        agree = agree && flow[c] == flow[0];
+        const double mn = *std::min_element(ms[c].begin(), ms[c].end());
+        const double mn0 = *std::min_element(ms[0].begin(), ms[0].end());
+        std::printf(",\"%s\":{\"cpuMsMin\":%.2f,\"cpuMsMedian\":%.2f,\"speedupOverPlain\":%.3f,\"augmentations\":%lld,\"orphans\":%lld,\"adoptions\":%lld}",
+                    names[c], mn, median(ms[c]), mn0 / mn, (long long)counters[c].augmentations, (long long)counters[c].orphans,
+                    (long long)counters[c].adoptions);
+      }
+      std::printf(",\"flow\":%lld}\n", (long long)flow[0]);
+      std::fflush(stdout);
     }
-    return changed;
-  });
-
-  std::printf(
-      "{\"bench\":\"maxflow_grid\",\"width\":%d,\"height\":%d,\"nodes\":%d,\"edges\":%d,"
-      "\"build_ms\":%.2f,\"solve_ms\":%.2f,\"flow\":%lld,\"source_side\":%lld,"
-      "\"double_solve_ms\":%.2f,\"double_flow\":%.6f,",
-      in.w, in.h, g.num_nodes(), g.num_edges(), build_ms, solve_ms, (long long)flow,
-      (long long)fg_pixels, solve_d_ms, flow_d);
-  print_reuse("reuse_local_32x32", local, 100, false);
-  print_reuse("reuse_global_drift", global, 20, true);
-  std::printf("}\n");
-  return local.all_equal && global.all_equal ? 0 : 1;
+  }
+  if (!agree) std::fprintf(stderr, "bench_maxflow: the combinations disagree on a flow\n");
+  return agree ? 0 : 1;
 }

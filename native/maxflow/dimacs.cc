@@ -1,13 +1,17 @@
 // DIMACS max-flow reader/writer; see dimacs.h for the format and the mapping.
 #include "maxflow/dimacs.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <istream>
+#include <iterator>
 #include <limits>
 #include <ostream>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace gapbcfw {
@@ -18,54 +22,317 @@ DimacsError::DimacsError(int64_t line, const std::string& what)
 
 namespace {
 
-std::vector<std::string> split_fields(const std::string& line) {
-  std::vector<std::string> out;
+// The blank-separated fields of one line (views into the text); `count` may exceed the 5 kept.
+struct Fields {
+  std::string_view f[5];
+  int count = 0;
+};
+
+Fields split_fields(std::string_view line) {
+  Fields out;
   size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
     const size_t start = i;
     while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > start) out.push_back(line.substr(start, i - start));
+    if (i > start) {
+      if (out.count < 5) out.f[out.count] = line.substr(start, i - start);
+      ++out.count;
+    }
   }
   return out;
 }
 
 // Whole-token integer; false when the token is not an integer or does not fit in int64.
-bool parse_int(const std::string& s, int64_t& value) {
+bool parse_int(std::string_view s, int64_t& value) {
   const char* end = s.data() + s.size();
   const auto r = std::from_chars(s.data(), end, value);
   return r.ec == std::errc() && r.ptr == end;
 }
 
-template <class Cap>
-Cap parse_cap(const std::string& s, int64_t line) {
-  if constexpr (std::is_integral_v<Cap>) {
+// Thrown by the integer reading of a capacity that is not an integer when the type is automatic:
+// the file is then read again with double capacities.
+struct NotInteger {};
+
+// One capacity token as N (int64_t or double), at most `limit`.
+template <class N>
+N parse_cap(std::string_view s, int64_t line, N limit, bool fall_back) {
+  auto token = [&] { return std::string(s); };
+  if constexpr (std::is_integral_v<N>) {
     int64_t v = 0;
     if (!parse_int(s, v)) {
-      const bool digits = s.find_first_not_of("-0123456789") == std::string::npos && s != "-";
-      throw DimacsError(line, (digits ? "capacity out of range: '" : "bad capacity '") + s + "'");
+      const bool digits = s.find_first_not_of("-0123456789") == std::string_view::npos && s != "-";
+      if (!digits && fall_back) throw NotInteger{};
+      throw DimacsError(line, (digits ? "capacity out of range: '" : "bad capacity '") + token() + "'");
     }
-    if (v < 0) throw DimacsError(line, "negative capacity " + s);
-    if (v > std::numeric_limits<Cap>::max())
-      throw DimacsError(line, "capacity out of range: '" + s + "'");
-    return static_cast<Cap>(v);
+    if (v < 0) throw DimacsError(line, "negative capacity " + token());
+    if (v > limit) throw DimacsError(line, "capacity out of range: '" + token() + "'");
+    return v;
   } else {
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() + s.size() || s.empty() || std::isnan(v))
-      throw DimacsError(line, "bad capacity '" + s + "'");
-    if (v < 0) throw DimacsError(line, "negative capacity " + s);
-    if (!std::isfinite(v)) throw DimacsError(line, "capacity out of range: '" + s + "'");
+    (void)fall_back;
+    std::string_view t = s;
+    if (!t.empty() && t[0] == '+') t.remove_prefix(1);
+    double v = 0;
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (r.ec == std::errc::result_out_of_range && r.ptr == t.data() + t.size()) {
+      v = std::strtod(token().c_str(), nullptr);  // overflow (+-inf) or underflow (0 or subnormal)
+    } else if (r.ec != std::errc() || r.ptr != t.data() + t.size() || t.empty() || std::isnan(v)) {
+      throw DimacsError(line, "bad capacity '" + token() + "'");
+    }
+    if (v < 0) throw DimacsError(line, "negative capacity " + token());
+    if (!std::isfinite(v) || v > limit) throw DimacsError(line, "capacity out of range: '" + token() + "'");
     return v + 0.0;  // -0 -> +0
   }
 }
 
-NodeId parse_node(const std::string& s, int64_t n, int64_t line, const char* what) {
+NodeId parse_node(std::string_view s, int64_t n, int64_t line, const char* what) {
   int64_t v = 0;
-  if (!parse_int(s, v)) throw DimacsError(line, std::string("bad ") + what + " '" + s + "'");
+  if (!parse_int(s, v)) throw DimacsError(line, std::string("bad ") + what + " '" + std::string(s) + "'");
   if (v < 1 || v > n)
-    throw DimacsError(line, std::string(what) + " " + s + " out of range 1.." + std::to_string(n));
+    throw DimacsError(line, std::string(what) + " " + std::string(s) + " out of range 1.." + std::to_string(n));
   return static_cast<NodeId>(v - 1);
+}
+
+// a + b within [0, limit], else throws the DimacsError `what` on `line`.
+template <class N>
+N add_capped(N a, N b, N limit, int64_t line, const char* what) {
+  if (a > limit - b) throw DimacsError(line, what);
+  return a + b;
+}
+
+// The file's content before the capacity type is fixed: capacities as N (int64_t or double).
+template <class N>
+struct Parsed {
+  int64_t n = 0, p_line = 0;
+  NodeId source = -1, sink = -1;
+  std::vector<NodeId> tail, head;  // the arcs between non-terminal nodes, in file order
+  std::vector<N> cap;
+  std::vector<N> src, snk;  // terminal capacities per node: sums of the s->v and u->t arcs
+  N constant = 0;           // sum of the s->t arcs
+  int64_t ignored = 0;
+};
+
+// Calls f(line number, fields) for every line that is not blank or a comment.
+template <class F>
+void for_each_line(std::string_view text, F&& f) {
+  int64_t lineno = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const Fields fields = split_fields(line);
+    if (fields.count == 0 || fields.f[0] == "c") continue;
+    f(lineno, fields);
+  }
+}
+
+// Reads every line (checks as in dimacs.h); single capacities and the terminal and s->t sums must
+// stay within `limit`.
+template <class N>
+Parsed<N> parse(std::string_view text, N limit, bool fall_back) {
+  Parsed<N> p;
+  int64_t declared_arcs = 0, arcs = 0;
+  for_each_line(text, [&](int64_t lineno, const Fields& fl) {
+    const std::string_view* f = fl.f;
+    if (f[0] == "p") {
+      if (p.p_line) throw DimacsError(lineno, "duplicate p line (first on line " + std::to_string(p.p_line) + ")");
+      if (fl.count != 4 || f[1] != "max") throw DimacsError(lineno, "expected 'p max N M'");
+      if (!parse_int(f[2], p.n) || p.n < 2 || p.n > std::numeric_limits<NodeId>::max())
+        throw DimacsError(lineno, "bad node count '" + std::string(f[2]) + "' (need 2.." +
+                                      std::to_string(std::numeric_limits<NodeId>::max()) + ")");
+      if (!parse_int(f[3], declared_arcs) || declared_arcs < 0)
+        throw DimacsError(lineno, "bad arc count '" + std::string(f[3]) + "'");
+      p.p_line = lineno;
+      p.src.assign(static_cast<size_t>(p.n), N{0});
+      p.snk.assign(static_cast<size_t>(p.n), N{0});
+      const size_t hint = static_cast<size_t>(std::min<int64_t>(declared_arcs, int64_t{1} << 26));
+      p.tail.reserve(hint);
+      p.head.reserve(hint);
+      p.cap.reserve(hint);
+    } else if (f[0] == "n") {
+      if (!p.p_line) throw DimacsError(lineno, "node line before the p line");
+      if (fl.count != 3 || (f[2] != "s" && f[2] != "t")) throw DimacsError(lineno, "expected 'n ID s' or 'n ID t'");
+      const NodeId id = parse_node(f[1], p.n, lineno, "node id");
+      const bool is_source = f[2] == "s";
+      NodeId& slot = is_source ? p.source : p.sink;
+      if (slot >= 0) throw DimacsError(lineno, is_source ? "duplicate source" : "duplicate sink");
+      if (id == (is_source ? p.sink : p.source))
+        throw DimacsError(lineno, "node " + std::string(f[1]) + " is both source and sink");
+      slot = id;
+    } else if (f[0] == "a") {
+      if (!p.p_line) throw DimacsError(lineno, "arc line before the p line");
+      if (p.source < 0 || p.sink < 0) throw DimacsError(lineno, "arc line before the source and sink lines");
+      if (fl.count != 4) throw DimacsError(lineno, "expected 'a U V CAP'");
+      const NodeId u = parse_node(f[1], p.n, lineno, "arc tail");
+      const NodeId v = parse_node(f[2], p.n, lineno, "arc head");
+      const N c = parse_cap<N>(f[3], lineno, limit, fall_back);
+      if (++arcs > declared_arcs)
+        throw DimacsError(lineno, "more arcs than the " + std::to_string(declared_arcs) + " declared on line " +
+                                      std::to_string(p.p_line));
+      if (v == p.source || u == p.sink) {
+        ++p.ignored;
+      } else if (u == p.source && v == p.sink) {
+        p.constant = add_capped<N>(p.constant, c, std::is_integral_v<N> ? std::numeric_limits<N>::max() : limit, lineno,
+                                   "s->t capacity overflow");
+      } else if (u == p.source) {
+        p.src[v] = add_capped<N>(p.src[v], c, limit, lineno, "capacity overflow: the s->V arcs of this V sum beyond the capacity type");
+      } else if (v == p.sink) {
+        p.snk[u] = add_capped<N>(p.snk[u], c, limit, lineno, "capacity overflow: the U->t arcs of this U sum beyond the capacity type");
+      } else {
+        p.tail.push_back(u);
+        p.head.push_back(v);
+        p.cap.push_back(c);
+      }
+    } else {
+      throw DimacsError(lineno, "unknown line type '" + std::string(f[0]) + "'");
+    }
+  });
+  if (!p.p_line) throw DimacsError(1, "missing p line");
+  if (p.source < 0) throw DimacsError(p.p_line, "no source line ('n ID s')");
+  if (p.sink < 0) throw DimacsError(p.p_line, "no sink line ('n ID t')");
+  if (arcs != declared_arcs)
+    throw DimacsError(p.p_line, "p line declares " + std::to_string(declared_arcs) + " arcs but the file has " + std::to_string(arcs));
+  return p;
+}
+
+// The line of the k-th arc between non-terminal nodes (for errors found after reading).
+int64_t line_of_inner_arc(std::string_view text, NodeId source, NodeId sink, size_t k) {
+  int64_t found = 0;
+  size_t seen = 0;
+  for_each_line(text, [&](int64_t lineno, const Fields& fl) {
+    if (found || fl.f[0] != "a") return;
+    int64_t u = 0, v = 0;
+    parse_int(fl.f[1], u);
+    parse_int(fl.f[2], v);
+    if (u - 1 == source || u - 1 == sink || v - 1 == source || v - 1 == sink) return;
+    if (seen++ == k) found = lineno;
+  });
+  return found;
+}
+
+// The edges of the graph: one per arc, or one per pair of nodes joined by arcs (see dimacs.h).
+template <class N>
+struct Edges {
+  std::vector<NodeId> u, v;
+  std::vector<N> uv, vu;
+};
+
+// A pair's capacity sum beyond `limit` at the k-th inner arc.
+struct SumOverflow {
+  size_t arc;
+};
+
+template <class N>
+Edges<N> make_edges(Parsed<N>& p, bool merge, N limit) {
+  Edges<N> out;
+  const size_t a = p.tail.size();
+  if (!merge) {
+    out.u = std::move(p.tail);
+    out.v = std::move(p.head);
+    out.uv = std::move(p.cap);
+    out.vu.assign(a, N{0});
+    return out;
+  }
+  // The arcs bucketed by their smaller endpoint (file order within a bucket), then each arc's
+  // representative: the first arc of the file between the same two nodes.
+  const size_t n = static_cast<size_t>(p.n);
+  std::vector<int32_t> start(n + 1, 0);
+  for (size_t k = 0; k < a; ++k) ++start[std::min(p.tail[k], p.head[k]) + 1];
+  for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  std::vector<int32_t> order(a), rep(a);
+  {
+    std::vector<int32_t> cursor(start.begin(), start.end() - 1);
+    for (size_t k = 0; k < a; ++k) order[cursor[std::min(p.tail[k], p.head[k])]++] = static_cast<int32_t>(k);
+  }
+  auto other = [&](int32_t k) { return std::max(p.tail[k], p.head[k]); };
+  std::vector<std::pair<NodeId, int32_t>> sorted;
+  for (size_t lo = 0; lo < n; ++lo) {
+    const int32_t b = start[lo], e = start[lo + 1];
+    if (e - b <= 16) {  // few arcs: compare each with the earlier ones
+      for (int32_t i = b; i < e; ++i) {
+        const int32_t k = order[i];
+        rep[k] = k;
+        for (int32_t j = b; j < i; ++j) {
+          if (other(order[j]) == other(k)) {
+            rep[k] = rep[order[j]];
+            break;
+          }
+        }
+      }
+    } else {  // many: sort by the other endpoint, then file order
+      sorted.clear();
+      for (int32_t i = b; i < e; ++i) sorted.emplace_back(other(order[i]), order[i]);
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t i = 0; i < sorted.size(); ++i) {
+        rep[sorted[i].second] = i > 0 && sorted[i].first == sorted[i - 1].first ? rep[sorted[i - 1].second] : sorted[i].second;
+      }
+    }
+  }
+  // Edges in the order of their first arcs, oriented as those (order[] now holds arc -> edge).
+  size_t m = 0;
+  for (size_t k = 0; k < a; ++k) order[k] = rep[k] == static_cast<int32_t>(k) ? static_cast<int32_t>(m++) : order[rep[k]];
+  out.u.resize(m);
+  out.v.resize(m);
+  out.uv.assign(m, N{0});
+  out.vu.assign(m, N{0});
+  for (size_t k = 0; k < a; ++k) {
+    const int32_t e = order[k];
+    if (rep[k] == static_cast<int32_t>(k)) {
+      out.u[e] = p.tail[k];
+      out.v[e] = p.head[k];
+    }
+    N& side = p.tail[k] == out.u[e] ? out.uv[e] : out.vu[e];
+    const N other_side = p.tail[k] == out.u[e] ? out.vu[e] : out.uv[e];
+    if (p.cap[k] > limit - side - other_side) throw SumOverflow{k};
+    side += p.cap[k];
+  }
+  return out;
+}
+
+// The problem in capacity type Cap (every value is known to fit).
+template <class Cap, class N>
+DimacsProblem<Cap> build_problem(const Parsed<N>& p, const Edges<N>& edges) {
+  DimacsProblem<Cap> prob;
+  const size_t n = static_cast<size_t>(p.n), m = edges.u.size();
+  prob.graph.assign(static_cast<NodeId>(n), static_cast<EdgeId>(m), edges.u.data(), edges.v.data());
+  Cap* src = prob.graph.source_caps();
+  Cap* snk = prob.graph.sink_caps();
+  for (size_t i = 0; i < n; ++i) {
+    src[i] = static_cast<Cap>(p.src[i]);
+    snk[i] = static_cast<Cap>(p.snk[i]);
+  }
+  Cap* caps = prob.graph.edge_caps();
+  for (size_t e = 0; e < m; ++e) {
+    caps[2 * e] = static_cast<Cap>(edges.uv[e]);
+    caps[2 * e + 1] = static_cast<Cap>(edges.vu[e]);
+  }
+  prob.graph.reset_flow();
+  prob.source = p.source;
+  prob.sink = p.sink;
+  prob.constant = static_cast<typename FlowGraph<Cap>::Flow>(p.constant);
+  prob.ignored_arcs = p.ignored;
+  return prob;
+}
+
+// Reads the file with capacities as N within `limit`, merges the arcs and builds it as Cap.
+template <class Cap, class N>
+DimacsProblem<Cap> read_as(std::string_view text, N limit, bool merge) {
+  Parsed<N> p = parse<N>(text, limit, false);
+  try {
+    return build_problem<Cap>(p, make_edges(p, merge, limit));
+  } catch (const SumOverflow& o) {
+    throw DimacsError(line_of_inner_arc(text, p.source, p.sink, o.arc),
+                      "capacity overflow: the arcs between this arc's two nodes sum beyond the capacity type");
+  }
+}
+
+template <class Cap>
+constexpr Cap cap_limit() {
+  return std::numeric_limits<Cap>::max();
 }
 
 template <class Cap>
@@ -120,78 +387,67 @@ void write_lines(std::ostream& out, const FlowGraph<Cap>& g, int64_t n_total, in
 }  // namespace
 
 template <class Cap>
-DimacsProblem<Cap> read_dimacs(std::istream& in) {
-  DimacsProblem<Cap> prob;
-  std::string line;
-  int64_t lineno = 0, p_line = 0, n = 0, declared_arcs = 0, arcs = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::vector<std::string> f = split_fields(line);
-    if (f.empty() || f[0] == "c") continue;
-    if (f[0] == "p") {
-      if (p_line) throw DimacsError(lineno, "duplicate p line (first on line " + std::to_string(p_line) + ")");
-      if (f.size() != 4 || f[1] != "max") throw DimacsError(lineno, "expected 'p max N M'");
-      if (!parse_int(f[2], n) || n < 2 || n > std::numeric_limits<NodeId>::max())
-        throw DimacsError(lineno, "bad node count '" + f[2] + "' (need 2.." +
-                                      std::to_string(std::numeric_limits<NodeId>::max()) + ")");
-      if (!parse_int(f[3], declared_arcs) || declared_arcs < 0)
-        throw DimacsError(lineno, "bad arc count '" + f[3] + "'");
-      p_line = lineno;
-      prob.graph.add_nodes(static_cast<NodeId>(n));
-    } else if (f[0] == "n") {
-      if (!p_line) throw DimacsError(lineno, "node line before the p line");
-      if (f.size() != 3 || (f[2] != "s" && f[2] != "t"))
-        throw DimacsError(lineno, "expected 'n ID s' or 'n ID t'");
-      const NodeId id = parse_node(f[1], n, lineno, "node id");
-      const bool is_source = f[2] == "s";
-      NodeId& slot = is_source ? prob.source : prob.sink;
-      if (slot >= 0) throw DimacsError(lineno, is_source ? "duplicate source" : "duplicate sink");
-      if (id == (is_source ? prob.sink : prob.source))
-        throw DimacsError(lineno, "node " + f[1] + " is both source and sink");
-      slot = id;
-    } else if (f[0] == "a") {
-      if (!p_line) throw DimacsError(lineno, "arc line before the p line");
-      if (prob.source < 0 || prob.sink < 0)
-        throw DimacsError(lineno, "arc line before the source and sink lines");
-      if (f.size() != 4) throw DimacsError(lineno, "expected 'a U V CAP'");
-      const NodeId u = parse_node(f[1], n, lineno, "arc tail");
-      const NodeId v = parse_node(f[2], n, lineno, "arc head");
-      const Cap c = parse_cap<Cap>(f[3], lineno);
-      if (++arcs > declared_arcs)
-        throw DimacsError(lineno, "more arcs than the " + std::to_string(declared_arcs) +
-                                      " declared on line " + std::to_string(p_line));
-      try {
-        if (v == prob.source || u == prob.sink) {
-          ++prob.ignored_arcs;
-        } else if (u == prob.source && v == prob.sink) {
-          if constexpr (std::is_integral_v<Cap>) {
-            if (c > std::numeric_limits<int64_t>::max() - prob.constant)
-              throw std::overflow_error("s->t capacity overflow");
-          }
-          prob.constant += c;
-        } else if (u == prob.source) {
-          prob.graph.add_terminal_caps(v, c, 0);
-        } else if (v == prob.sink) {
-          prob.graph.add_terminal_caps(u, 0, c);
-        } else {
-          prob.graph.add_edge(u, v, c, 0);
-        }
-      } catch (const std::exception& e) {
-        throw DimacsError(lineno, e.what());
-      }
-    } else {
-      throw DimacsError(lineno, "unknown line type '" + f[0] + "'");
-    }
+DimacsProblem<Cap> read_dimacs(std::string_view text, bool merge_arcs) {
+  if constexpr (std::is_integral_v<Cap>) {
+    return read_as<Cap, int64_t>(text, cap_limit<Cap>(), merge_arcs);
+  } else {
+    return read_as<Cap, double>(text, cap_limit<double>(), merge_arcs);
   }
-  if (in.bad()) throw DimacsError(lineno, "read error");
-  if (!p_line) throw DimacsError(1, "missing p line");
-  if (prob.source < 0) throw DimacsError(p_line, "no source line ('n ID s')");
-  if (prob.sink < 0) throw DimacsError(p_line, "no sink line ('n ID t')");
-  if (arcs != declared_arcs)
-    throw DimacsError(p_line, "p line declares " + std::to_string(declared_arcs) +
-                                  " arcs but the file has " + std::to_string(arcs));
-  return prob;
+}
+
+template <class Cap>
+DimacsProblem<Cap> read_dimacs(std::istream& in, bool merge_arcs) {
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw DimacsError(1, "read error");
+  return read_dimacs<Cap>(text, merge_arcs);
+}
+
+namespace {
+
+template <class Cap>
+AnyDimacsProblem to_any(DimacsProblem<Cap>&& p) {
+  AnyDimacsProblem out;
+  out.source = p.source;
+  out.sink = p.sink;
+  out.constant = static_cast<double>(p.constant);
+  out.ignored_arcs = p.ignored_arcs;
+  out.graph = AnyGraph::adopt(std::move(p.graph));
+  return out;
+}
+
+// Automatic type: integers as int32 when every node's and pair's sum fits, else int64; a
+// non-integer capacity switches to float64.
+AnyDimacsProblem read_auto(std::string_view text, bool merge) {
+  Parsed<int64_t> p;
+  try {
+    p = parse<int64_t>(text, cap_limit<int64_t>(), true);
+  } catch (const NotInteger&) {
+    return to_any(read_dimacs<double>(text, merge));
+  }
+  Edges<int64_t> edges;
+  try {
+    edges = make_edges(p, merge, cap_limit<int64_t>());
+  } catch (const SumOverflow& o) {
+    throw DimacsError(line_of_inner_arc(text, p.source, p.sink, o.arc),
+                      "capacity overflow: the arcs between this arc's two nodes sum beyond the capacity type");
+  }
+  const int64_t small = cap_limit<int32_t>();
+  bool fits = true;
+  for (size_t i = 0; i < p.src.size() && fits; ++i) fits = p.src[i] <= small && p.snk[i] <= small;
+  for (size_t e = 0; e < edges.uv.size() && fits; ++e) fits = edges.uv[e] + edges.vu[e] <= small;
+  if (fits) return to_any(build_problem<int32_t>(p, edges));
+  return to_any(build_problem<int64_t>(p, edges));
+}
+
+}  // namespace
+
+AnyDimacsProblem read_dimacs_any(std::string_view text, CapChoice choice, bool merge_arcs) {
+  switch (choice) {
+    case CapChoice::kInt32: return to_any(read_dimacs<int32_t>(text, merge_arcs));
+    case CapChoice::kInt64: return to_any(read_dimacs<int64_t>(text, merge_arcs));
+    case CapChoice::kFloat64: return to_any(read_dimacs<double>(text, merge_arcs));
+    default: return read_auto(text, merge_arcs);
+  }
 }
 
 template <class Cap>
@@ -220,7 +476,8 @@ void write_dimacs(std::ostream& out, const FlowGraph<Cap>& graph,
 }
 
 #define GAPBCFW_DIMACS_INSTANTIATE(Cap)                                                   \
-  template DimacsProblem<Cap> read_dimacs<Cap>(std::istream&);                          \
+  template DimacsProblem<Cap> read_dimacs<Cap>(std::string_view, bool);                 \
+  template DimacsProblem<Cap> read_dimacs<Cap>(std::istream&, bool);                    \
   template void write_dimacs<Cap>(std::ostream&, const DimacsProblem<Cap>&);            \
   template void write_dimacs<Cap>(std::ostream&, const FlowGraph<Cap>&,                 \
                                   typename FlowGraph<Cap>::Flow);

@@ -5,11 +5,22 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace gapbcfw {
 namespace maxflow {
 
 namespace {
+
+// A hint that *p will be read soon (the search jumps all over large graphs; asking one or two steps
+// ahead overlaps the memory latency with the current node's work).
+inline void prefetch(const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
 
 template <class Cap>
 void check_cap(Cap c, const char* what) {
@@ -138,6 +149,76 @@ void FlowGraph<Cap>::reserve_edges(EdgeId count) {
 }
 
 template <class Cap>
+void FlowGraph<Cap>::assign(NodeId num_nodes, EdgeId num_edges, const NodeId* from, const NodeId* to) {
+  if (num_nodes < 0) throw std::invalid_argument("maxflow: node count must be >= 0");
+  if (num_edges < 0) throw std::invalid_argument("maxflow: edge count must be >= 0");
+  if (num_edges > (EdgeId{1} << 30) - 1) throw std::length_error("maxflow: too many edges");
+  const size_t n = static_cast<size_t>(num_nodes), m = static_cast<size_t>(num_edges);
+  unsigned bad = 0;
+  for (size_t e = 0; e < m; ++e) bad |= (from[e] < 0) | (from[e] >= num_nodes) | (to[e] < 0) | (to[e] >= num_nodes);
+  for (size_t e = 0; bad != 0 && e < m; ++e) {
+    for (const NodeId x : {from[e], to[e]}) {
+      if (x < 0 || x >= num_nodes) {
+        *this = FlowGraph();
+        throw std::invalid_argument("maxflow: edge " + std::to_string(e) + ": node id " + std::to_string(x) +
+                                    " out of range [0, " + std::to_string(num_nodes) + ")");
+      }
+    }
+  }
+  // The arc layout depends only on the node count and the edge list: keep it when they are unchanged.
+  const bool same_layout = !structure_dirty_ && tr_.size() == n && arcs_built_for_ == num_edges &&
+                           edge_u_.size() == m && std::equal(edge_u_.begin(), edge_u_.end(), from) &&
+                           std::equal(edge_v_.begin(), edge_v_.end(), to);
+  source_cap_.assign(n, 0);
+  sink_cap_.assign(n, 0);
+  tr_.assign(n, 0);
+  st_.resize(n);  // reset by init_trees before the first solve
+  edge_cap_.assign(2 * m, 0);
+  changed_.clear();
+  flow_ = solved_flow_ = 0;
+  solved_ = false;
+  trees_valid_ = false;
+  counters_ = SolveCounters{};
+  max_cap_ = 0;
+  if (same_layout) {
+    for (Arc& a : arcs_) a.res = a.rev = 0;
+    return;
+  }
+  edge_u_.assign(from, from + m);
+  edge_v_.assign(to, to + m);
+  arcs_built_for_ = 0;  // no residuals to keep
+  build_arcs();
+}
+
+template <class Cap>
+void FlowGraph<Cap>::reset_flow() {
+  load_capacities([this](size_t i) { return std::pair<Cap, Cap>(source_cap_[i], sink_cap_[i]); },
+                  [this](size_t e) { return std::pair<Cap, Cap>(edge_cap_[2 * e], edge_cap_[2 * e + 1]); });
+}
+
+template <class Cap>
+void FlowGraph<Cap>::report_bad_capacities() {
+  try {
+    for (size_t i = 0; i < source_cap_.size(); ++i) {
+      check_cap(source_cap_[i], "source capacity");
+      check_cap(sink_cap_[i], "sink capacity");
+    }
+    for (size_t k = 0; k < edge_cap_.size(); k += 2) {
+      check_cap(edge_cap_[k], "edge capacity");
+      check_cap(edge_cap_[k + 1], "edge capacity");
+      checked_add(edge_cap_[k], edge_cap_[k + 1]);
+    }
+    throw std::invalid_argument("maxflow: invalid capacity");
+  } catch (...) {
+    std::fill(source_cap_.begin(), source_cap_.end(), Cap{0});
+    std::fill(sink_cap_.begin(), sink_cap_.end(), Cap{0});
+    std::fill(edge_cap_.begin(), edge_cap_.end(), Cap{0});
+    reset_flow();
+    throw;
+  }
+}
+
+template <class Cap>
 void FlowGraph<Cap>::add_terminal_caps(NodeId n, Cap source_cap, Cap sink_cap) {
   const size_t i = check_node(n);
   check_cap(source_cap, "source capacity");
@@ -185,9 +266,9 @@ void FlowGraph<Cap>::set_edge_caps(EdgeId e, Cap cap_uv, Cap cap_vu) {
   // deficit of e at the other; they are absorbed by adding e to both terminal capacities of both
   // endpoints (every cut grows by 2e) and routing the excess to t and the deficit from s (the flow
   // value grows by e): net bookkeeping -e, residual +e on s->excess node and on deficit node->t.
-  const int32_t a = arc_of_[2 * i], b = arc_of_[2 * i + 1];
+  const int32_t a = arc_of_[2 * i];
   const NodeId u = edge_u_[i], v = edge_v_[i];
-  const Cap g = static_cast<Cap>(edge_cap_[2 * i] - res_[a]);
+  const Cap g = static_cast<Cap>(edge_cap_[2 * i] - arcs_[a].res);
   const Cap g_new = std::clamp<Cap>(g, static_cast<Cap>(-cap_vu), cap_uv);
   Cap tr_u = tr_[u], tr_v = tr_[v];
   Flow flow = flow_;
@@ -198,8 +279,7 @@ void FlowGraph<Cap>::set_edge_caps(EdgeId e, Cap cap_uv, Cap cap_vu) {
     shift_source(u_excess ? tr_u : tr_v, flow, excess);
     shift_sink(u_excess ? tr_v : tr_u, flow, excess);
   }
-  res_[a] = static_cast<Cap>(cap_uv - g_new);
-  res_[b] = static_cast<Cap>(cap_vu + g_new);
+  set_arc_pair(a, static_cast<Cap>(cap_uv - g_new), static_cast<Cap>(cap_vu + g_new));
   tr_[u] = tr_u;
   tr_[v] = tr_v;
   flow_ = flow;
@@ -215,7 +295,7 @@ void FlowGraph<Cap>::set_edge_caps(EdgeId e, Cap cap_uv, Cap cap_vu) {
 template <class Cap>
 Cap FlowGraph<Cap>::arc_residual(size_t edge_arc) const {
   if (edge_arc / 2 >= static_cast<size_t>(arcs_built_for_)) return edge_cap_[edge_arc];
-  return res_[arc_of_[edge_arc]];
+  return arcs_[arc_of_[edge_arc]].res;
 }
 
 template <class Cap>
@@ -246,6 +326,14 @@ Side FlowGraph<Cap>::segment(NodeId n) const {
   const size_t i = check_node(n);
   if (!solved_) throw std::logic_error("maxflow: segment() needs maxflow() after the last change");
   return st_[i].tree == kInS ? Side::kSource : Side::kSink;
+}
+
+template <class Cap>
+size_t FlowGraph<Cap>::memory_bytes() const {
+  return sizeof(*this) + (source_cap_.capacity() + sink_cap_.capacity() + edge_cap_.capacity() + tr_.capacity()) * sizeof(Cap) +
+         (edge_u_.capacity() + edge_v_.capacity() + first_.capacity() + arc_of_.capacity() + queue_.capacity() +
+          orphans_.capacity() + changed_.capacity()) * sizeof(int32_t) +
+         arcs_.capacity() * sizeof(Arc) + st_.capacity() * sizeof(NodeState);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -291,38 +379,36 @@ typename FlowGraph<Cap>::Flow FlowGraph<Cap>::maxflow() {
 
 template <class Cap>
 void FlowGraph<Cap>::build_arcs() {
-  // Residual CSR: out-arcs of each node contiguous. Edges already in the residual graph keep their
-  // residuals (the flow survives structural changes), new edges start at their capacities.
+  // Residual arcs in CSR order (out-arcs of each node contiguous). Edges already in the residual
+  // graph keep their residuals (the flow survives structural changes), new edges start at their
+  // capacities.
   const size_t n = tr_.size(), m = edge_u_.size();
-  std::vector<Cap> r(edge_cap_);
-  for (size_t k = 0; k < 2 * static_cast<size_t>(arcs_built_for_); ++k) r[k] = res_[arc_of_[k]];
+  std::vector<Cap> kept(2 * static_cast<size_t>(arcs_built_for_));
+  for (size_t k = 0; k < kept.size(); ++k) kept[k] = arcs_[arc_of_[k]].res;
   first_.assign(n + 1, 0);
   for (size_t e = 0; e < m; ++e) {
     ++first_[edge_u_[e] + 1];
     ++first_[edge_v_[e] + 1];
   }
   for (size_t i = 0; i < n; ++i) first_[i + 1] += first_[i];
-  std::vector<int32_t> fill(first_.begin(), first_.end() - 1);
+  queue_.assign(first_.begin(), first_.end() - 1);  // fill positions (the queue is reset by init_trees)
   arc_of_.resize(2 * m);
-  head_.resize(2 * m);
-  sister_.resize(2 * m);
-  res_.resize(2 * m);
+  arcs_.resize(2 * m);
   for (size_t e = 0; e < m; ++e) {
     const NodeId u = edge_u_[e], v = edge_v_[e];
-    const int32_t a = fill[u]++, b = fill[v]++;
+    const int32_t a = queue_[u]++, b = queue_[v]++;
+    const Cap r_uv = 2 * e < kept.size() ? kept[2 * e] : edge_cap_[2 * e];
+    const Cap r_vu = 2 * e < kept.size() ? kept[2 * e + 1] : edge_cap_[2 * e + 1];
     arc_of_[2 * e] = a;
     arc_of_[2 * e + 1] = b;
-    head_[a] = v;
-    head_[b] = u;
-    sister_[a] = b;
-    sister_[b] = a;
-    res_[a] = r[2 * e];
-    res_[b] = r[2 * e + 1];
+    arcs_[a] = Arc{v, b, r_uv, r_vu};
+    arcs_[b] = Arc{u, a, r_vu, r_uv};
   }
   arcs_built_for_ = static_cast<EdgeId>(m);
   structure_dirty_ = false;
   trees_valid_ = false;  // parent arcs refer to the old arc numbering
-  queue_.assign(n, 0);
+  orphans_.reserve(n);   // adoption rounds hold each node at most once: never reallocates later
+  prefetch_ = arcs_.size() * sizeof(Arc) + n * sizeof(NodeState) > kPrefetchBytes;
 }
 
 template <class Cap>
@@ -351,10 +437,10 @@ template <class Cap>
 bool FlowGraph<Cap>::link_ok(NodeId c) const {
   // A tree link child -> parent needs both ends in the same tree and residual capacity in the
   // tree's direction: parent->child in S, child->parent in T (BK04 §3.1).
-  const int32_t pa = st_[c].parent;
+  const Arc& up = arcs_[st_[c].parent];
   const uint8_t tree = st_[c].tree;
-  if (st_[head_[pa]].tree != tree) return false;
-  return open(tree == kInS ? sister_[pa] : pa);
+  if (st_[up.head].tree != tree) return false;
+  return tree == kInS ? open_rev(up) : open(up);
 }
 
 template <class Cap>
@@ -379,8 +465,8 @@ void FlowGraph<Cap>::repair_trees() {
     }
     if (s.tree != kFree && s.parent >= 0 && !link_ok(n)) make_orphan(n);
     for (int32_t a = first_[n]; a < first_[n + 1]; ++a) {
-      const NodeId q = head_[a];
-      if (st_[q].tree != kFree && st_[q].parent == sister_[a] && !link_ok(q)) make_orphan(q);
+      const NodeId q = arcs_[a].head;
+      if (st_[q].tree != kFree && st_[q].parent == arcs_[a].sister && !link_ok(q)) make_orphan(q);
     }
     if (s.tree != kFree) activate(n);
   }
@@ -411,6 +497,13 @@ NodeId FlowGraph<Cap>::next_active() {
     const NodeId n = queue_[q_head_];
     if (++q_head_ == queue_.size()) q_head_ = 0;
     --q_size_;
+    if (prefetch_ && q_size_ > 1) {  // the next node's arcs, and the state of the one after
+      const NodeId n1 = queue_[q_head_];
+      const NodeId n2 = queue_[q_head_ + 1 == queue_.size() ? 0 : q_head_ + 1];
+      prefetch(arcs_.data() + first_[n1]);
+      prefetch(&st_[n2]);
+      prefetch(&first_[n2]);
+    }
     st_[n].queued = 0;
     if (st_[n].tree != kFree) return n;
   }
@@ -421,37 +514,31 @@ template <class Cap>
 int32_t FlowGraph<Cap>::grow(NodeId p) {
   // BK04 §3.2 growth stage: the active node p acquires free neighbours reachable through
   // non-saturated arcs (p->q for S, q->p for T); meeting the other tree gives a path, returned as
-  // the bridging arc oriented S -> T. Returns -1 when p has nothing left to explore.
+  // the bridging arc oriented S -> T. Returns -1 when p has nothing left to explore. A same-tree
+  // neighbour q that p reaches and that would be closer to the terminal as p's child moves under p
+  // when its time is not later than p's (see "Tree depth" in flow_graph.h: its (time, -distance) is
+  // then below p's, so it is no ancestor of p).
+  // Either way q's link to its new parent p is the arc q -> p, the sister of p's arc.
   const NodeState& sp = st_[p];
+  const bool in_s = sp.tree == kInS;
+  const bool shallow = refinements_.shallow_growth;
   const int32_t end = first_[p + 1];
-  if (sp.tree == kInS) {
-    for (int32_t a = first_[p]; a < end; ++a) {
-      if (!open(a)) continue;
-      NodeState& sq = st_[head_[a]];
-      if (sq.tree == kFree) {
-        sq.tree = kInS;
-        sq.parent = sister_[a];
-        sq.dist = sp.dist + 1;
-        sq.stamp = sp.stamp;
-        activate(head_[a]);
-      } else if (sq.tree == kInT) {
-        return a;
-      }
-    }
-  } else {
-    for (int32_t a = first_[p]; a < end; ++a) {
-      const int32_t in = sister_[a];
-      if (!open(in)) continue;
-      NodeState& sq = st_[head_[a]];
-      if (sq.tree == kFree) {
-        sq.tree = kInT;
-        sq.parent = in;
-        sq.dist = sp.dist + 1;
-        sq.stamp = sp.stamp;
-        activate(head_[a]);
-      } else if (sq.tree == kInS) {
-        return in;
-      }
+  for (int32_t a = first_[p]; a < end; ++a) {
+    const Arc& arc = arcs_[a];
+    if (!(in_s ? open(arc) : open_rev(arc))) continue;
+    NodeState& sq = st_[arc.head];
+    if (sq.tree == kFree) {
+      sq.tree = sp.tree;
+      sq.parent = arc.sister;
+      sq.dist = sp.dist + 1;
+      sq.stamp = sp.stamp;
+      activate(arc.head);
+    } else if (sq.tree != sp.tree) {
+      return in_s ? a : arc.sister;
+    } else if (shallow && sq.stamp <= sp.stamp && sq.dist > sp.dist + 1) {
+      sq.parent = arc.sister;
+      sq.dist = sp.dist + 1;
+      sq.stamp = sp.stamp;
     }
   }
   return -1;
@@ -461,21 +548,26 @@ template <class Cap>
 void FlowGraph<Cap>::augment(int32_t bridge) {
   // BK04 §3.2 augmentation stage: push the bottleneck capacity along
   // s -> ... -> u -> v -> ... -> t; every tree link (or terminal arc) it saturates turns its child
-  // (or root) into an orphan.
-  const NodeId u = head_[sister_[bridge]], v = head_[bridge];
-  Cap b = res_[bridge];
+  // (or root) into an orphan. Each half of the path is walked from the bridge towards its terminal,
+  // so its orphans are listed deepest first; with nearest_orphans_first the list is reversed, and
+  // the adoption stage meets every orphan after the orphans above it have been re-attached.
+  ++counters_.augmentations;
+  const NodeId u = arcs_[arcs_[bridge].sister].head, v = arcs_[bridge].head;
+  Cap b = arcs_[bridge].res;
   NodeId n = u;
-  for (; st_[n].parent != kTerminal; n = head_[st_[n].parent])
-    b = std::min(b, res_[sister_[st_[n].parent]]);
+  for (; st_[n].parent != kTerminal; n = arcs_[st_[n].parent].head) b = std::min(b, arcs_[st_[n].parent].rev);
   b = std::min(b, tr_[n]);
-  for (n = v; st_[n].parent != kTerminal; n = head_[st_[n].parent])
-    b = std::min(b, res_[st_[n].parent]);
+  for (n = v; st_[n].parent != kTerminal; n = arcs_[st_[n].parent].head) b = std::min(b, arcs_[st_[n].parent].res);
   b = std::min<Cap>(b, -tr_[n]);
 
-  res_[bridge] -= b;
-  res_[sister_[bridge]] += b;
-  if (!open(bridge)) res_[bridge] = 0;
-  for (n = u;;) {
+  push(bridge, b);
+  if (!open(arcs_[bridge])) {  // snap a negligible residue to 0 (see "Tolerance")
+    arcs_[bridge].res = 0;
+    arcs_[arcs_[bridge].sister].rev = 0;
+  }
+  const bool reverse = refinements_.nearest_orphans_first;
+  size_t mark = orphans_.size();
+  for (n = u;;) {  // source half: each link parent -> n loses b
     const int32_t pa = st_[n].parent;
     if (pa == kTerminal) {
       tr_[n] -= b;
@@ -485,18 +577,19 @@ void FlowGraph<Cap>::augment(int32_t bridge) {
       }
       break;
     }
-    const int32_t down = sister_[pa];  // parent -> n
-    res_[down] -= b;
-    res_[pa] += b;
-    const NodeId next = head_[pa];
-    if (!open(down)) {
-      res_[down] = 0;
+    const int32_t down = arcs_[pa].sister;
+    push(down, b);
+    if (!open(arcs_[down])) {
+      arcs_[down].res = 0;
+      arcs_[pa].rev = 0;
       make_orphan(n);
     }
-    n = next;
+    n = arcs_[pa].head;
   }
-  for (n = v;;) {
-    const int32_t pa = st_[n].parent;  // n -> parent
+  if (reverse) std::reverse(orphans_.begin() + static_cast<std::ptrdiff_t>(mark), orphans_.end());
+  mark = orphans_.size();
+  for (n = v;;) {  // sink half: each link n -> parent loses b
+    const int32_t pa = st_[n].parent;
     if (pa == kTerminal) {
       tr_[n] += b;
       if (tr_[n] >= -node_tol(n)) {
@@ -505,15 +598,15 @@ void FlowGraph<Cap>::augment(int32_t bridge) {
       }
       break;
     }
-    res_[pa] -= b;
-    res_[sister_[pa]] += b;
-    const NodeId next = head_[pa];
-    if (!open(pa)) {
-      res_[pa] = 0;
+    push(pa, b);
+    if (!open(arcs_[pa])) {
+      arcs_[pa].res = 0;
+      arcs_[arcs_[pa].sister].rev = 0;
       make_orphan(n);
     }
-    n = next;
+    n = arcs_[pa].head;
   }
+  if (reverse) std::reverse(orphans_.begin() + static_cast<std::ptrdiff_t>(mark), orphans_.end());
   flow_ += b;
 }
 
@@ -529,15 +622,24 @@ void FlowGraph<Cap>::adopt() {
   // tree may also have residual towards it, so both trees are checked.
   for (size_t i = 0; i < orphans_.size(); ++i) {
     const NodeId o = orphans_[i];
+    if (prefetch_ && i + 1 < orphans_.size()) {  // the next orphan's arcs, and the state of the one after
+      prefetch(arcs_.data() + first_[orphans_[i + 1]]);
+      if (i + 2 < orphans_.size()) {
+        prefetch(&st_[orphans_[i + 2]]);
+        prefetch(&first_[orphans_[i + 2]]);
+      }
+    }
     if (st_[o].parent != kOrphan) continue;  // re-rooted meanwhile (repair_trees)
+    ++counters_.orphans;
     const uint8_t tree = st_[o].tree;
     const int32_t end = first_[o + 1];
     int32_t best = -1;
     int32_t best_d = std::numeric_limits<int32_t>::max();
     for (int32_t a = first_[o]; a < end; ++a) {
-      const NodeId q = head_[a];
-      if (st_[q].tree != tree) continue;
-      if (!open(tree == kInS ? sister_[a] : a)) continue;
+      const Arc& arc = arcs_[a];
+      const NodeId q = arc.head;
+      if (st_[q].tree != tree || st_[q].parent == arc.sister) continue;  // other tree, or a child of o
+      if (!(tree == kInS ? open_rev(arc) : open(arc))) continue;
       int32_t d = 0;
       NodeId x = q;
       bool valid = true;
@@ -553,7 +655,7 @@ void FlowGraph<Cap>::adopt() {
         }
         ++d;
         if (sx.parent == kTerminal) break;
-        x = head_[sx.parent];
+        x = arcs_[sx.parent].head;
       }
       if (!valid) continue;
       if (d < best_d) {
@@ -561,7 +663,7 @@ void FlowGraph<Cap>::adopt() {
         best = a;
       }
       int32_t dd = d;
-      for (x = q; st_[x].stamp != time_; x = head_[st_[x].parent]) {
+      for (x = q; st_[x].stamp != time_; x = arcs_[st_[x].parent].head) {
         st_[x].stamp = time_;
         st_[x].dist = dd--;
         if (st_[x].parent == kTerminal) break;
@@ -569,17 +671,19 @@ void FlowGraph<Cap>::adopt() {
     }
     NodeState& so = st_[o];
     if (best >= 0) {
+      ++counters_.adoptions;
       so.parent = best;
       so.stamp = time_;
       so.dist = best_d + 1;
       continue;
     }
     for (int32_t a = first_[o]; a < end; ++a) {
-      const NodeId q = head_[a];
+      const Arc& arc = arcs_[a];
+      const NodeId q = arc.head;
       const uint8_t tq = st_[q].tree;
       if (tq == kFree) continue;
-      if (open(tq == kInS ? sister_[a] : a)) activate(q);
-      if (tq == tree && st_[q].parent == sister_[a]) make_orphan(q);
+      if (tq == kInS ? open_rev(arc) : open(arc)) activate(q);
+      if (tq == tree && st_[q].parent == arc.sister) make_orphan(q);
     }
     so.tree = kFree;
     so.parent = kNoParent;
@@ -589,10 +693,36 @@ void FlowGraph<Cap>::adopt() {
 
 template <class Cap>
 void FlowGraph<Cap>::advance_time() {
-  if (++time_ == 0) {  // wrapped: forget all stamps so none is mistaken for current
-    for (NodeState& s : st_) s.stamp = 0;
-    time_ = 1;
+  if (++time_ == 0) restamp();
+}
+
+template <class Cap>
+void FlowGraph<Cap>::restamp() {
+  // The time counter wrapped (after 2^32 - 1 augmentations): give every tree node its exact
+  // distance at time 1 and continue at time 2. Exact distances keep the (time, -distance) order
+  // of every tree link (see "Tree depth"). Called when no orphan is pending.
+  for (NodeState& s : st_) s.stamp = 0;
+  std::vector<NodeId> path;
+  for (size_t i = 0; i < st_.size(); ++i) {
+    if (st_[i].tree == kFree || st_[i].stamp != 0) continue;
+    path.clear();
+    int32_t d = 0;
+    for (NodeId x = static_cast<NodeId>(i);;) {
+      const NodeState& s = st_[x];
+      if (s.stamp == 1) {
+        d = s.dist;
+        break;
+      }
+      path.push_back(x);
+      if (s.parent == kTerminal) break;
+      x = arcs_[s.parent].head;
+    }
+    for (size_t k = path.size(); k-- > 0;) {
+      st_[path[k]].dist = ++d;
+      st_[path[k]].stamp = 1;
+    }
   }
+  time_ = 2;
 }
 
 template class FlowGraph<int32_t>;

@@ -5,7 +5,9 @@
 // two search trees S (rooted at the source) and T (rooted at the sink) grown from a FIFO queue of
 // active nodes (§3.2 growth stage), augmentation along the S-T path found (§3.2 augmentation
 // stage), re-attachment of orphans (§3.2 adoption stage) with the paper's distance-to-terminal +
-// timestamp heuristic for choosing the parent closest to the terminal.
+// timestamp heuristic for choosing the parent closest to the terminal. Two refinements keep the
+// trees shallow (see "Tree depth" below): the orphans of an augmenting path are adopted nearest
+// to the terminal first, and growth re-attaches a same-tree neighbour to a shallower parent.
 // Reuse: P. Kohli and P. H. S. Torr, "Dynamic Graph Cuts for Efficient Inference in Markov Random
 // Fields", IEEE TPAMI 29(12), 2007 / ICCV 2005 (cited as KT07): capacity changes are applied to the
 // residual graph, flow that exceeds a lowered capacity is removed by reparametrisation (a constant
@@ -16,6 +18,13 @@
 // sink capacity (n->t); each edge e = (u, v) has two directed capacities cap_uv and cap_vu. Only
 // the net terminal residual tr(n) = r(s->n) - r(n->t) is stored: whenever both terminal arcs of a
 // node have residual, their minimum is pushed along s->n->t at once and added to the flow value.
+//
+// Building. Either incrementally (add_nodes, add_edge, set/add_terminal_caps: the residual arcs are
+// then laid out by the next maxflow()), or in bulk: assign() lays out nodes, edges and residual arcs
+// at once, the capacities are written through source_caps() / sink_caps() / edge_caps() and
+// reset_flow() checks them and starts from the zero flow. A graph assigned again with the same
+// sizes reuses its memory (no allocation), and with the same edge list also its arc layout: the
+// case of a solver that rebuilds the same graph with new capacities many times.
 //
 // Cut convention. After maxflow(), segment(n) == Side::kSource exactly for the nodes reachable
 // from the source in the final residual graph (the unique inclusion-minimal minimum cut); every
@@ -30,6 +39,15 @@
 // equivalent graph whose terminal capacities may exceed the user's ones by the same amount on both
 // sides of a node; the user's capacities are always returned unchanged by source_cap / sink_cap /
 // cap_uv / cap_vu.
+//
+// Tree depth. Each tree node carries a distance to its terminal and the time (a counter advanced
+// at every augmentation) at which that distance was last set. BK04 uses them when adopting
+// orphans; here they also order tree links: a parent's (time, -distance) is always
+// lexicographically above its child's. Growth from an active node p may therefore move a
+// same-tree neighbour q under p when q's time is not later than p's and q's distance exceeds p's
+// by more than one (q cannot be an ancestor of p, so no cycle can form), which keeps augmenting
+// paths short. Adopting the orphans of a path from the terminal's end first lets the
+// deeper ones find intact parents instead of failing on the not yet re-attached ones above them.
 //
 // Threads: no internal synchronisation; concurrent const calls are safe, anything else needs
 // external locking.
@@ -61,6 +79,7 @@
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace gapbcfw {
@@ -70,6 +89,20 @@ using NodeId = int32_t;
 using EdgeId = int32_t;
 
 enum class Side : uint8_t { kSource = 0, kSink = 1 };
+
+/// Work done by maxflow() calls, summed since the graph was built or reset_flow() was called.
+struct SolveCounters {
+  int64_t augmentations = 0;  // augmenting paths pushed
+  int64_t orphans = 0;        // orphans processed by the adoption stage (BK04 §3.2)
+  int64_t adoptions = 0;      // orphans that found a new parent (the others became free)
+};
+
+/// The two tree-depth refinements (see "Tree depth"), both on by default. Switching them off gives
+/// plain BK04 (FIFO adoption, growth that never re-attaches); benchmarks measure each one alone so.
+struct Refinements {
+  bool nearest_orphans_first = true;
+  bool shallow_growth = true;
+};
 
 template <class Cap>
 class FlowGraph {
@@ -93,6 +126,26 @@ class FlowGraph {
   // Capacity hint for the edge arrays (no effect on results).
   void reserve_edges(EdgeId count);
 
+  // Bulk construction: the graph becomes `num_nodes` nodes and the edges (from[e], to[e]),
+  // e < num_edges, with all capacities zero, no flow, and its residual arcs laid out. Reuses the
+  // memory already allocated, and keeps the arc layout when the node count and the edge list are
+  // those of the current graph. Throws (leaving the graph empty) on a bad size or node id.
+  void assign(NodeId num_nodes, EdgeId num_edges, const NodeId* from, const NodeId* to);
+  // The user capacities in bulk: source_caps()[n], sink_caps()[n], edge_caps()[2e] = cap_uv,
+  // edge_caps()[2e + 1] = cap_vu. Values written here take effect at reset_flow().
+  Cap* source_caps() { return source_cap_.data(); }
+  Cap* sink_caps() { return sink_cap_.data(); }
+  Cap* edge_caps() { return edge_cap_.data(); }
+  // Checks every capacity (as the setters do) and restarts from the zero flow: the next maxflow()
+  // solves from scratch. The counters restart too. On a bad capacity it throws and the graph is
+  // left with zero capacities.
+  void reset_flow();
+  // reset_flow() with the capacities read from node(i) -> std::pair<Cap, Cap> (source, sink) and
+  // edge(e) -> std::pair<Cap, Cap> (cap_uv, cap_vu) as they are stored: one pass over the nodes and
+  // one over the edges, for loading from another representation.
+  template <class NodeCaps, class EdgeCaps>
+  void load_capacities(NodeCaps&& node, EdgeCaps&& edge);
+
   // Adds source_cap to s->n and sink_cap to n->t (both >= 0).
   void add_terminal_caps(NodeId n, Cap source_cap, Cap sink_cap);
   // Sets the capacities of s->n and n->t to the given values (both >= 0); allowed before and after
@@ -106,6 +159,10 @@ class FlowGraph {
   Flow maxflow();
   // The value returned by the last maxflow() (0 before any).
   Flow flow() const { return solved_flow_; }
+  // True when maxflow() ran after the last change.
+  bool solved() const { return solved_; }
+  const SolveCounters& counters() const { return counters_; }
+  void set_refinements(Refinements r) { refinements_ = r; }
 
   // Side of node n in the minimum cut of the last maxflow(); throws std::logic_error when the graph
   // was modified since (or never solved).
@@ -137,9 +194,14 @@ class FlowGraph {
     has_explicit_tol_ = true;
   }
 
+  // Approximate heap memory held by the graph, in bytes.
+  size_t memory_bytes() const;
+
  private:
-  // Tree membership and special parent values (parent otherwise holds the CSR index of the arc
-  // from the node to its parent).
+  friend struct FlowGraphTestAccess;  // test_maxflow.cc: drives the time counter to its wrap-around
+
+  // Tree membership and special parent values (parent otherwise holds the index of the arc from
+  // the node to its parent).
   enum : uint8_t { kFree = 0, kInS = 1, kInT = 2 };
   static constexpr int32_t kNoParent = -1;
   static constexpr int32_t kTerminal = -2;
@@ -147,12 +209,40 @@ class FlowGraph {
 
   struct NodeState {
     int32_t parent = kNoParent;
-    int32_t dist = 0;      // distance to the tree's terminal, valid when stamp == time_ (BK04 §3.2)
-    uint32_t stamp = 0;    // time at which dist was last verified
+    int32_t dist = 0;      // distance to the tree's terminal when it was last set (at time stamp)
+    uint32_t stamp = 0;    // time at which dist was last set (BK04 §3.2; see "Tree depth")
     uint8_t tree = kFree;
     uint8_t queued = 0;    // in the active FIFO
     uint8_t changed = 0;   // in changed_ (KT07 marking)
   };
+
+  // A residual arc. The out-arcs of node n are arcs_[first_[n] .. first_[n+1]-1]; `sister` is the
+  // reverse arc. `rev` mirrors the sister's residual, so that every test of either direction of an
+  // arc pair reads one place (both copies change together in push()).
+  struct Arc {
+    NodeId head;
+    int32_t sister;
+    Cap res;
+    Cap rev;
+  };
+
+  // The tests of the setters' checks for one capacity and for a pair's sum, without branches or throws.
+  static bool valid_cap(Cap c) {
+    if constexpr (std::is_floating_point_v<Cap>) {
+      return c >= 0 && c <= std::numeric_limits<Cap>::max();
+    } else {
+      return c >= 0;
+    }
+  }
+  static bool valid_pair(Cap a, Cap b) {
+    if constexpr (std::is_floating_point_v<Cap>) {
+      return a + b <= std::numeric_limits<Cap>::max();
+    } else {  // unsigned arithmetic: no overflow whatever a and b are (negative ones fail valid_cap)
+      return static_cast<uint64_t>(a) + static_cast<uint64_t>(b) <= static_cast<uint64_t>(std::numeric_limits<Cap>::max());
+    }
+  }
+  // Throws the setters' exception for the first bad stored capacity and leaves zero capacities.
+  [[noreturn]] void report_bad_capacities();
 
   size_t check_node(NodeId n) const;
   size_t check_edge(EdgeId e) const;
@@ -166,19 +256,37 @@ class FlowGraph {
   // pushes) or of a node's terminal arcs, so capacities of very different scales (e.g. 1e20 for a hard
   // constraint beside unit arcs) keep their own resolution; tol_ >= 0 is an explicit absolute tolerance.
   static constexpr double kRelativeTolerance = 1e-12;
-  bool open(int32_t a) const {
+  bool usable(Cap r, Cap pair_sum) const {
     if constexpr (std::is_integral_v<Cap>) {
-      return res_[a] > 0;
+      (void)pair_sum;
+      return r > 0;
     } else {
-      return res_[a] > (tol_ >= 0 ? tol_ : kRelativeTolerance * (res_[a] + res_[sister_[a]]));
+      return r > (tol_ >= 0 ? tol_ : kRelativeTolerance * pair_sum);
     }
   }
+  bool open(const Arc& a) const { return usable(a.res, a.res + a.rev); }      // the arc itself
+  bool open_rev(const Arc& a) const { return usable(a.rev, a.res + a.rev); }  // its sister
   Cap node_tol(size_t i) const {
     if constexpr (std::is_integral_v<Cap>) {
       return 0;
     } else {
       return tol_ >= 0 ? tol_ : kRelativeTolerance * (source_cap_[i] + sink_cap_[i]);
     }
+  }
+  // Moves `b` units of flow along arc a (a.res -= b, its sister's += b) in both copies.
+  void push(int32_t a, Cap b) {
+    Arc& x = arcs_[a];
+    Arc& y = arcs_[x.sister];
+    x.res -= b;
+    x.rev += b;
+    y.res += b;
+    y.rev -= b;
+  }
+  void set_arc_pair(int32_t a, Cap res, Cap rev) {
+    arcs_[a].res = res;
+    arcs_[a].rev = rev;
+    arcs_[arcs_[a].sister].res = rev;
+    arcs_[arcs_[a].sister].rev = res;
   }
 
   void build_arcs();
@@ -192,18 +300,19 @@ class FlowGraph {
   void augment(int32_t bridge);
   void adopt();
   void advance_time();
+  void restamp();
 
   // User-facing data.
   std::vector<Cap> source_cap_, sink_cap_;
   std::vector<NodeId> edge_u_, edge_v_;
   std::vector<Cap> edge_cap_;  // [2e] = cap_uv, [2e+1] = cap_vu
 
-  // Residual state: net terminal residual per node; arcs in CSR order (out-arcs of node n are
-  // first_[n] .. first_[n+1]-1), arc_of_[2e] / arc_of_[2e+1] locate edge e's two arcs. Edges added
-  // since the last build_arcs() (index >= arcs_built_for_) live only in edge_cap_ (untouched).
+  // Residual state: net terminal residual per node; the arcs in CSR order; arc_of_[2e] / arc_of_[2e+1]
+  // locate edge e's two arcs. Edges added since the last build_arcs() (index >= arcs_built_for_) live
+  // only in edge_cap_ (untouched).
   std::vector<Cap> tr_;
-  std::vector<int32_t> first_, head_, sister_, arc_of_;
-  std::vector<Cap> res_;
+  std::vector<int32_t> first_, arc_of_;
+  std::vector<Arc> arcs_;
   EdgeId arcs_built_for_ = 0;
   bool structure_dirty_ = false;
 
@@ -215,15 +324,66 @@ class FlowGraph {
   std::vector<NodeId> changed_;
   uint32_t time_ = 0;
   bool trees_valid_ = false;
+  // Prefetch ahead in the search only when the graph outgrows the caches (on small graphs it only costs).
+  static constexpr size_t kPrefetchBytes = size_t{1} << 20;
+  bool prefetch_ = false;
 
   Flow flow_ = 0;         // flow value of the current state (after reparametrisation offsets)
   Flow solved_flow_ = 0;  // value returned by the last maxflow()
   bool solved_ = false;
+  SolveCounters counters_;
+  Refinements refinements_;
   Cap tol_ = std::is_integral_v<Cap> ? 0 : -1;  // explicit tolerance in use, -1: the relative default
   Cap max_cap_ = 0;
   Cap explicit_tol_ = 0;
   bool has_explicit_tol_ = false;
 };
+
+template <class Cap>
+template <class NodeCaps, class EdgeCaps>
+void FlowGraph<Cap>::load_capacities(NodeCaps&& node, EdgeCaps&& edge) {
+  if (structure_dirty_) {
+    arcs_built_for_ = 0;  // every residual is set below
+    build_arcs();
+  }
+  const size_t n = tr_.size(), m = edge_u_.size();
+  // The zero flow, except that a node with both terminal capacities sends their minimum along
+  // s->n->t at once (see "Model"). Bad values are flagged without branches (and replaced by 0 in
+  // the arithmetic), then reported.
+  unsigned bad = 0;
+  Flow flow = 0;
+  Cap largest = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const std::pair<Cap, Cap> c = node(i);
+    source_cap_[i] = c.first;
+    sink_cap_[i] = c.second;
+    const bool ok = valid_cap(c.first) && valid_cap(c.second);
+    bad |= !ok;
+    const Cap s = ok ? c.first : Cap{0}, t = ok ? c.second : Cap{0};
+    tr_[i] = static_cast<Cap>(s - t);
+    flow += s < t ? s : t;
+    largest = std::max(largest, s > t ? s : t);
+  }
+  for (size_t e = 0; e < m; ++e) {
+    const std::pair<Cap, Cap> c = edge(e);
+    edge_cap_[2 * e] = c.first;
+    edge_cap_[2 * e + 1] = c.second;
+    const bool ok = valid_cap(c.first) && valid_cap(c.second) && valid_pair(c.first, c.second);
+    bad |= !ok;
+    const Cap uv = ok ? c.first : Cap{0}, vu = ok ? c.second : Cap{0};
+    set_arc_pair(arc_of_[2 * e], uv, vu);
+    largest = std::max(largest, uv > vu ? uv : vu);
+  }
+  if (bad != 0) report_bad_capacities();
+  max_cap_ = 0;
+  note_cap(largest);
+  flow_ = flow;
+  solved_flow_ = 0;
+  solved_ = false;
+  trees_valid_ = false;
+  changed_.clear();
+  counters_ = SolveCounters{};
+}
 
 extern template class FlowGraph<int32_t>;
 extern template class FlowGraph<int64_t>;

@@ -5,17 +5,20 @@
 //         fail with a DimacsError; an accepted one is solved, written back and read again, and the
 //         copy must have the same flow (exactly for integers) and, when small, the flow of an
 //         independent Edmonds-Karp.
-//   odd:  the rest encodes a graph (capacity type, <= 40 nodes, <= 120 edges, capacities from tiny
-//         to near the type's limit) followed by a script of solves and capacity changes
-//         (set/add terminal capacities, set edge capacities, bad ids, negative values). After each
-//         solve: flow == a fresh FlowGraph's == Edmonds-Karp's, the reported cut's capacity ==
-//         the flow, and (integers) the cut equals the fresh solve's.
+//         The file read without merging arcs, and read with the automatic capacity type, must give the
+//         same flow.
+//   odd:  the rest encodes a graph (capacity type, tree-depth refinements, <= 40 nodes, <= 120 edges,
+//         capacities from tiny to near the type's limit) followed by a script of solves and capacity
+//         changes (set/add terminal capacities, set edge capacities, bad ids, negative values, restarts
+//         from the zero flow). After each solve: flow == a fresh FlowGraph's == a bulk-assigned one's ==
+//         Edmonds-Karp's, the reported cut's capacity == the flow, and (integers) the cut equals the
+//         fresh solve's.
 // Expected exceptions (std::invalid_argument, std::overflow_error, DimacsError) are part of the
 // contract; a violated invariant calls __builtin_trap(), so the fuzzer reports it with the input.
 //
 // libFuzzer (clang):
-//   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -Inative
-//     native/maxflow/fuzz_maxflow.cc native/maxflow/flow_graph.cc native/maxflow/dimacs.cc
+//   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -Inative native/maxflow/fuzz_maxflow.cc
+//     native/maxflow/flow_graph.cc native/maxflow/any_graph.cc native/maxflow/batch.cc native/maxflow/dimacs.cc
 // Without libFuzzer (e.g. g++), -DGAPBCFW_FUZZ_MAIN adds a main() that replays the files given as
 // arguments, or else runs random and mutated inputs for a time budget: ./fuzz [--seconds S] [--seed N].
 // scripts/fuzz-maxflow.sh picks whichever is available and runs it for a fixed budget.
@@ -159,17 +162,31 @@ Flow<Cap> cut_of(const FlowGraph<Cap>& g, const Model<Cap>& m) {
   return c;
 }
 
+// The model's graph built in bulk (FlowGraph::assign + reset_flow).
+template <class Cap>
+FlowGraph<Cap> build_bulk(const Model<Cap>& m) {
+  FlowGraph<Cap> g;
+  g.assign(m.n, static_cast<int32_t>(m.eu.size()), m.eu.data(), m.ev.data());
+  for (int i = 0; i < m.n; ++i) g.source_caps()[i] = m.cs[i], g.sink_caps()[i] = m.ct[i];
+  for (size_t e = 0; e < m.eu.size(); ++e) g.edge_caps()[2 * e] = m.cuv[e], g.edge_caps()[2 * e + 1] = m.cvu[e];
+  g.reset_flow();
+  return g;
+}
+
 template <class Cap>
 void check_solve(FlowGraph<Cap>& g, const Model<Cap>& m) {
   const Flow<Cap> f = g.maxflow();
   const double tol = static_cast<double>(g.tolerance());
   FlowGraph<Cap> fresh = build(m);
   const Flow<Cap> ff = fresh.maxflow();
+  FlowGraph<Cap> bulk = build_bulk(m);
+  const Flow<Cap> fb = bulk.maxflow();
   std::vector<Flow<Cap>> cs(m.cs.begin(), m.cs.end()), ct(m.ct.begin(), m.ct.end()), cuv(m.cuv.begin(), m.cuv.end()),
       cvu(m.cvu.begin(), m.cvu.end());
   if constexpr (std::is_integral_v<Cap>) {
     const Flow<Cap> ref = edmonds_karp<Flow<Cap>>(m.n, cs, ct, m.eu, m.ev, cuv, cvu, 0);
     FUZZ_CHECK(f == ff);
+    FUZZ_CHECK(f == fb);
     FUZZ_CHECK(f == ref);
     FUZZ_CHECK(cut_of(g, m) == f);
     for (int i = 0; i < m.n; ++i) FUZZ_CHECK(g.segment(i) == fresh.segment(i));
@@ -183,6 +200,7 @@ void check_solve(FlowGraph<Cap>& g, const Model<Cap>& m) {
     const double slack = 1e-9 * total + (2.0 * m.n + 2.0 * m.eu.size() + 2) * tol;
     const double ref = edmonds_karp<double>(m.n, cs, ct, m.eu, m.ev, cuv, cvu, 1e-12 * total);
     FUZZ_CHECK(std::fabs(f - ff) <= slack);
+    FUZZ_CHECK(std::fabs(f - fb) <= slack);
     FUZZ_CHECK(std::fabs(f - ref) <= slack);
     FUZZ_CHECK(std::fabs(cut_of(g, m) - f) <= slack);
   }
@@ -196,6 +214,8 @@ void run_graph(Bytes& in) {
   m.cs.resize(m.n);
   m.ct.resize(m.n);
   FlowGraph<Cap> g(m.n);
+  const uint8_t r = in.next();
+  g.set_refinements({(r & 1) != 0, (r & 2) != 0});
   for (int e = 0; e < edges; ++e) {
     const int u = in.next() % m.n, v = in.next() % m.n;
     const Cap a = decode_cap<Cap>(in), b = decode_cap<Cap>(in);
@@ -220,7 +240,7 @@ void run_graph(Bytes& in) {
   }
   bool solved = false;
   for (int ops = 0; !in.empty() && ops < 64; ++ops) {
-    const uint8_t op = in.next() % 6;
+    const uint8_t op = in.next() % 7;
     if (op == 0) {
       check_solve(g, m);
       solved = true;
@@ -265,6 +285,9 @@ void run_graph(Bytes& in) {
           threw = true;
         }
         FUZZ_CHECK(threw);
+        solved = false;
+      } else if (op == 6) {
+        g.reset_flow();  // same capacities, from the zero flow
         solved = false;
       }
     } catch (const std::invalid_argument&) {  // out-of-range id: refused, graph unchanged
@@ -317,6 +340,17 @@ void run_dimacs(const std::string& text) {
   DimacsProblem<Cap> q = read_dimacs<Cap>(back);
   const Flow<Cap> f = p.graph.maxflow(), g = q.graph.maxflow();
   FUZZ_CHECK(p.constant == q.constant);
+  // One edge per arc, and the automatic capacity type: the same flow.
+  DimacsProblem<Cap> unmerged = read_dimacs<Cap>(std::string_view(text), false);
+  const Flow<Cap> fu = unmerged.graph.maxflow();
+  const auto any = gapbcfw::maxflow::read_dimacs_any(text, gapbcfw::maxflow::CapChoice::kAuto);
+  const double fa = any.graph->solve();
+  if constexpr (std::is_integral_v<Cap>) {
+    FUZZ_CHECK(fu == f);
+    if (any.graph->type() != gapbcfw::maxflow::CapType::kFloat64) FUZZ_CHECK(fa == static_cast<double>(f));
+  } else {
+    FUZZ_CHECK(std::fabs(fu - f) <= 1e-9 * (1 + std::fabs(f)));
+  }
   if constexpr (std::is_integral_v<Cap>) {
     FUZZ_CHECK(f == g);
   } else {

@@ -1,10 +1,21 @@
 /**
  * Max-flow benchmark: the native Boykov-Kolmogorov solver (src/maxflow.ts over native/maxflow)
- * side by side with the pure TypeScript Dinic reference of the tests, tree reuse against fresh
- * solves, the batch API on 1 and 2 threads, and the DIMACS path of `gapbcfw maxflow`.
- * Run with `npx tsx scripts/bench/maxflow.ts [--quick]` after `npx cmake-js compile`; prints one
- * JSON object to stdout (progress on stderr). Times are medians in milliseconds; `ratio` fields
- * are (other time) / (native time), > 1 meaning the native solver is faster.
+ * side by side with the pure TypeScript Dinic reference of the tests, with the addon of an earlier
+ * commit (--baseline), tree reuse against fresh solves, small graphs through the JS API, page faults
+ * per solve, the batch API on 1 and 2 threads, and the DIMACS path of `gapbcfw maxflow`.
+ *
+ *   npx tsx scripts/bench/maxflow.ts [--quick] [--baseline BASE/build/Release/gapbcfw.node] [--horse DIR]
+ *
+ * Prints one JSON object to stdout (progress on stderr). Times are medians of process CPU time in
+ * milliseconds (us where named so), except the batch section's wall times; `ratio` and `speedup` fields
+ * are (other time) / (this time), > 1 meaning this build is faster.
+ * With --baseline, every comparison runs both addons in the same process, alternating repetitions; the
+ * baseline is driven through its own positional bindings behind a wrapper that does what its TypeScript
+ * layer did (an object with the capacity type settled, then the native call). Build the baseline from
+ * main, e.g. `mkdir /tmp/base && git archive main | tar -x -C /tmp/base && cd /tmp/base &&
+ * ln -s $OLDPWD/node_modules . && npx cmake-js compile`. --horse DIR adds the superpixel graphs of a
+ * prepared horse set (`gapbcfw prepare-horse`): its training images' loss-augmented cuts at a w from a
+ * few BCFW passes.
  *
  * Graphs:
  * - grids: 4-connected W x H, random unaries (source/sink capacities 100 (v-0.2)^2 and
@@ -16,16 +27,25 @@
  *   moves by up to +-5% ("global", as between two oracle calls with a slightly different w);
  *   reuse = setTerminalCaps + solve on the solved graph, fresh = the same capacities solved from
  *   scratch (graph construction timed separately).
+ * Counters (augmentations, orphans, adoptions) are those of this build's fresh solve. The effect of each
+ * tree-depth refinement alone is measured natively: native/maxflow/bench_maxflow.cc.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MaxflowGraph, maxflowBatch, readDimacsMaxflow, type MaxflowGraphSpec } from '../../src/maxflow.js';
+import { parseArgs } from 'node:util';
+import { MaxflowBatch, MaxflowGraph, maxflow, maxflowBatch, readDimacsMaxflow, type CapacityType, type MaxflowGraphSpec } from '../../src/maxflow.js';
+import { HorseDataset } from '../../src/data/horse.js';
+import { modelProblem } from '../../src/core/problem.js';
+import { SegmentationModel } from '../../src/models/segmentation.js';
+import { bcfw } from '../../src/solvers/bcfw.js';
 import { gridGraph, referenceMaxflow } from '../../test/helpers/maxflow-ref.js';
 import { uniform } from '../../test/helpers/random.js';
 
-const quick = process.argv.includes('--quick');
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, baseline: { type: 'string' }, horse: { type: 'string' } } });
+const quick = values.quick === true;
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -33,13 +53,79 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const r4 = (x: number): number => Number(x.toPrecision(4));
+/**
+ * Process CPU time in ms (user + system). Every single-threaded timing uses it: on a machine shared with
+ * other jobs it is much steadier than wall time. The batch section (threads) uses wall time.
+ */
+const clock = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The baseline addon (an earlier commit's positional bindings), wrapped as its TypeScript layer was.
+
+interface BaselineGraph {
+  solve(): number;
+  segments(out: Uint8Array): void;
+  setTerminalCaps(nodes: Int32Array | null, src: Int32Array | Float64Array, sink: Int32Array | Float64Array): void;
+  dispose(): void;
+}
+interface BaselineAddon {
+  MaxflowGraph: new (...args: unknown[]) => BaselineGraph;
+  maxflowSolve(...args: unknown[]): number;
+  maxflowBatchSync(graphs: unknown[], threads: number): Float64Array;
+  maxflowReadDimacs(data: Uint8Array, capType: string): { graph: BaselineGraph & { clone(): BaselineGraph }; constant: number; capType: string; numNodes: number };
+}
+const baseAddon = values.baseline ? (createRequire(import.meta.url)(values.baseline) as BaselineAddon) : undefined;
+
+/** The baseline's normalisation (src/maxflow.ts before this change): a fresh object, capType settled. */
+function baseSpec(s: MaxflowGraphSpec): Required<MaxflowGraphSpec> {
+  const capType: CapacityType = s.capType ?? ([s.capFwd, s.capRev, s.sourceCap, s.sinkCap].some((a) => a instanceof Float64Array) ? 'float64' : 'int32');
+  return { numNodes: s.numNodes, edgeFrom: s.edgeFrom, edgeTo: s.edgeTo, capFwd: s.capFwd, capRev: s.capRev ?? null, sourceCap: s.sourceCap ?? null, sinkCap: s.sinkCap ?? null, capType };
+}
+const base = baseAddon && {
+  graph(spec: MaxflowGraphSpec): BaselineGraph {
+    const s = baseSpec(spec);
+    return new baseAddon.MaxflowGraph(s.numNodes, s.edgeFrom, s.edgeTo, s.capFwd, s.capRev, s.sourceCap, s.sinkCap, s.capType);
+  },
+  oneShot(spec: MaxflowGraphSpec, segments: Uint8Array): number {
+    const s = baseSpec(spec);
+    return baseAddon.maxflowSolve(s.numNodes, s.edgeFrom, s.edgeTo, s.capFwd, s.capRev, s.sourceCap, s.sinkCap, s.capType, segments);
+  },
+  batchSync(specs: MaxflowGraphSpec[], threads: number): Float64Array {
+    return baseAddon.maxflowBatchSync(specs.map((sp) => ({ ...baseSpec(sp), segments: new Uint8Array(sp.numNodes) })), threads);
+  },
+};
+
+/** Median of each function's time per call (us), timed in alternating rounds of `calls` calls. */
+function race(fs: (() => void)[], calls: number, rounds: number): number[] {
+  const times: number[][] = fs.map(() => []);
+  for (const f of fs) for (let k = 0; k < Math.min(calls, 50); k++) f(); // warm-up
+  for (let r = 0; r < rounds; r++) {
+    fs.forEach((f, j) => {
+      const t0 = clock();
+      for (let k = 0; k < calls; k++) f();
+      times[j]!.push(((clock() - t0) * 1000) / calls);
+    });
+  }
+  return times.map((t) => r4(median(t)));
+}
+
+/** Minor page faults per call of f, after `warm` untimed calls. */
+function faultsPerCall(f: () => void, calls: number, warm = 20): number {
+  for (let k = 0; k < warm; k++) f();
+  const before = process.resourceUsage().minorPageFault;
+  for (let k = 0; k < calls; k++) f();
+  return r4((process.resourceUsage().minorPageFault - before) / calls);
+}
 
 function timeIt(fn: () => void, reps: number): number {
   const t: number[] = [];
   for (let i = 0; i < reps; i++) {
-    const t0 = performance.now();
+    const t0 = clock();
     fn();
-    t.push(performance.now() - t0);
+    t.push(clock() - t0);
   }
   return median(t);
 }
@@ -118,16 +204,51 @@ function grids(): Record<string, unknown>[] {
       const rnd = uniform(size + smooth);
       const spec = gridGraph(rnd, size, size, smooth);
       const reps = size >= 1024 ? 3 : 5;
-      const buildMs = timeIt(() => new MaxflowGraph(spec).dispose(), reps);
-      const solveTimes: number[] = [];
+      // Build, then fresh solve; with a baseline, both addons alternate (which goes first alternates too).
+      const t = { build: [] as number[], solve: [] as number[], baseBuild: [] as number[], baseSolve: [] as number[] };
+      let counters = {};
       for (let r = 0; r < reps; r++) {
-        const g = new MaxflowGraph(spec);
-        const t0 = performance.now();
-        g.solve();
-        solveTimes.push(performance.now() - t0);
-        g.dispose();
+        const runs = [
+          () => {
+            const t0 = clock();
+            const g = new MaxflowGraph(spec);
+            const t1 = clock();
+            const f = g.solve();
+            t.solve.push(clock() - t1);
+            t.build.push(t1 - t0);
+            counters = g.counters();
+            g.dispose();
+            return f;
+          },
+          ...(base
+            ? [
+                () => {
+                  const t0 = clock();
+                  const g = base.graph(spec);
+                  const t1 = clock();
+                  const f = g.solve();
+                  t.baseSolve.push(clock() - t1);
+                  t.baseBuild.push(t1 - t0);
+                  g.dispose();
+                  return f;
+                },
+              ]
+            : []),
+        ];
+        if (r % 2) runs.reverse();
+        const flows = runs.map((run) => run());
+        if (flows.some((f) => f !== flows[0])) throw new Error(`flow mismatch with the baseline on ${size}x${size} ${name}: ${flows.join(' vs ')}`);
       }
-      const row: Record<string, unknown> = { grid: `${size}x${size}`, smoothness: name, nodes: spec.numNodes, edges: spec.edgeFrom.length, buildMs: r4(buildMs), freshSolveMs: r4(median(solveTimes)) };
+      const row: Record<string, unknown> = { grid: `${size}x${size}`, smoothness: name, nodes: spec.numNodes, edges: spec.edgeFrom.length, buildMs: r4(median(t.build)), freshSolveMs: r4(median(t.solve)), counters };
+      if (base) {
+        Object.assign(row, {
+          baselineBuildMs: r4(median(t.baseBuild)),
+          baselineFreshSolveMs: r4(median(t.baseSolve)),
+          solveSpeedup: r4(median(t.baseSolve) / median(t.solve)),
+          buildAndSolveSpeedup: r4((median(t.baseBuild) + median(t.baseSolve)) / (median(t.build) + median(t.solve))),
+          solveSpeedupRange: [r4(Math.min(...t.baseSolve) / Math.max(...t.solve)), r4(Math.max(...t.baseSolve) / Math.min(...t.solve))],
+        });
+      }
       for (const p of PERTURBATIONS) {
         const g = new MaxflowGraph(spec);
         g.solve();
@@ -138,15 +259,15 @@ function grids(): Record<string, unknown>[] {
         const rounds = p.name === 'local' ? 20 : reps;
         for (let r = 0; r < rounds; r++) {
           const change = p.apply(rnd, size, size, src, snk);
-          const t0 = performance.now();
+          const t0 = clock();
           g.setTerminalCaps(change.nodes, change.src, change.snk);
           const f = g.solve();
-          reuse.push(performance.now() - t0);
+          reuse.push(clock() - t0);
           if (r >= reps) continue; // fresh solves (and the equality check) on the first rounds only
           const h = new MaxflowGraph({ ...spec, sourceCap: src, sinkCap: snk });
-          const t1 = performance.now();
+          const t1 = clock();
           const f2 = h.solve();
-          fresh.push(performance.now() - t1);
+          fresh.push(clock() - t1);
           h.dispose();
           if (f !== f2) throw new Error(`reuse mismatch ${size} ${name} ${p.name}: ${f} vs ${f2}`);
         }
@@ -203,26 +324,26 @@ function superpixels(): Record<string, unknown>[] {
     const g = new MaxflowGraph(spec);
     g.solve();
     const flowsReuse: number[] = [];
-    let t0 = performance.now();
+    let t0 = clock();
     for (const u of unaries) {
       g.setTerminalCaps(null, u.src, u.snk);
       flowsReuse.push(g.solve());
     }
-    const reuseUs = ((performance.now() - t0) / calls) * 1000;
+    const reuseUs = ((clock() - t0) / calls) * 1000;
     const flowsFresh: number[] = [];
-    t0 = performance.now();
+    t0 = clock();
     for (const u of unaries) {
       const h = new MaxflowGraph({ ...spec, sourceCap: u.src, sinkCap: u.snk });
       flowsFresh.push(h.solve());
       h.dispose();
     }
-    const freshUs = ((performance.now() - t0) / calls) * 1000;
+    const freshUs = ((clock() - t0) / calls) * 1000;
     let maxDiff = 0;
     for (let i = 0; i < calls; i++) maxDiff = Math.max(maxDiff, Math.abs(flowsReuse[i]! - flowsFresh[i]!) / Math.max(1, flowsFresh[i]!));
-    t0 = performance.now();
+    t0 = clock();
     const sub = unaries.slice(0, Math.min(calls, 100));
     for (const u of sub) referenceMaxflow({ ...spec, sourceCap: u.src, sinkCap: u.snk }, 1e-9);
-    const refUs = ((performance.now() - t0) / sub.length) * 1000;
+    const refUs = ((clock() - t0) / sub.length) * 1000;
     rows.push({
       nodes: n, edges: spec.edgeFrom.length, calls,
       reuseUsPerCall: r4(reuseUs), freshUsPerCall: r4(freshUs), tsDinicUsPerCall: r4(refUs),
@@ -244,7 +365,7 @@ async function batch(): Promise<Record<string, unknown>[]> {
   ];
   for (const [name, specs] of cases) {
     const ms: Record<number, number> = {};
-    let base: number[] | undefined;
+    let first: number[] | undefined;
     for (const threads of [1, 2]) {
       await maxflowBatch(specs.slice(0, 4), { threads }); // warm-up
       const t: number[] = [];
@@ -253,8 +374,8 @@ async function batch(): Promise<Record<string, unknown>[]> {
         const res = await maxflowBatch(specs, { threads });
         t.push(performance.now() - t0);
         const flows = res.map((x) => x.flow);
-        if (base === undefined) base = flows;
-        else if (flows.some((f, i) => f !== base![i])) throw new Error(`batch ${name}: flows differ between runs`);
+        if (first === undefined) first = flows;
+        else if (flows.some((f, i) => f !== first![i])) throw new Error(`batch ${name}: flows differ between runs`);
       }
       ms[threads] = median(t);
     }
@@ -272,25 +393,252 @@ async function batch(): Promise<Record<string, unknown>[]> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 5. DIMACS: a generated instance written to a file and read back as `gapbcfw maxflow` does.
+// 5. Small graphs through the JS API (the segmentation oracle's size), against the baseline.
+
+/** Median time (us) of the solve alone, each on a graph built just before it (as in use: build, then solve). */
+function solveOnlyUs(build: () => { solve(): number; dispose(): void }, count: number, rounds: number): number {
+  const t: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    let sum = 0;
+    for (let k = 0; k < count; k++) {
+      const g = build();
+      const t0 = clock();
+      g.solve();
+      sum += clock() - t0;
+      g.dispose();
+    }
+    t.push((sum * 1000) / count);
+  }
+  return r4(median(t));
+}
+
+function smallGraph(name: string, spec: MaxflowGraphSpec): Record<string, unknown> {
+  const calls = quick ? 500 : 3000;
+  const rounds = quick ? 5 : 11;
+  const seg = new Uint8Array(spec.numNodes);
+  const fs: (() => void)[] = [
+    () => {
+      const g = new MaxflowGraph(spec);
+      g.solve();
+      g.dispose();
+    },
+    () => new MaxflowGraph(spec).solve(),
+    () => maxflow(spec, { segments: seg }),
+  ];
+  if (base) {
+    fs.push(() => {
+      const g = base.graph(spec);
+      g.solve();
+      g.dispose();
+    });
+    fs.push(() => base.graph(spec).solve());
+    fs.push(() => base.oneShot(spec, seg));
+  }
+  const [ctorSolve, ctorSolveGc, oneShot, bCtorSolve, bCtorSolveGc, bOneShot] = race(fs, calls, rounds);
+  const row: Record<string, unknown> = {
+    graph: name, nodes: spec.numNodes, edges: spec.edgeFrom.length,
+    ctorSolveDisposeUs: ctorSolve, ctorSolveUs: ctorSolveGc, oneShotUs: oneShot,
+    solveOnlyUs: solveOnlyUs(() => new MaxflowGraph(spec), 500, rounds),
+  };
+  if (base) {
+    Object.assign(row, {
+      baselineCtorSolveDisposeUs: bCtorSolve, baselineCtorSolveUs: bCtorSolveGc, baselineOneShotUs: bOneShot,
+      baselineSolveOnlyUs: solveOnlyUs(() => base.graph(spec), 500, rounds),
+      ctorSolveSpeedup: r4(bCtorSolve! / ctorSolve!), oneShotSpeedup: r4(bOneShot! / oneShot!),
+    });
+  }
+  log(`small graph ${name}: ${JSON.stringify(row)}`);
+  return row;
+}
+
+/** The loss-augmented cuts of a prepared horse set's training images at a w from a few BCFW passes. */
+function horseGraphs(dir: string): MaxflowGraphSpec[] {
+  const ds = new HorseDataset(dir);
+  const { xs, ys } = ds.load('train', quick ? 20 : 200);
+  const model = new SegmentationModel({ dUnary: ds.meta.dUnary, dPairwise: ds.meta.dPairwise });
+  const w = bcfw(modelProblem(model, xs, ys), { lambda: 10, maxPasses: 3, gapCheck: 3 }).w;
+  return xs.map((x, i) => model.cutGraph(model.cutPotentials(w, x, ys[i]!), x));
+}
+
+function smallGraphs(): Record<string, unknown> {
+  const rows = [smallGraph('superpixel-like n=300', superpixelGraph(uniform(300), 300))];
+  const res: Record<string, unknown> = { rows };
+  if (values.horse !== undefined) {
+    const specs = horseGraphs(values.horse);
+    const big = specs.reduce((a, b) => (b.numNodes > a.numNodes ? b : a));
+    rows.push(smallGraph(`horse ${values.horse}: largest training graph`, big));
+    // Every training graph once per pass: new graph + solve, and the oracle's batched pass (1 thread).
+    const batch = new MaxflowBatch(specs);
+    const fs: (() => void)[] = [
+      () => {
+        for (const sp of specs) {
+          const g = new MaxflowGraph(sp);
+          g.solve();
+          g.dispose();
+        }
+      },
+      () => batch.solveSync({ threads: 1 }),
+    ];
+    if (base) {
+      fs.push(() => {
+        for (const sp of specs) {
+          const g = base.graph(sp);
+          g.solve();
+          g.dispose();
+        }
+      });
+      fs.push(() => base.batchSync(specs, 1));
+    }
+    const [loop, prepared, bLoop, bBatch] = race(fs, 3, quick ? 5 : 9).map((us) => r4(us / specs.length));
+    const nodes = specs.map((sp) => sp.numNodes);
+    res.horse = {
+      graphs: specs.length, meanNodes: r4(nodes.reduce((a, b) => a + b, 0) / nodes.length), meanEdges: r4(specs.reduce((a, sp) => a + sp.edgeFrom.length, 0) / specs.length),
+      ctorSolveUsPerGraph: loop, preparedBatchUsPerGraph: prepared,
+      ...(base ? { baselineCtorSolveUsPerGraph: bLoop, baselineBatchSyncUsPerGraph: bBatch, ctorSolveSpeedup: r4(bLoop! / loop!), batchSpeedup: r4(bBatch! / prepared!) } : {}),
+    };
+    log(`horse graphs: ${JSON.stringify(res.horse)}`);
+  }
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. Minor page faults per solve in steady state (process.resourceUsage), against the baseline. Run first
+// (see the end of the script).
+
+function pageFaults(): Record<string, unknown>[] {
+  const size = 256;
+  const spec = gridGraph(uniform(11), size, size, 5);
+  const patch = PERTURBATIONS[0]!;
+  const rnd = uniform(12);
+  const rows: Record<string, unknown>[] = [];
+  const calls = quick ? 20 : 50;
+  const row = (what: string, f: () => void, b?: () => void) => {
+    const r: Record<string, unknown> = { what, faultsPerCall: faultsPerCall(f, calls) };
+    if (b) r.baselineFaultsPerCall = faultsPerCall(b, calls);
+    rows.push(r);
+    log(`page faults, ${what}: ${JSON.stringify(r)}`);
+  };
+  // The solve of a freshly built graph alone (the build is not counted).
+  const solveOnly = (build: () => { solve(): number; dispose(): void }) => () => {
+    const g = build();
+    const before = process.resourceUsage().minorPageFault;
+    g.solve();
+    solveFaults += process.resourceUsage().minorPageFault - before;
+    g.dispose();
+  };
+  let solveFaults = 0;
+  const counted = (f: () => void) => () => {
+    solveFaults = 0;
+    for (let k = 0; k < 20; k++) f();
+    solveFaults = 0;
+    for (let k = 0; k < calls; k++) f();
+    return r4(solveFaults / calls);
+  };
+  const fresh = counted(solveOnly(() => new MaxflowGraph(spec)))();
+  const baseFresh = base ? counted(solveOnly(() => base.graph(spec)))() : undefined;
+  rows.push({ what: `grid ${size}x${size} weak (${spec.edgeFrom.length} edges): solve of a fresh graph (build not counted)`, faultsPerCall: fresh, ...(base ? { baselineFaultsPerCall: baseFresh } : {}) });
+  log(`page faults: ${JSON.stringify(rows.at(-1))}`);
+  row(`grid ${size}x${size} weak: new graph + solve + dispose`, () => {
+    const g = new MaxflowGraph(spec);
+    g.solve();
+    g.dispose();
+  }, base && (() => {
+    const g = base.graph(spec);
+    g.solve();
+    g.dispose();
+  }));
+  const seg = new Uint8Array(spec.numNodes);
+  row(`grid ${size}x${size} weak: one-shot maxflow()`, () => maxflow(spec, { segments: seg }), base && (() => base.oneShot(spec, seg)));
+  const src = Int32Array.from(spec.sourceCap);
+  const snk = Int32Array.from(spec.sinkCap);
+  const g = new MaxflowGraph(spec);
+  g.solve();
+  const bg = base?.graph(spec);
+  bg?.solve();
+  // The patches are drawn beforehand, so that the loop allocates nothing in JS.
+  const patches = Array.from({ length: 64 }, () => patch.apply(rnd, size, size, src, snk));
+  let k = 0;
+  let kb = 0;
+  row(`grid ${size}x${size} weak: reuse (32x32 patch of new unaries, setTerminalCaps + solve)`, () => {
+    const c = patches[k++ % patches.length]!;
+    g.setTerminalCaps(c.nodes, c.src, c.snk);
+    g.solve();
+  }, bg && (() => {
+    const c = patches[kb++ % patches.length]!;
+    bg.setTerminalCaps(c.nodes, c.src, c.snk);
+    bg.solve();
+  }));
+  g.dispose();
+  bg?.dispose();
+  const specs = Array.from({ length: 200 }, (_, i) => superpixelGraph(uniform(700 + i), 300));
+  const prepared = new MaxflowBatch(specs);
+  row('200 superpixel-like graphs n=300: prepared MaxflowBatch.solveSync (baseline: maxflowBatchSync)', () => prepared.solveSync(), base && (() => base.batchSync(specs, 1)));
+  prepared.dispose();
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. DIMACS: a generated instance written to a file and read back as `gapbcfw maxflow` does.
 
 function dimacs(): Record<string, unknown> {
-  const size = quick ? 256 : 512;
+  const size = quick ? 256 : 1024;
   const spec = gridGraph(uniform(77), size, size, 50);
   const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-bench-'));
   try {
     const file = join(dir, `grid${size}.max`);
-    const text = new MaxflowGraph(spec).toDimacs();
+    const built = new MaxflowGraph(spec);
+    const text = built.toDimacs();
+    built.dispose();
     writeFileSync(file, text);
-    const t0 = performance.now();
-    const p = readDimacsMaxflow(file);
-    const readMs = performance.now() - t0;
-    const solveMs = timeIt(() => {
-      const g = p.graph.clone();
-      g.solve();
-      g.dispose();
-    }, 3);
-    return { instance: `grid ${size}x${size} strong (written by toDimacs)`, bytes: text.length, nodes: p.numNodes, capType: p.capType, flow: p.constant + p.graph.solve(), readMs: r4(readMs), solveMs: r4(solveMs), command: 'the same read + solve as `npx gapbcfw maxflow FILE.max --json`' };
+    const reps = quick ? 3 : 2;
+    const t = { read: [] as number[], solve: [] as number[], baseRead: [] as number[], baseSolve: [] as number[] };
+    let info: Record<string, unknown> = {};
+    for (let r = 0; r < reps; r++) {
+      const runs = [
+        () => {
+          const t0 = clock();
+          const p = readDimacsMaxflow(file);
+          t.read.push(clock() - t0);
+          const t1 = clock();
+          const f = p.constant + p.graph.solve();
+          t.solve.push(clock() - t1);
+          info = { nodes: p.numNodes, edges: p.graph.numEdges, capType: p.capType, counters: p.graph.counters() };
+          p.graph.dispose();
+          return f;
+        },
+        ...(baseAddon
+          ? [
+              () => {
+                const t0 = clock();
+                const p = baseAddon.maxflowReadDimacs(readFileSync(file), 'auto');
+                t.baseRead.push(clock() - t0);
+                const t1 = clock();
+                const f = p.constant + p.graph.solve();
+                t.baseSolve.push(clock() - t1);
+                p.graph.dispose();
+                return f;
+              },
+            ]
+          : []),
+      ];
+      if (r % 2) runs.reverse();
+      const flows = runs.map((run) => run());
+      if (flows.some((f) => f !== flows[0])) throw new Error(`DIMACS flow mismatch with the baseline: ${flows.join(' vs ')}`);
+    }
+    const res: Record<string, unknown> = {
+      instance: `grid ${size}x${size} strong (written by toDimacs)`, bytes: text.length, ...info,
+      readMs: r4(median(t.read)), solveMs: r4(median(t.solve)),
+      command: 'the same read + solve as `npx gapbcfw maxflow FILE.max --json` (readMs: file to graph; solveMs: the solve alone)',
+    };
+    if (baseAddon) {
+      Object.assign(res, {
+        baselineReadMs: r4(median(t.baseRead)), baselineSolveMs: r4(median(t.baseSolve)),
+        readSpeedup: r4(median(t.baseRead) / median(t.read)), solveSpeedup: r4(median(t.baseSolve) / median(t.solve)),
+        totalSpeedup: r4((median(t.baseRead) + median(t.baseSolve)) / (median(t.read) + median(t.solve))),
+      });
+    }
+    log(`dimacs: ${JSON.stringify(res)}`);
+    return res;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -298,11 +646,17 @@ function dimacs(): Record<string, unknown> {
 
 const out: Record<string, unknown> = {
   machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavgAtStart: loadavg().map((x) => r4(x)) },
-  note: 'times in ms (median); ratio = other / native; reuse speed-up = fresh solve / (setTerminalCaps + reusing solve)',
+  baseline: values.baseline ?? null,
+  note: 'process CPU times in ms (median; us where named; the batch section in wall time); ratio = other / native; speedup = baseline / this build; reuse speed-up = fresh solve / (setTerminalCaps + reusing solve)',
 };
+// Page faults first: while the process is young. (glibc raises its mmap threshold after freeing large
+// blocks, up to 32 MiB, so a build that frees and re-allocates graph memory faults less once a larger
+// graph has come and gone; reused memory does not depend on that history.)
+out.pageFaults = pageFaults();
 out.nativeVsTsDinic = vsReference();
 out.grids = grids();
 out.superpixels = superpixels();
+out.smallGraphs = smallGraphs();
 out.batch = await batch();
 out.dimacs = dimacs();
 out.loadavgAtEnd = loadavg().map((x) => r4(x));

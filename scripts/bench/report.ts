@@ -94,7 +94,13 @@ const KNOWN: Bench[] = [
         rows.push({ bench: 'maxflow', what: `superpixel graph, ${r.nodes} nodes: BK vs Dinic`, fast: `BK fresh ${fmt(r.freshUsPerCall)} us`, slow: `Dinic TypeScript ${fmt(r.tsDinicUsPerCall)} us`, ratio: r.tsDinicRatio });
       }
       for (const r of j.batch ?? []) rows.push({ bench: 'maxflow', what: `maxflowBatch, ${r.graphs} graphs (${r.batch.replace(/^\d+ /, '')})`, fast: `2 threads ${ms(r.threads2Ms)}`, slow: `1 thread ${ms(r.threads1Ms)}`, ratio: r.speedup2vs1 });
-      const extra = j.dimacs ? [`maxflow: DIMACS ${j.dimacs.instance}, ${fmt(j.dimacs.bytes / 1e6)} MB: read ${ms(j.dimacs.readMs)}, solve ${ms(j.dimacs.solveMs)} (what \`gapbcfw maxflow FILE --json\` does).`] : [];
+      for (const r of j.smallGraphs?.rows ?? []) {
+        rows.push({ bench: 'maxflow', what: `${r.graph} (${fmt(r.edges)} edges): one-shot maxflow() against the solve alone`, fast: `solve ${fmt(r.solveOnlyUs)} us`, slow: `one-shot ${fmt(r.oneShotUs)} us`, ratio: ratio(r.oneShotUs, r.solveOnlyUs) });
+      }
+      const extra = j.dimacs ? [`maxflow: DIMACS ${j.dimacs.instance}, ${fmt(j.dimacs.bytes / 1e6)} MB, ${fmt(j.dimacs.edges)} edges after merging the arcs of each node pair, ${j.dimacs.capType}: read file and build graph ${ms(j.dimacs.readMs)}, solve ${ms(j.dimacs.solveMs)} (what \`gapbcfw maxflow FILE --json\` reports as readMs and solveMs).`] : [];
+      const faults = (j.pageFaults ?? []).map((r: any) => `${r.what}: ${fmt(r.faultsPerCall)}`);
+      if (faults.length) extra.push(`maxflow: minor page faults per call in steady state: ${faults.join('; ')}.`);
+      extra.push('maxflow: times are process CPU time (the batch rows wall time).');
       return { rows, extra };
     },
   },

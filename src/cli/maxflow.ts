@@ -13,12 +13,13 @@ export const maxflowCommand: Command = {
   description:
     'Reads a DIMACS max-flow problem (p max N M / n ID s / n ID t / a U V CAP lines; FILE may also be written\n' +
     'dimacs:FILE) and prints its max-flow value, computed by the native Boykov-Kolmogorov solver. Timings let it be\n' +
-    'compared with other max-flow tools on the same instances. With --json: flow, nodes, edges, capType, sourceSide,\n' +
-    'readMs, solveMs (median), solveMsMin, repeat, seconds.',
+    'compared with other max-flow tools on the same instances: readMs is reading the file and building the graph\n' +
+    '(the arcs between two nodes become one edge), solveMs the max-flow computation alone, seconds everything.\n' +
+    'With --json: flow, nodes, edges, capType, sourceSide, readMs, solveMs (median), solveMsMin, repeat, seconds.',
   positionals: [{ name: 'FILE.max', help: 'a DIMACS max-flow file', input: 'file' }],
   options: [
     { name: 'repeat', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'solve N times, each from scratch on a fresh copy of the graph; solveMs is the median', default: '1' },
-    { name: 'cap-type', type: 'choice', value: 'T', choices: ['auto', 'int32', 'int64', 'float64'], help: 'capacity type (auto: int64 for integer files, float64 otherwise)', default: 'auto' },
+    { name: 'cap-type', type: 'choice', value: 'T', choices: ['auto', 'int32', 'int64', 'float64'], help: 'capacity type (auto: int32 when every sum fits, else int64, for integer files; float64 otherwise)', default: 'auto' },
     { name: 'cut', type: 'string', value: 'FILE', output: 'file', help: 'write the source side of the minimum cut: DIMACS node ids, one per line (the source first)' },
     ...REPORT_OPTIONS.filter((o) => o.name !== 'quiet'),
   ],
@@ -67,14 +68,14 @@ function runMaxflow(a: Args, io: Io): number {
     for (let i = 0; i < segments.length; i++) if (i !== problem.source && segments[i] === SOURCE_SIDE) ids.push(i + 1);
     writeOutput(v.cut, `${ids.join('\n')}\n`, { stdout: io.stdout });
   }
-  const arcs = graph.numEdges; // non-terminal arcs; terminal arcs are folded into node capacities
+  const edges = graph.numEdges; // node pairs joined by arcs; terminal arcs are folded into node capacities
   const round = (x: number) => Number(x.toFixed(4));
   const summary = {
     command: 'maxflow',
     file,
     flow,
     nodes: problem.numNodes,
-    edges: arcs,
+    edges,
     capType: problem.capType,
     ignoredArcs: problem.ignoredArcs || undefined,
     sourceSide,
@@ -89,8 +90,8 @@ function runMaxflow(a: Args, io: Io): number {
   } else {
     summaryIo.stdout.write(`flow ${flow}\n`);
     io.stderr.write(
-      `${problem.numNodes} nodes, ${arcs} inner arcs (${problem.capType}), read ${summary.readMs} ms, ` +
-        `solve ${summary.solveMs} ms${repeat > 1 ? ` (median of ${repeat}, min ${summary.solveMsMin} ms)` : ''}, ` +
+      `${problem.numNodes} nodes, ${edges} edges (${problem.capType}); read file and build graph ${summary.readMs} ms; ` +
+        `solve (max-flow only) ${summary.solveMs} ms${repeat > 1 ? ` (median of ${repeat}, min ${summary.solveMsMin} ms)` : ''}; ` +
         `${sourceSide} nodes on the source side\n`,
     );
   }

@@ -5,7 +5,8 @@
  * the items' s-t cut capacities come from the native scorer (u_i = f_i^T w_U and p_e = f_ij^T w_P with
  * score_rows' arithmetic, the loss augmentation, Potts weights clipped at 0), or for a whole pass from a
  * non-native scoring backend (gpu.js, TypeScript) through the model's own cut construction; the cuts of all
- * items are solved at once on native threads (maxflowBatchSync); and each H_i(w) = L(y_i, y) - <w, psi_i(y)> is
+ * items are solved at once on native threads (a prepared MaxflowBatch: each image's graph keeps its native memory
+ * and arc layout from pass to pass); and each H_i(w) = L(y_i, y) - <w, psi_i(y)> is
  * recomputed in float64 from the decoded labelling, <w, psi> natively with the arithmetic of the model's psi,
  * so exactly as the per-object path computes it.
  */
@@ -15,7 +16,7 @@ import type { ScoringBackend } from '../../kernels/backend.js';
 import type { BatchDecoder, Items } from '../engine/types.js';
 import { itemsOption } from '../engine/items.js';
 import { native } from '../native.js';
-import { maxflowBatchSync, type MaxflowGraphSpec } from '../maxflow.js';
+import { MaxflowBatch, type MaxflowGraphSpec } from '../maxflow.js';
 import type { SegmentationGraph, SegmentationLabel, SegmentationModel } from './segmentation.js';
 
 export function segmentationBatch(
@@ -41,6 +42,7 @@ export function segmentationBatch(
   const batch = new native.SegmentationBatch({ dUnary: dU, dPairwise: dP, images });
   // The cut of image i: source side = label 0 (background); its capacities are rewritten in place per call.
   const specs: MaxflowGraphSpec[] = images.map((im, i) => ({ numNodes: xs[i]!.numNodes, edgeFrom: im.edgeFrom, edgeTo: im.edgeTo, capFwd: im.potts, capRev: im.potts, sourceCap: im.source, sinkCap: im.sink, capType: 'float64' }));
+  const cuts = new MaxflowBatch(specs);
   const backend = scoring && scoring.name !== 'native' ? scoring : undefined;
   const rows = backend && xs.map((x) => ({ unary: backend.prepare(x.unary, x.numNodes, dU), pairwise: backend.prepare(x.pairwise, x.edgeFrom.length, dP) }));
   const segments: (SegmentationLabel | undefined)[] = new Array(n);
@@ -75,12 +77,10 @@ export function segmentationBatch(
     },
     decode: (_w, items) => {
       const t0 = performance.now();
-      const list: MaxflowGraphSpec[] = [];
-      each(items, (i) => list.push(specs[i]!));
-      const cuts = maxflowBatchSync(list, { threads });
-      let q = 0;
-      each(items, (i) => (segments[i] = cuts[q++]!.segments)); // SOURCE_SIDE = 0 = background, SINK_SIDE = 1 = foreground
-      model.countCall(scoringMs, performance.now() - t0, q);
+      cuts.solveSync({ ...itemsOption(items), threads });
+      // SOURCE_SIDE = 0 = background, SINK_SIDE = 1 = foreground; a copy, since the batch's array is rewritten by the next call.
+      each(items, (i) => (segments[i] = cuts.segments(i).slice()));
+      model.countCall(scoringMs, performance.now() - t0, items ? items.count : n);
     },
     recheck: (w, items, hinge) => {
       batch.psiDots({ w, labels: segments, dots, ...itemsOption(items), threads });
