@@ -37,6 +37,7 @@ const CONFIGS: [string, TrainOptions][] = [
   ['hybrid steps, permutations', { solver: 'bcfw', step: 'hybrid', sampling: 'perm' }],
   ['batch fw', { solver: 'fw' }],
   ['ssg', { solver: 'ssg' }],
+  ['cutting plane', { solver: 'cutting-plane' }],
 ];
 const run = (problem: Problem, o: TrainOptions, seed = 5): SolverResult =>
   train(problem, { lambda: 0.01, maxPasses: 12, gapCheck: 4, gapThreshold: 0, seed, ...o } as TrainOptions);
@@ -140,6 +141,7 @@ describe('AbortSignal', () => {
   it.each([
     ['fw', { solver: 'fw' }],
     ['ssg', { solver: 'ssg' }],
+    ['cutting-plane', { solver: 'cutting-plane' }],
   ] as [string, TrainOptions][])('%s: an abort from a progress event stops the run', async (_name, o) => {
     const controller = new AbortController();
     const r = await trainAsync(batched, {
@@ -148,7 +150,7 @@ describe('AbortSignal', () => {
     } as TrainOptions);
     expect(r.stopReason).toBe('aborted');
     expect(r.passes).toBeLessThanOrEqual(6);
-    if (o.solver === 'fw') expect(r.gapIsExact).toBe(true);
+    if (o.solver === 'fw' || o.solver === 'cutting-plane') expect(r.gapIsExact).toBe(true);
     expect(r.w.every(Number.isFinite)).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import { StreamedOutput } from '../io/output.js';
 import { methodName, type TraceContext } from '../plot/traces.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
 import type { SolverResult } from '../solvers/common.js';
+import type { CuttingPlaneResult } from '../solvers/cutting-plane.js';
 import { trainAsync } from '../solvers/index.js';
 import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
@@ -136,6 +137,7 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
     dim: problem.dim,
     ...solverSummary(r),
     ...(bcfw.storedLabels !== undefined ? { cacheHits: bcfw.counters.cacheHits, storedLabels: bcfw.storedLabels } : {}),
+    ...('workingSet' in r ? { workingSet: (r as CuttingPlaneResult).workingSet } : {}),
     trainError: r.trainError,
     ...r.metrics,
     ...(test ? data.baseline?.('test') : {}),
