@@ -1,9 +1,10 @@
 // The 1-slack cutting plane (src/solvers/cutting-plane.ts) and its working-set QP (src/solvers/working-set.ts):
 // the QP against enumerated optima, the solver against enumeration and BCPFW on tiny problems, box constraints,
 // the working set's certificate through checkpoints, resume and warm start, options, the CLI, and real data.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/core/errors.js';
 import { modelProblem, type Problem } from '../src/core/problem.js';
@@ -386,6 +387,10 @@ describe('options', () => {
     expect(() => cuttingPlane(t.problem, { warmStart: { from: ssgCheckpoint } })).toThrow(/warm start needs a checkpoint of cutting-plane, bcfw or fw/);
     const other = createSolver(tinyChain(1, { n: 4 }).problem, { solver: 'cutting-plane' }).checkpoint();
     expect(() => cuttingPlane(t.problem, { warmStart: { from: other } })).toThrow(/n = 3/);
+    const relabelled = tinyChain(1, { n: 3 });
+    relabelled.ys[0]![0] = (relabelled.ys[0]![0]! + 1) % 3;
+    const foreign = createSolver(modelProblem(relabelled.model, relabelled.xs, relabelled.ys), { solver: 'cutting-plane' }).checkpoint();
+    expect(() => cuttingPlane(t.problem, { warmStart: { from: foreign } })).toThrow(/made on this training data/);
     const own = createSolver(t.problem, { solver: 'cutting-plane' }).checkpoint();
     expect(() => new CuttingPlaneSolver(t.problem, { warmStart: { from: own } }, own)).toThrow(/exclude/);
     expect(() => new CuttingPlaneSolver(t.problem).result()).toThrow(/not finished/);
@@ -449,6 +454,28 @@ describe('cutting plane from the command line, on every model', () => {
     const r = await cli('demo', '--solver', 'cutting-plane', '--qp-tolerance', '0.1', '--inactive-window', '20', '--json', '--quiet');
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toMatchObject({ solver: 'cutting-plane', stopReason: 'gap', thresholdReached: true });
+  });
+});
+
+describe.skipIf(!hasData('ocr', 'letter.data.gz'))('the README cutting-plane example (OCR-small, real data)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-cp-readme-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** The README line that starts with `npx gapbcfw WORDS`, as arguments (comment dropped), with its files in `dir`. */
+  const readmeCommand = (words: string): string[] => {
+    const line = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'README.md'), 'utf8').split('\n').find((l) => l.startsWith(`npx gapbcfw ${words}`))!;
+    return line.replace(/#.*$/, '').replace(/^npx gapbcfw /, '').split(/\s+/).filter((a) => a !== '')
+      .map((a) => (a === 'ocr:letter.data.gz' ? `ocr:${dataPath('ocr', 'letter.data.gz')}` : /\.(jsonl|png)$/.test(a) ? join(dir, a) : a));
+  };
+
+  it('trains to the default gap threshold 0.1, and its trace plots', { timeout: 300_000 }, async () => {
+    const trainArgs = readmeCommand('train ocr:letter.data.gz --split small --solver cutting-plane');
+    const r = await cli(...trainArgs, '--json', '--quiet');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json).toMatchObject({ solver: 'cutting-plane', stopReason: 'gap', thresholdReached: true, gapIsExact: true });
+    expect(r.json!.gap as number).toBeLessThanOrEqual(0.1);
+    const plot = await cli(...readmeCommand('plot cp.jsonl'), '--json');
+    expect(plot.code, plot.stderr).toBe(0);
+    expect(existsSync(join(dir, 'cp-primal.png'))).toBe(true);
   });
 });
 

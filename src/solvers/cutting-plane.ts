@@ -109,6 +109,9 @@ export class CuttingPlaneSolver extends PassSolver {
     const m = from.meta;
     const { n, dim: d } = this.problem;
     check(m.n === n && m.dim === d, `warm start needs a checkpoint of this problem (n = ${n}, dim = ${d}), got n = ${m.n}, dim = ${m.dim}`);
+    // Constraints are sums over the training data: those of other data would not be valid cuts here.
+    const data = this.problem.fingerprint?.();
+    check(m.dataFingerprint === undefined || data === undefined || m.dataFingerprint === data, 'warm start needs a checkpoint made on this training data');
     if (m.solver === 'cutting-plane') {
       this.set.load(from.arrays);
       this.set.resetIdle();
