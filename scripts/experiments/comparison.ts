@@ -48,7 +48,8 @@ const METHODS: Record<string, { options: TrainOptions; stochastic: boolean }> = 
   // Not in the 2013 paper: the 2016 paper's best variant, for reference.
   'BCPFW, gap, cache': { options: { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true, gapCheck: 10 }, stochastic: true },
 };
-const BATCH = new Set(Object.keys(METHODS).filter((m) => !METHODS[m]!.stochastic));
+/** The batch methods, whose lower envelope of the primal is drawn (App. F). */
+const isBatch = (method: string) => method === 'FW' || method.startsWith('cutting plane');
 const THRESHOLDS = [0.1, 0.01, 0.001];
 
 const [command, ...rest] = process.argv.slice(2);
@@ -71,6 +72,9 @@ async function run(argv: string[]): Promise<void> {
       'time-budget': { type: 'string', default: '600' },
       // Methods separated by ';', each optionally METHOD=SEEDS:PASSES to give it its own seeds and pass cap.
       methods: { type: 'string' },
+      // Settings of the cutting plane (its method is then named after them: `cutting plane, QP 0.001`).
+      'qp-tolerance': { type: 'string' },
+      'inactive-window': { type: 'string' },
       out: { type: 'string', default: 'runs/comparison' },
     },
   });
@@ -90,7 +94,15 @@ async function run(argv: string[]): Promise<void> {
     const [seeds, passes] = (custom ?? '').split(':');
     const spec = METHODS[name!]!;
     const defaultPasses = spec.stochastic ? values['max-passes'] : (values['batch-passes'] ?? values['max-passes']);
-    return { name: name!, spec, seeds: spec.stochastic ? Number(seeds || values.seeds) : 1, maxPasses: Number(passes || defaultPasses) };
+    let label = name!;
+    let options = spec.options;
+    if (name === 'cutting plane') {
+      const qp = values['qp-tolerance'];
+      const window = values['inactive-window'];
+      options = { ...options, ...(qp ? { qpTolerance: Number(qp) } : {}), ...(window ? { inactiveWindow: Number(window) } : {}) };
+      label = [name, ...(qp ? [`QP ${qp}`] : []), ...(window ? [`window ${window}`] : [])].join(', ');
+    }
+    return { name: label, spec: { ...spec, options }, seeds: spec.stochastic ? Number(seeds || values.seeds) : 1, maxPasses: Number(passes || defaultPasses) };
   });
   mkdirSync(values.out, { recursive: true });
   process.stderr.write(`${task.description}; n = ${problem.n}, d = ${problem.dim}, lambda = ${lambda}; test part: ${task.test ? task.test.length : 'none'}\n`);
@@ -172,7 +184,7 @@ async function report(argv: string[]): Promise<void> {
       const out: TraceEvent = { ...e, testError: typeof e[metric] === 'number' ? (e[metric] as number) : undefined };
       if (typeof e.primal === 'number') {
         envelope = Math.min(envelope, e.primal);
-        out.objective = BATCH.has(run.method) ? envelope : e.primal;
+        out.objective = isBatch(run.method) ? envelope : e.primal;
       }
       return out;
     });
