@@ -11,7 +11,7 @@ import { StreamedOutput } from '../io/output.js';
 import { methodName, type TraceContext } from '../plot/traces.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
 import type { SolverResult } from '../solvers/common.js';
-import type { CuttingPlaneResult } from '../solvers/cutting-plane.js';
+import { CUTTING_PLANE_MAX_PASSES, type CuttingPlaneResult } from '../solvers/cutting-plane.js';
 import { trainAsync } from '../solvers/index.js';
 import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
@@ -71,7 +71,7 @@ async function train(a: Args, io: Io, data: TaskData, defaults: { command: strin
   const test = data.test;
   if (test) options.evaluate = (w) => evaluatePart(data, model, w, 'test');
   const quiet = value.flag(a, 'quiet');
-  const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : 200), quiet);
+  const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : options.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet);
   const resumeFile = value.string(a, 'resume');
   const resume = resumeFile === undefined ? undefined : readCheckpoint(resumeFile);
   const checkpointFile = value.string(a, 'checkpoint');

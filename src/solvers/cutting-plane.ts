@@ -38,6 +38,12 @@ export interface CuttingPlaneResult extends SolverResult {
   qpIterations: number;
 }
 
+/**
+ * The default cap on iterations: more than FW's 200, since an iteration adds a single cut and SVMstruct runs
+ * until converged (OCR-small at lambda = 1/n needs about 250 iterations to a gap of 0.1, 1,350 to 0.001).
+ */
+export const CUTTING_PLANE_MAX_PASSES = 1000;
+
 /** Steps of one QP solve at most (a safety net: the QP normally stops on its gap long before). */
 const MAX_QP_STEPS = 100_000;
 
@@ -69,7 +75,7 @@ export class CuttingPlaneSolver extends PassSolver {
   private finished = false;
 
   constructor(problem: Problem, options: CuttingPlaneOptions = {}, restored?: SolverCheckpoint) {
-    super('cutting-plane', problem, options, resolveCommon(problem, options, 200), restored);
+    super('cutting-plane', problem, options, resolveCommon(problem, options, CUTTING_PLANE_MAX_PASSES), restored);
     this.qpTolerance = options.qpTolerance ?? 0.1;
     check(this.qpTolerance >= 0 && this.qpTolerance < 1, `qpTolerance must be in [0, 1), got ${this.qpTolerance}`);
     this.inactiveWindow = options.inactiveWindow ?? 50;
