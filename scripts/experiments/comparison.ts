@@ -67,6 +67,10 @@ async function run(argv: string[]): Promise<void> {
       task: { type: 'string' },
       lambda: { type: 'string', default: '1/n' },
       seeds: { type: 'string', default: '10' },
+      // Start at this seed (to add seeds to a folder of runs).
+      'first-seed': { type: 'string', default: '1' },
+      // Stop a run once its exact gap is <= this (the stochastic methods check it every 10 passes).
+      'gap-threshold': { type: 'string', default: '0' },
       'max-passes': { type: 'string', default: '100' },
       'batch-passes': { type: 'string' },
       'time-budget': { type: 'string', default: '600' },
@@ -112,7 +116,7 @@ async function run(argv: string[]): Promise<void> {
   };
   const summary: unknown[] = [];
   const maxSeeds = Math.max(...plan.map((p) => p.seeds));
-  for (let seed = 1; seed <= maxSeeds; seed++) {
+  for (let seed = Number(values['first-seed']); seed <= maxSeeds; seed++) {
     for (const { name: method, spec, seeds, maxPasses } of plan) {
       if (seed > seeds) continue;
       // CPU bookkeeping: evaluation (inside `evaluate`) and monitor passes (between a pass event and the monitor
@@ -125,7 +129,7 @@ async function run(argv: string[]): Promise<void> {
       let nextEvaluation = 1;
       const events: object[] = [];
       const options = {
-        ...spec.options, lambda, seed, gapThreshold: 0, timeBudget: Number(values['time-budget']), maxPasses,
+        ...spec.options, lambda, seed, gapThreshold: Number(values['gap-threshold']), timeBudget: Number(values['time-budget']), maxPasses,
         ...(spec.stochastic ? { monitorEvery: 1 } : {}),
         evaluate: (w: Float64Array) => {
           if (!task.test || ++evaluations < nextEvaluation) return {};
