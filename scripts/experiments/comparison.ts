@@ -175,6 +175,8 @@ async function report(argv: string[]): Promise<void> {
       title: { type: 'string' },
       // The task metric drawn as the test error (e.g. aer for word alignment, the paper's test error there).
       'test-metric': { type: 'string', default: 'testError' },
+      // A logarithmic x axis (the paper's CoNLL figures), to show the first passes and the long run together.
+      'log-x': { type: 'boolean', default: false },
     },
   });
   const { runs } = readTraces(positionals);
@@ -227,16 +229,17 @@ async function report(argv: string[]): Promise<void> {
     mkdirSync(values.figures.split('/').slice(0, -1).join('/') || '.', { recursive: true });
     for (const [suffix, x, y, what] of draw) {
       const figure = buildFigure(x === 'time' ? cpuTime(prepared) : series, { x, y, ...(y === 'residual' ? { optimum: bestDual } : {}), ...(title ? { title: `${title}: ${what}` } : {}) });
-      retitle(figure.spec, x === 'time' ? 'CPU seconds' : undefined, y === 'residual' ? 'primal - best dual' : metric === 'testError' ? undefined : `test ${metric}`);
+      retitle(figure.spec, x === 'time' ? 'CPU seconds' : undefined, y === 'residual' ? 'primal - best dual' : metric === 'testError' ? undefined : `test ${metric}`, values['log-x']);
       writeFileSync(`${values.figures}-${suffix}.png`, renderPng(await renderSvg(figure.spec)));
     }
   }
   console.log(JSON.stringify({ bestDual, toGap, toSubopt, finalTestError: finalTest }, null, 1));
 }
 
-/** Sets the axis titles of a figure's spec (x on the shared encoding, y on every layer). */
-function retitle(spec: object, x: string | undefined, y: string | undefined): void {
-  const s = spec as { encoding?: { x?: { title?: string } }; layer?: { encoding?: { y?: { title?: string } } }[] };
+/** Sets the axis titles of a figure's spec (x on the shared encoding, y on every layer), and a log scale on x. */
+function retitle(spec: object, x: string | undefined, y: string | undefined, logX: boolean): void {
+  const s = spec as { encoding?: { x?: { title?: string; scale?: object } }; layer?: { encoding?: { y?: { title?: string } } }[] };
   if (x !== undefined && s.encoding?.x) s.encoding.x.title = x;
+  if (logX && s.encoding?.x) s.encoding.x.scale = { type: 'log' };
   if (y !== undefined) for (const layer of s.layer ?? []) if (layer.encoding?.y?.title !== undefined) layer.encoding.y.title = y;
 }
