@@ -211,7 +211,7 @@ async function report(argv: string[]): Promise<void> {
     return eff === null ? '-' : `${eff} / ${row[`cpuSecondsTo${thr}`]} s`;
   };
   const head = THRESHOLDS.map((t) => `gap ${t}`).concat(THRESHOLDS.map((t) => `subopt. ${t}`));
-  const lines = [`| method | seeds | ${head.join(' | ')} | test error (median, last) |`, `| --- | --- |${' --- |'.repeat(head.length + 1)}`];
+  const lines = [`| method | seeds | ${head.join(' | ')} | test ${metric === 'testError' ? 'error' : metric} (median, last) |`, `| --- | --- |${' --- |'.repeat(head.length + 1)}`];
   toGap.forEach((g, k) => {
     const test = medianOrNull(finalTest[k]!.testError) ?? '-';
     lines.push(`| ${g.method} | ${g.seeds} | ${THRESHOLDS.map((t) => cell(g, t)).concat(THRESHOLDS.map((t) => cell(toSubopt[k]!, t))).join(' | ')} | ${test} |`);
