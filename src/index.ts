@@ -61,6 +61,7 @@ export { train, trainAsync, createSolver, SOLVERS, type SolverName, type TrainOp
 export { bcfw, BcfwSolver, defaultBatch, type BcfwOptions, type BcfwResult, type BlockStepInfo, type Sampling, type StepType, type CacheOptions, type WarmStart, type BcfwCounters } from './solvers/bcfw.js';
 export { fw, FwSolver, type FwOptions } from './solvers/fw.js';
 export { ssg, SsgSolver, type SsgOptions } from './solvers/ssg.js';
+export { cuttingPlane, CuttingPlaneSolver, type CuttingPlaneOptions, type CuttingPlaneResult } from './solvers/cutting-plane.js';
 export {
   blockGaps,
   exactPass,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bcfw } from '../src/solvers/bcfw.js';
 import { fw } from '../src/solvers/fw.js';
+import { cuttingPlane } from '../src/solvers/cutting-plane.js';
 import { ssg } from '../src/solvers/ssg.js';
 import type { Problem } from '../src/core/problem.js';
 import { Rng } from '../src/core/rng.js';
@@ -33,6 +34,7 @@ describe('box-constrained solvers', () => {
     'BCPFW gap cache': () => bcfw(boxed, { lambda, step: 'pairwise', sampling: 'gap', cache: true, gapThreshold: 1e-4, maxPasses: 100000, checkConsistency: true }),
     'hybrid, sparse blocks': () => bcfw(boxed, { lambda, step: 'hybrid', blockStorage: 'sparse', gapThreshold: 1e-4, maxPasses: 100000 }),
     'batch FW': () => fw(boxed, { lambda, gapThreshold: 1e-4, maxPasses: 200000 }),
+    'cutting plane': () => cuttingPlane(boxed, { lambda, gapThreshold: 1e-4, maxPasses: 2000 }),
   };
   const results = Object.fromEntries(Object.entries(runs).map(([k, f]) => [k, f()]));
 

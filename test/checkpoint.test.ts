@@ -20,6 +20,7 @@ describe('checkpoint and resume', () => {
     { solver: 'bcfw', lambda: 0.1, maxPasses: 17, gapCheck: 5, gapThreshold: 0, seed: 4, sampling: 'perm', averaging: false },
     { solver: 'fw', lambda: 0.1, maxPasses: 17, gapThreshold: 0 },
     { solver: 'ssg', lambda: 0.1, maxPasses: 17, gapCheck: 5, seed: 4, sampling: 'perm' },
+    { solver: 'cutting-plane', lambda: 0.01, maxPasses: 17, gapThreshold: 0, inactiveWindow: 3 },
   ];
 
   it.each(configs)('a resumed run reproduces the uninterrupted one exactly (%o)', (options) => {

@@ -37,6 +37,7 @@ const CONFIGS: [string, TrainOptions][] = [
   ['hybrid steps, permutations', { solver: 'bcfw', step: 'hybrid', sampling: 'perm' }],
   ['batch fw', { solver: 'fw' }],
   ['ssg', { solver: 'ssg' }],
+  ['cutting plane', { solver: 'cutting-plane' }],
 ];
 // One block per step: the two problems' block steps then call the same per-object oracle, and only their exact
 // passes differ (mini-batches decode through Problem.batch.decodeSubset, whose native row scoring sums in
@@ -143,6 +144,7 @@ describe('AbortSignal', () => {
   it.each([
     ['fw', { solver: 'fw' }],
     ['ssg', { solver: 'ssg' }],
+    ['cutting-plane', { solver: 'cutting-plane' }],
   ] as [string, TrainOptions][])('%s: an abort from a progress event stops the run', async (_name, o) => {
     const controller = new AbortController();
     const r = await trainAsync(batched, {
@@ -151,7 +153,7 @@ describe('AbortSignal', () => {
     } as TrainOptions);
     expect(r.stopReason).toBe('aborted');
     expect(r.passes).toBeLessThanOrEqual(6);
-    if (o.solver === 'fw') expect(r.gapIsExact).toBe(true);
+    if (o.solver === 'fw' || o.solver === 'cutting-plane') expect(r.gapIsExact).toBe(true);
     expect(r.w.every(Number.isFinite)).toBe(true);
   });
 });

@@ -158,6 +158,29 @@ describe('FW, BCFW and SSG reach the same optimum', () => {
   });
 });
 
+describe('monitor events (plots only)', () => {
+  const t = tinyChain(12, { n: 8 });
+  it('SSG monitorEvery logs the primal and metrics of its returned iterate without counting them', () => {
+    const base = { lambda: 0.1, maxPasses: 6, gapCheck: 3, seed: 2 };
+    const plain = ssg(t.problem, base);
+    const monitored = ssg(t.problem, { ...base, monitorEvery: 2, evaluate: (w) => ({ norm: dot(w, w) }) });
+    expect(Array.from(monitored.w)).toEqual(Array.from(plain.w));
+    expect(monitored.oracleCalls).toBe(plain.oracleCalls);
+    const monitors = monitored.trace.filter((e) => e.monitor);
+    expect(monitors.map((e) => e.pass)).toEqual([2, 4, 6]);
+    expect(monitors.at(-1)!.primal).toBeCloseTo(brutePrimal(t, 0.1, monitored.w), 12);
+    for (const e of monitors) expect(typeof e.norm).toBe('number');
+    expect(() => ssg(t.problem, { ...base, monitorEvery: 0 })).toThrow(/monitorEvery/);
+  });
+
+  it("BCFW's monitor events carry the evaluate metrics", () => {
+    const r = bcfw(t.problem, { lambda: 0.1, maxPasses: 4, gapCheck: 2, monitorEvery: 1, evaluate: (w) => ({ norm: dot(w, w) }) });
+    const monitors = r.trace.filter((e) => e.monitor);
+    expect(monitors.length).toBe(4);
+    for (const e of monitors) expect(typeof e.norm).toBe('number');
+  });
+});
+
 describe('solver options', () => {
   const t = tinyChain(1, { n: 3 });
   it('reject bad values with InputError', () => {

@@ -75,7 +75,7 @@ async function dataSet(name: string): Promise<DataSet> {
   const [data, load, lambda, passes] = entry;
   const task = await loadTask(data, load);
   const problem = modelProblem(buildModel(task.spec), task.train);
-  return { name, problem, lambda: lambda ?? taskOf(parseDataSpec(data).kind).defaults.lambda ?? 1 / problem.n, passes };
+  return { name, problem, lambda: lambda ?? taskOf(parseDataSpec(data).kind).defaults?.lambda ?? 1 / problem.n, passes };
 }
 
 interface Config {

@@ -9,13 +9,13 @@
  *
  * The exact gap is logged every --monitor passes for the plots (not counted in time or effective passes).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadTask } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
 import { modelProblem } from '../../src/core/problem.js';
 import { bcfw, type BcfwOptions } from '../../src/solvers/bcfw.js';
+import { writeRunTrace } from './run-trace.js';
 
 const { values } = parseArgs({
   options: {
@@ -65,14 +65,13 @@ for (const method of names) {
   const options = table[method];
   if (!options) throw new Error(`unknown method '${method}' (${Object.keys(table).join('; ')})`);
   for (let seed = 1; seed <= Number(values.seeds); seed++) {
-    const lines: string[] = [];
+    const events: object[] = [];
     const r = bcfw(problem, {
       lambda, seed, maxPasses: Number(values['max-passes']), timeBudget: Number(values['time-budget']),
       gapThreshold: Number(values['gap-threshold']), monitorEvery: Number(values.monitor), gapCheck: 10, ...options,
-      onProgress: (e) => lines.push(JSON.stringify({ method, seed, lambda, data: values.data, ...e })),
+      onProgress: (e) => events.push({ method, seed, lambda, data: values.data, ...e }),
     });
-    const file = join(values.out, `${method.replace(/[^A-Za-z0-9]+/g, '-')}-seed${seed}.jsonl`);
-    writeFileSync(file, `${lines.join('\n')}\n`);
+    writeRunTrace(values.out, method, seed, events);
     summary.push({ method, seed, passes: r.passes, effectivePasses: r.effectivePasses, seconds: r.seconds, gap: r.gap, cacheHits: r.counters.cacheHits });
     process.stderr.write(`${method} seed ${seed}: ${r.passes} passes, ${r.effectivePasses.toFixed(1)} effective, gap ${r.gap!.toExponential(3)}, ${r.seconds.toFixed(1)} s\n`);
   }

@@ -26,7 +26,7 @@ const solver = 'Solver';
 /** The solver options of every training command (train, demo, path). */
 export const SOLVER_OPTIONS: readonly CommandOption[] = [
   { name: 'lambda', type: 'number', value: 'X', ...LAMBDA_RANGE, help: 'regularisation lambda of (lambda/2)||w||^2 + (1/n) sum_i H_i(w)', default: '1/n; a task may set its own', group: solver },
-  { name: 'solver', type: 'choice', value: 'NAME', choices: CLI_SOLVERS, help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise', default: 'bcfw', group: solver },
+  { name: 'solver', type: 'choice', value: 'NAME', choices: CLI_SOLVERS, help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise, cutting-plane = 1-slack (SVMstruct)', default: 'bcfw', group: solver },
   { name: 'sampling', type: 'choice', value: 'S', choices: ['uniform', 'perm', 'gap'], help: 'block sampling; gap = proportional to the block-gap estimates (2016, Alg. 2)', default: 'uniform', group: solver },
   { name: 'cache', type: 'flag', help: 'gap-based caching of oracle answers (2016, Alg. 3)', group: solver },
   { name: 'cache-size', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'labels kept per block', default: '50', group: solver },
@@ -38,10 +38,12 @@ export const SOLVER_OPTIONS: readonly CommandOption[] = [
   { name: 'no-line-search', type: 'flag', help: 'the fixed step 2n/(k+2n) (bcfw) or 2/(k+2) (fw)', group: solver },
   { name: 'gap-threshold', type: 'number', value: 'X', min: 0, max: 1e300, help: 'stop when the exact duality gap is <= X', default: '0.1', group: solver },
   { name: 'gap-check', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'passes between exact gap passes', default: '10', group: solver },
-  { name: 'max-passes', type: 'integer', value: 'N', min: 0, max: 1e9, help: 'cap on passes', default: '200; ssg 50', group: solver },
+  { name: 'max-passes', type: 'integer', value: 'N', min: 0, max: 1e9, help: 'cap on passes', default: '200; ssg 50; cutting-plane 1000', group: solver },
   { name: 'time-budget', type: 'number', value: 'SECONDS', min: 0, minExclusive: true, max: 1e9, help: 'wall-clock budget', default: 'unlimited', group: solver },
   { name: 'seed', type: 'integer', value: 'N', min: 0, max: SEED_MAX, help: 'seed of the sampling PRNG', default: '1', group: solver },
   { name: 'train-error', type: 'flag', help: 'also report the training error at every gap check', group: solver },
+  { name: 'qp-tolerance', type: 'number', value: 'X', min: 0, max: 0.999999, help: 'cutting-plane: solve the working-set QP to X times the last exact gap', default: '0.1', group: solver },
+  { name: 'inactive-window', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'cutting-plane: drop a constraint whose dual weight stayed 0 for N iterations', default: '50', group: solver },
 ];
 
 const data = 'Data';
@@ -127,6 +129,13 @@ export function trainOptions(a: Args, defaults: { lambda?: number; gapThreshold?
   const step = STEP_OF[name];
   const solverName = (step ? 'bcfw' : name) as SolverName;
   const sampling = value.string(a, 'sampling');
+  const cuttingPlane = solverName === 'cutting-plane';
+  for (const flag of cuttingPlane ? ['sampling', 'averaging', 'no-averaging', 'no-line-search'] : []) {
+    if (a.given.has(flag)) throw new UsageError(`--${flag} does not apply to the cutting plane`);
+  }
+  for (const flag of cuttingPlane ? [] : ['qp-tolerance', 'inactive-window']) {
+    if (a.given.has(flag)) throw new UsageError(`--${flag} applies to --solver cutting-plane only`);
+  }
   if (solverName === 'fw' && sampling !== undefined) throw new UsageError('--sampling does not apply to batch FW');
   if (solverName === 'ssg' && sampling === 'gap') throw new UsageError('--sampling gap needs a dual: use a block-coordinate solver');
   if (value.flag(a, 'averaging') && value.flag(a, 'no-averaging')) throw new UsageError('--averaging and --no-averaging contradict each other');
@@ -144,9 +153,13 @@ export function trainOptions(a: Args, defaults: { lambda?: number; gapThreshold?
     seed: value.number(a, 'seed'),
     trainError: value.flag(a, 'train-error'),
   };
-  if (solverName !== 'fw') o.sampling = sampling;
-  if (solverName !== 'ssg') o.lineSearch = !value.flag(a, 'no-line-search');
-  if (solverName !== 'fw') o.averaging = value.flag(a, 'averaging') ? true : value.flag(a, 'no-averaging') ? false : undefined;
+  if (solverName !== 'fw' && !cuttingPlane) o.sampling = sampling;
+  if (solverName !== 'ssg' && !cuttingPlane) o.lineSearch = !value.flag(a, 'no-line-search');
+  if (solverName !== 'fw' && !cuttingPlane) o.averaging = value.flag(a, 'averaging') ? true : value.flag(a, 'no-averaging') ? false : undefined;
+  if (cuttingPlane) {
+    o.qpTolerance = value.number(a, 'qp-tolerance');
+    o.inactiveWindow = value.number(a, 'inactive-window');
+  }
   if (step) {
     o.step = step;
     o.batch = value.number(a, 'batch');

@@ -11,6 +11,7 @@ import { StreamedOutput } from '../io/output.js';
 import { methodName, type TraceContext } from '../plot/traces.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
 import type { SolverCheckpoint, SolverResult } from '../solvers/common.js';
+import { CUTTING_PLANE_MAX_PASSES, type CuttingPlaneResult } from '../solvers/cutting-plane.js';
 import { trainAsync } from '../solvers/index.js';
 import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
@@ -93,7 +94,7 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   const test = data.test;
   if (test) options.evaluate = (w) => evaluatePart(data, model, w, 'test');
   const quiet = value.flag(a, 'quiet');
-  const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : 200), quiet);
+  const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : options.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet);
   const { resume, checkpoints, summaryIo } = runFiles;
   const sampling = 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined;
   const solverName = value.string(a, 'solver') ?? 'bcfw';
@@ -156,6 +157,7 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
     dim: problem.dim,
     ...solverSummary(r),
     ...(bcfw.storedLabels !== undefined ? { cacheHits: bcfw.counters.cacheHits, storedLabels: bcfw.storedLabels } : {}),
+    ...('workingSet' in r ? { workingSet: (r as CuttingPlaneResult).workingSet } : {}),
     trainError: r.trainError,
     ...r.metrics,
     ...(test ? data.baseline?.('test') : {}),

@@ -91,8 +91,9 @@ export interface BcfwOptions extends CommonSolverOptions {
    */
   start?: { labels: readonly unknown[]; gapEstimates?: Float64Array };
   /**
-   * Log the exact gap every this many passes for plots only ([G] logging_level 3): the oracle calls and
-   * time are not counted and nothing feeds back into the solver. Events carry `monitor: true`. Default off.
+   * Log the exact gap (and `evaluate`'s metrics) every this many passes for plots only ([G] logging_level 3):
+   * the oracle calls and time are not counted and nothing feeds back into the solver. Events carry
+   * `monitor: true`. Default off.
    */
   monitorEvery?: number;
   /**
@@ -682,7 +683,7 @@ export class BcfwSolver extends PassSolver {
   private monitor(): void {
     const it = this.returned;
     const cert = this.clock.excluded(() => certificate(this.config.lambda, this.problem.n, it.w, it.l, fullOraclePass(this.problem, it.w).hingeSum, it.v));
-    this.emit({ seconds: this.clock.seconds, ...cert, gapIsExact: true, monitor: true });
+    this.emit({ seconds: this.clock.seconds, ...cert, gapIsExact: true, monitor: true, ...this.evaluate(it.w) });
   }
 
   /** True when the estimated gap says the threshold is probably reached ([G] heuristic exit). */

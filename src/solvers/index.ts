@@ -2,17 +2,22 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { InputError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import { BcfwSolver, type BcfwOptions } from './bcfw.js';
+import { CuttingPlaneSolver, type CuttingPlaneOptions } from './cutting-plane.js';
 import { FwSolver, type FwOptions } from './fw.js';
 import { SsgSolver, type SsgOptions } from './ssg.js';
 import type { PassSolver, SolverCheckpoint, SolverResult } from './common.js';
 
-/** Solvers selectable with `TrainOptions.solver`: block-coordinate FW (with every 2016 switch), batch FW, stochastic subgradient. */
-export type SolverName = 'bcfw' | 'fw' | 'ssg';
+/**
+ * Solvers selectable with `TrainOptions.solver`: block-coordinate FW (with every 2016 switch), batch FW, stochastic
+ * subgradient, the 1-slack cutting plane.
+ */
+export type SolverName = 'bcfw' | 'fw' | 'ssg' | 'cutting-plane';
 /** The values of {@link SolverName}, in order (for CLI validation and help). */
-export const SOLVERS: readonly SolverName[] = ['bcfw', 'fw', 'ssg'];
+export const SOLVERS: readonly SolverName[] = ['bcfw', 'fw', 'ssg', 'cutting-plane'];
 
 /** Options of `train`: the solver's name plus that solver's options. */
-export type TrainOptions = ({ solver?: 'bcfw' } & BcfwOptions) | ({ solver: 'fw' } & FwOptions) | ({ solver: 'ssg' } & SsgOptions);
+export type TrainOptions = ({ solver?: 'bcfw' } & BcfwOptions) | ({ solver: 'fw' } & FwOptions) | ({ solver: 'ssg' } & SsgOptions)
+  | ({ solver: 'cutting-plane' } & CuttingPlaneOptions);
 
 /** A solver instance, optionally resumed from a checkpoint of the same solver and settings. */
 export function createSolver(problem: Problem, options: TrainOptions = {}, resume?: SolverCheckpoint): PassSolver {
@@ -23,6 +28,8 @@ export function createSolver(problem: Problem, options: TrainOptions = {}, resum
       return new FwSolver(problem, options as FwOptions, resume);
     case 'ssg':
       return new SsgSolver(problem, options as SsgOptions, resume);
+    case 'cutting-plane':
+      return new CuttingPlaneSolver(problem, options as CuttingPlaneOptions, resume);
     default:
       throw new InputError(`unknown solver '${String(options.solver)}' (one of ${SOLVERS.join(', ')})`);
   }

@@ -6,6 +6,7 @@ import { dotSparse } from '../core/vector.js';
 import {
   certificate,
   checkedHinge,
+  fullOraclePass,
   PassSolver,
   resolveCommon,
   runSteps,
@@ -21,6 +22,11 @@ export interface SsgOptions extends CommonSolverOptions {
   sampling?: Sampling;
   /** Weighted averaging rho = 2/(k+2) of w (as in BCFW-wavg). Default true. */
   averaging?: boolean;
+  /**
+   * Log the primal (and `evaluate`'s metrics) of the returned iterate every this many passes for plots only:
+   * the oracle calls and time are not counted. Events carry `monitor: true`. Default off.
+   */
+  monitorEvery?: number;
 }
 
 /**
@@ -32,6 +38,7 @@ export interface SsgOptions extends CommonSolverOptions {
 export class SsgSolver extends PassSolver {
   private readonly sampling: Sampling;
   private readonly averaging: boolean;
+  private readonly monitorEvery: number | undefined;
   private readonly w: Float64Array;
   private readonly wAvg: Float64Array;
   private readonly bounds: ClipBounds | undefined;
@@ -48,6 +55,8 @@ export class SsgSolver extends PassSolver {
     this.sampling = options.sampling ?? 'uniform';
     check(this.sampling === 'uniform' || this.sampling === 'perm', `unknown sampling '${this.sampling}' (uniform | perm)`);
     this.averaging = options.averaging ?? true;
+    this.monitorEvery = options.monitorEvery;
+    check(this.monitorEvery === undefined || (Number.isInteger(this.monitorEvery) && this.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${this.monitorEvery}`);
     this.bounds = resolveBounds(problem);
     this.w = new Float64Array(problem.dim);
     this.wAvg = this.averaging ? new Float64Array(problem.dim) : this.w;
@@ -107,6 +116,13 @@ export class SsgSolver extends PassSolver {
     this.emit({ seconds, primal: this.primal, gapIsExact: false, ...this.evaluate(this.wAvg) });
   }
 
+  /** The primal for the trace only: neither counted nor timed. */
+  private monitor(): void {
+    const { n } = this.problem;
+    const primal = this.clock.excluded(() => certificate(this.config.lambda, n, this.wAvg, 0, fullOraclePass(this.problem, this.wAvg).hingeSum).primal);
+    this.emit({ seconds: this.clock.seconds, primal, gapIsExact: false, monitor: true, ...this.evaluate(this.wAvg) });
+  }
+
   runPass(): boolean {
     return runSteps(this.passSteps());
   }
@@ -120,6 +136,7 @@ export class SsgSolver extends PassSolver {
       this.passes++;
       if (this.passes % this.config.gapCheck === 0) yield* this.primalCheck();
       else this.emit({ seconds: this.clock.seconds, gapIsExact: false });
+      if (this.monitorEvery && this.passes % this.monitorEvery === 0) this.monitor();
       if (!interrupted && this.passes < this.config.maxPasses) return true;
     }
     if (this.checkedAt !== this.passes) yield* this.primalCheck();
