@@ -24,6 +24,11 @@ export interface HogFeatures {
   sbin: number;
 }
 
+// The section's functions on the addon object (src/native.ts).
+declare module './native.js' {
+  interface NativeBinding extends HogBinding {}
+}
+
 export interface HogBinding {
   hog(image: Float64Array, H: number, W: number, C: number, sbin: number, out: Float32Array): void;
   hogShape(H: number, W: number, sbin: number): [number, number];

@@ -148,6 +148,11 @@ interface NativeBatch {
 }
 
 /** The max-flow part of the addon's exports. */
+// The section's functions on the addon object (src/native.ts).
+declare module './native.js' {
+  interface NativeBinding extends MaxflowBinding {}
+}
+
 export interface MaxflowBinding {
   MaxflowGraph: new (spec: NativeGraphSpec) => NativeGraph;
   MaxflowBatch: new (opts: { graphs: NativeGraphSpec[]; flows: Float64Array; retain: boolean; name: string }) => NativeBatch;
@@ -632,8 +637,10 @@ export interface DimacsReadOptions {
 export function parseDimacsMaxflow(data: string | Uint8Array, opts: DimacsReadOptions = {}): DimacsMaxflow {
   const capType = opts.capType ?? 'auto';
   if (!['auto', 'int32', 'int64', 'float64'].includes(capType)) throw new InputError(`parseDimacsMaxflow: capType must be 'auto', 'int32', 'int64' or 'float64', got ${String(capType)}`);
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  if (!(bytes instanceof Uint8Array)) throw new InputError(`parseDimacsMaxflow: data must be a string or a Uint8Array, got ${describe(data)}`);
+  const raw = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  if (!(raw instanceof Uint8Array)) throw new InputError(`parseDimacsMaxflow: data must be a string or a Uint8Array, got ${describe(data)}`);
+  // A UTF-8 byte order mark (an editor's) is no line type: skip it, as the other readers do.
+  const bytes = raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
   let r: ReturnType<MaxflowBinding['maxflowReadDimacs']>;
   try {
     r = binding.maxflowReadDimacs(bytes, { capType, mergeArcs: opts.mergeArcs ?? true });

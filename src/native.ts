@@ -1,14 +1,12 @@
 import { createRequire } from 'node:module';
 import { packageRoot } from './package-root.js';
-import type { HogBinding } from './hog.js';
-import type { MaxflowBinding } from './maxflow.js';
-import type { SlicBinding } from './slic.js';
 
 /**
  * Raw bindings of the C++ addon (native/binding/*.cc). Prefer the typed wrappers exported from the package;
- * the max-flow, HOG and SLIC sections declare their functions next to their wrappers.
+ * the max-flow, HOG and SLIC sections declare their functions next to their wrappers (src/maxflow.ts, hog.ts,
+ * slic.ts), which add them to this interface (declaration merging, so this file imports none of them).
  */
-export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
+export interface NativeBinding {
   version(): string;
   /** Sets the process-wide cap on the threads of every native call (0: none); see src/threads.ts. */
   setThreads(n: number): void;
@@ -88,7 +86,7 @@ export interface NativeBinding extends MaxflowBinding, HogBinding, SlicBinding {
   SparseChainBatch: new (options: ChainBatchOptions & { rowOffsets: Int32Array; ids: Int32Array; values?: Float64Array | null }) => NativeChainBatch;
   /** Crammer-Singer multiclass rows of a batched pass (src/models/multiclass.ts). */
   MulticlassBatch: new (options: { rowOffsets: Int32Array; ids: Int32Array; values: Float64Array; truth: Int32Array; numFeatures: number; numLabels: number }) => NativeMulticlassBatch;
-  /** Superpixel graphs of a batched segmentation pass (src/models/segmentation-batch.ts). */
+  /** Superpixel graphs of a batched segmentation pass (src/models/segmentation.ts, segmentationBatch). */
   SegmentationBatch: new (options: { dUnary: number; dPairwise: number; images: SegmentationBatchImage[] }) => NativeSegmentationBatch;
 }
 

@@ -30,6 +30,11 @@ export interface SlicResult {
   count: number;
 }
 
+// The section's functions on the addon object (src/native.ts).
+declare module './native.js' {
+  interface NativeBinding extends SlicBinding {}
+}
+
 export interface SlicBinding {
   slic(pixels: Uint8Array, H: number, W: number, channels: number, K: number, m: number, iterations: number, out: Int32Array): number;
 }

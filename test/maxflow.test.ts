@@ -415,6 +415,13 @@ describe('DIMACS reader, writer and the gapbcfw maxflow command', () => {
     expect(wide.capType).toBe('int64'); // each arc fits int32, their merged edge does not
     expect(parseDimacsMaxflow(`${head}a 1 2 5\na 2 3 2000000000\na 3 2 2000000000\n`, { mergeArcs: false }).capType).toBe('int32');
     expect(() => parseDimacsMaxflow(`${head}a 1 2 5\na 2 3 2000000000\na 3 2 2000000000\n`, { capType: 'int32' })).toThrow('DIMACS line 6: capacity overflow');
+    // A UTF-8 byte order mark before the first line is skipped (bytes and text alike); line numbers stay.
+    const plain = parseDimacsMaxflow(`${head}a 1 2 5\na 2 3 7\na 3 4 2\n`);
+    for (const bom of [`\ufeff${head}a 1 2 5\na 2 3 7\na 3 4 2\n`, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${head}a 1 2 5\na 2 3 7\na 3 4 2\n`)])]) {
+      const r = parseDimacsMaxflow(bom);
+      expect([r.numNodes, r.source, r.sink, r.graph.numEdges, r.graph.solve()]).toEqual([plain.numNodes, plain.source, plain.sink, plain.graph.numEdges, plain.graph.solve()]);
+    }
+    expect(() => parseDimacsMaxflow(`\ufeff${head}a 1 2 -5\n`)).toThrow('DIMACS line 4: negative capacity -5');
   });
 
   it('malformed files throw a FormatError with the line number', () => {
