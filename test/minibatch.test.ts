@@ -17,6 +17,8 @@ import { loadTask } from '../src/tasks/index.js';
 import { buildModel } from '../src/tasks/model-kinds.js';
 import { setThreads, threadCap } from '../src/threads.js';
 import { cli } from './helpers/capture.js';
+import { documentedCommand, runnable } from './helpers/docs.js';
+import { hasData } from '../src/data/paths.js';
 import { expectCertifiedNear, tinyChain } from './helpers/tiny.js';
 
 const task = await loadTask('synthetic:');
@@ -249,4 +251,23 @@ describe('gapbcfw --threads and --batch', () => {
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
   });
+
+  it.skipIf(!hasData('ocr', 'letter.data.gz') && process.env.GAPBCFW_REQUIRE_DATA !== '1')(
+    "the README's commands, as written: both reach the gap 0.1, tau 8 in about the effective passes of tau 1",
+    async () => {
+      const parallel = await cli(...runnable(documentedCommand('README.md', 'train ocr:letter.data.gz --split small --lambda 1e-3 --threads'), dir));
+      const sequential = await cli(...runnable(documentedCommand('README.md', 'train ocr:letter.data.gz --split small --lambda 1e-3 --batch 1'), dir), '--json', '--quiet');
+      for (const r of [parallel, sequential]) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.json!.thresholdReached).toBe(true);
+      }
+      expect(parallel.json).toMatchObject({ threads: 2, batch: 8 });
+      expect(sequential.json!.batch).toBe(1);
+      const ratio = (parallel.json!.effectivePasses as number) / (sequential.json!.effectivePasses as number);
+      expect(ratio).toBeGreaterThan(0.8);
+      expect(ratio).toBeLessThan(1.2);
+    },
+    120_000,
+  );
 });
+
