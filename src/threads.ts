@@ -8,8 +8,8 @@ import { availableParallelism } from 'node:os';
 import { InputError } from './core/errors.js';
 import { native } from './native.js';
 
-/** The most threads {@link setThreads} accepts. */
-export const MAX_THREADS = 1024;
+/** The most threads {@link setThreads} accepts (the native pool runs the caller and up to 255 workers). */
+export const MAX_THREADS = 256;
 
 /**
  * Caps the threads of every native call of this process at `n` (the calling thread included); `undefined`

@@ -148,7 +148,7 @@ describe('tau > 1', () => {
     expect(bcfw(t.problem, { lambda: 0.1, batch: 50, maxPasses: 3 }).batch).toBe(6);
     expect(() => bcfw(t.problem, { batch: 0 })).toThrow(/batch must be a positive integer, got 0/);
     expect(() => bcfw(t.problem, { batch: 2.5 })).toThrow(/batch must be a positive integer/);
-    expect(() => setThreads(0)).toThrow(/threads must be an integer in 1\.\.1024, got 0/);
+    expect(() => setThreads(0)).toThrow(/threads must be an integer in 1\.\.256, got 0/);
   });
 
   it('the default: 4 blocks per thread, at most n/32, and 1 on one thread', () => {

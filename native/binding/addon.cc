@@ -20,7 +20,7 @@ Napi::Value SetThreads(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
   if (info.Length() != 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "setThreads: expected one number");
   const double n = info[0].As<Napi::Number>().DoubleValue();
-  if (!(n >= 0 && n <= 1024 && std::floor(n) == n)) throw Napi::RangeError::New(env, "setThreads: threads must be an integer in 0..1024 (0: no cap)");
+  if (!(n >= 0 && n <= 256 && std::floor(n) == n)) throw Napi::RangeError::New(env, "setThreads: threads must be an integer in 0..256 (0: no cap)");
   gapbcfw::thread_cap().store(static_cast<int32_t>(n));
   return env.Undefined();
 }

@@ -50,10 +50,10 @@ SparseArgs RequireSparse(const Napi::CallbackInfo& info, std::size_t i, std::siz
   return {idx.Data(), val.Data(), static_cast<int64_t>(nnz)};
 }
 
-// Threads of a dense sweep: info[i], an integer in 1..1024.
+// Threads of a dense sweep: info[i], an integer in 1..256.
 int32_t RequireThreads(const Napi::CallbackInfo& info, std::size_t i, const char* fn) {
   const double t = RequireFinite(info, i, std::string(fn) + ": threads");
-  if (!(t >= 1 && t <= 1024 && std::floor(t) == t)) throw Napi::RangeError::New(info.Env(), std::string(fn) + ": threads must be an integer in 1..1024");
+  if (!(t >= 1 && t <= 256 && std::floor(t) == t)) throw Napi::RangeError::New(info.Env(), std::string(fn) + ": threads must be an integer in 1..256");
   return static_cast<int32_t>(t);
 }
 
