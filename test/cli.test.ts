@@ -96,6 +96,8 @@ describe('gapbcfw CLI', () => {
     [['train', 'synthetic:', '--test', 'synthetic:'], /--test does not apply to synthetic data/],
     [['eval', '/nonexistent.gbm', 'synthetic:'], /nonexistent/],
     [['train', 'synthetic:', '--solver', 'fw', '--cache'], /--cache applies/],
+    [['train', 'synthetic:', '--solver', 'fw', '--averaging'], /--averaging does not apply to batch FW/],
+    [['train', 'synthetic:', '--solver', 'fw', '--no-averaging'], /--no-averaging does not apply to batch FW/],
     [['train', 'synthetic:', '--cache-size', '5'], /need --cache/],
     [['train', 'synthetic:', '--sampling', 'gap', '--averaging'], /averaging/],
     [['train', 'synthetic:', '--sampling', 'sometimes'], /--sampling must be one of uniform, perm, gap/],

@@ -137,6 +137,9 @@ export function trainOptions(a: Args, defaults: { lambda?: number; gapThreshold?
     if (a.given.has(flag)) throw new UsageError(`--${flag} applies to --solver cutting-plane only`);
   }
   if (solverName === 'fw' && sampling !== undefined) throw new UsageError('--sampling does not apply to batch FW');
+  for (const flag of solverName === 'fw' ? ['averaging', 'no-averaging'] : []) {
+    if (a.given.has(flag)) throw new UsageError(`--${flag} does not apply to batch FW (it returns its last iterate)`);
+  }
   if (solverName === 'ssg' && sampling === 'gap') throw new UsageError('--sampling gap needs a dual: use a block-coordinate solver');
   if (value.flag(a, 'averaging') && value.flag(a, 'no-averaging')) throw new UsageError('--averaging and --no-averaging contradict each other');
   const cacheSet = ['cache-size', 'cache-f', 'cache-nu'].some((k) => a.given.has(k));
