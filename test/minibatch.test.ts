@@ -151,12 +151,16 @@ describe('tau > 1', () => {
     expect(() => setThreads(0)).toThrow(/threads must be an integer in 1\.\.256, got 0/);
   });
 
-  it('the default: 4 blocks per thread, at most n/32, and 1 on one thread', () => {
+  it('the default: 4 blocks per thread, at most n/32, and 1 on one thread or without a batched oracle', () => {
     expect(defaultBatch(1, 10000)).toBe(1);
     expect(defaultBatch(2, 10000)).toBe(8);
     expect(defaultBatch(16, 10000)).toBe(64);
     expect(defaultBatch(16, 147)).toBe(4);
     expect(defaultBatch(2, 20)).toBe(1);
+    expect(defaultBatch(16, 10000, false)).toBe(1); // no batched oracle: nothing runs in parallel
+    const unbatched: Problem = (({ batch: _b, ...rest }) => rest)(synthetic);
+    setThreads(2);
+    expect(bcfw(unbatched, { lambda: 0.01, maxPasses: 1 }).batch).toBe(1);
     setThreads(2);
     expect(bcfw(synthetic, { lambda: 0.01, maxPasses: 1 }).batch).toBe(8);
     setThreads(1);

@@ -32,7 +32,7 @@ export const SOLVER_OPTIONS: readonly CommandOption[] = [
   { name: 'cache-size', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'labels kept per block', default: '50', group: solver },
   { name: 'cache-f', type: 'number', value: 'X', min: 0, max: 1e6, help: 'cache hit when its gap >= F x the block\'s estimated gap', default: '0.25', group: solver },
   { name: 'cache-nu', type: 'number', value: 'X', min: 0, max: 1e6, help: 'or when its gap >= nu x the global gap estimate / n', default: '0.01', group: solver },
-  { name: 'batch', type: 'integer', value: 'TAU', min: 1, max: 1e9, help: 'blocks per step, decoded together on native threads; 1 = sequential BCFW', default: '4 x threads, at most n/32 (1 on one thread)', group: solver },
+  { name: 'batch', type: 'integer', value: 'TAU', min: 1, max: 1e9, help: 'blocks per step, decoded together on native threads; 1 = sequential BCFW', default: '4 x threads, at most n/32 (1 on one thread, or for word alignment: no batched oracle)', group: solver },
   { name: 'averaging', type: 'flag', help: 'weighted average rho = 2/(k+2) of the iterates', default: 'on for plain bcfw only', group: solver },
   { name: 'no-averaging', type: 'flag', help: 'return the last iterate', group: solver },
   { name: 'no-line-search', type: 'flag', help: 'the fixed step 2n/(k+2n) (bcfw) or 2/(k+2) (fw)', group: solver },

@@ -53,7 +53,7 @@ export interface BcfwOptions extends CommonSolverOptions {
    * (Problem.batch.decodeSubset), then applies the tau updates one after another in sampled order, each with
    * line search at the iterate it is applied to (a corner found at a slightly older w is still a feasible
    * direction, and the dual never decreases). 1 is the sequential algorithm. At most n. Default:
-   * {@link defaultBatch} of the threads and n (a resumed run: the checkpoint's). Results depend on tau, not on
+   * {@link defaultBatch} of the threads, n and whether the problem batches (a resumed run: the checkpoint's). Results depend on tau, not on
    * threads.
    */
   batch?: number;
@@ -263,7 +263,7 @@ export class BcfwSolver extends PassSolver {
     check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
     const { n, dim: d } = problem;
     // A resumed run keeps the batch it was made with (checkpoints before mini-batches: 1) unless told otherwise.
-    const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n));
+    const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, problem.batch !== undefined));
     check(Number.isInteger(batch) && batch >= 1, `batch must be a positive integer, got ${batch}`);
     this.batch = Math.min(batch, n);
     this.batchBlocks = new Int32Array(this.batch);
@@ -376,9 +376,11 @@ export class BcfwSolver extends PassSolver {
   /**
    * One block step at the current w (2013 Alg. 4; 2016 Alg. 3-5). The FW corner is the cache's label, else
    * `label` when the mini-batch `decoded` it (at the batch's w: its score is re-evaluated here), else the
-   * max-oracle's.
+   * max-oracle's. A decoded block's gap estimate is the larger of its exact gap at the batch's w (`startGap`)
+   * and its gap towards that corner here (a lower bound on its gap here), so that stale corners do not make
+   * estimates that starve gap sampling or end a pass of steps early.
    */
-  private blockStep(i: number, decoded = false, label?: unknown): void {
+  private blockStep(i: number, decoded = false, label?: unknown, startGap = 0): void {
     const { problem, w, stats, atoms } = this;
     this.estimatesExact = false;
     const { n } = problem;
@@ -415,7 +417,7 @@ export class BcfwSolver extends PassSolver {
     const wiSq = stats[1]!;
     const gFW = base + s.score / n;
     if (!cacheHit) {
-      this.setEstimate(i, Math.max(gFW, 0));
+      this.setEstimate(i, Math.max(gFW, decoded ? startGap : 0, 0));
       if (A) {
         const key = problem.labelKey(oracleLabel);
         sIndex = A.indexOf(key);
@@ -743,12 +745,25 @@ export class BcfwSolver extends PassSolver {
     }
     if (misses > 0) {
       if (problem.batch) problem.batch.decodeSubset(this.w, this.batchMisses, misses, this.batchLabels, this.batchHinge);
-      else for (let q = 0; q < misses; q++) this.batchLabels[q] = problem.oracle(this.batchMisses[q]!, this.w);
+      else {
+        for (let q = 0; q < misses; q++) {
+          const i = this.batchMisses[q]!;
+          this.batchLabels[q] = problem.oracle(i, this.w);
+          this.corner(this.awayCorner, i, this.batchLabels[q]);
+          this.batchHinge[q] = checkedHinge(this.awayCorner.score, i);
+        }
+      }
       this.oracleCalls += misses;
+      // Each block's exact gap at this w (2016 eq. 10), before the batch moves w: g_i = lambda <w_i, w> - l_i + H_i/n.
+      const { n } = problem;
+      for (let q = 0; q < misses; q++) {
+        const i = this.batchMisses[q]!;
+        this.batchHinge[q] = this.config.lambda * this.blocks.dot(i, this.w) - this.lBlocks[i]! + this.batchHinge[q]! / n;
+      }
     }
     for (let q = 0; q < m; q++) {
       const d = this.batchDecoded[q]!;
-      this.blockStep(blocks[q]!, d >= 0, d >= 0 ? this.batchLabels[d] : undefined);
+      this.blockStep(blocks[q]!, d >= 0, d >= 0 ? this.batchLabels[d] : undefined, d >= 0 ? this.batchHinge[d]! : 0);
     }
     return m;
   }
@@ -1022,11 +1037,13 @@ export class BcfwSolver extends PassSolver {
 /**
  * The default blocks per step for n blocks and a number of native threads: 4 per thread, which keeps the
  * threads busy on cheap oracles, but at most n/32 (at least 1), so that one step's blocks stay a small part of
- * the data and their updates close to sequential ones; 1 on one thread (the sequential algorithm).
- * See docs/results.md (multi-core training) for the measurements behind it.
+ * the data and their updates close to sequential ones; 1 on one thread (the sequential algorithm), and 1 for a
+ * problem without a batched oracle (`batched` false: its decodes would run one by one, so a mini-batch only
+ * makes its corners older). See docs/results.md (multi-core training) for the measurements behind it.
  */
-export function defaultBatch(threads: number, n: number): number {
-  return Math.max(1, Math.min(threads <= 1 ? 1 : 4 * threads, Math.floor(n / 32)));
+export function defaultBatch(threads: number, n: number, batched = true): number {
+  if (!batched || threads <= 1) return 1;
+  return Math.max(1, Math.min(4 * threads, Math.floor(n / 32)));
 }
 
 /** Runs BCFW to completion (see BcfwSolver). */
