@@ -41,7 +41,7 @@ export { ChainModel, sequencesXY, type ChainModelOptions, type DecodeBackend } f
 export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';
 export { MulticlassModel, csrRows } from './models/multiclass.js';
 export { SegmentationModel, segmentationLoss, withAreas, type SegmentationGraph, type SegmentationLabel, type SegmentationModelOptions } from './models/segmentation.js';
-export { PoseModel, treeMaxSum, treeScore, topologicalOrder, type PoseModelOptions, type PoseInput, type PoseLabel, type PoseTiming, type EdgeCost, type TreeMaxSumResult } from './models/pose.js';
+export { PoseModel, treeMaxSum, treeScore, topologicalOrder, type PoseModelOptions, type PoseInput, type PoseLabel, type PoseGrid, type CellOffset, type EdgeCost, type TreeMaxSumResult } from './models/pose.js';
 export { pcpPck, poseScale, LSP_TREE_PARENTS, LSP_STICKS, type PoseMetrics, type PosePoints } from './models/pose-eval.js';
 export { MatchingModel, AlignmentFeaturizer, CooccurrenceStats, ALIGNMENT_FEATURE_NAMES, diceBaseline } from './models/matching.js';
 export { Hungarian, assignmentMinCost, maxWeightMatching } from './models/hungarian.js';
