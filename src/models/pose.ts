@@ -35,7 +35,6 @@ import { native, type NativePoseBatch, type NativePoseImage } from '../native.js
 import { distanceTransform2d, type GdtImpl } from '../gdt.js';
 import { filterResponses } from '../hog.js';
 import { JsBackend } from '../../kernels/js.js';
-import { NativeBackend } from '../../kernels/native.js';
 
 /** HOG (or any cell-feature) grid: feature d of cell (r, c) at `data[(r*cols + c)*dim + d]`. */
 export interface PoseGrid {
@@ -513,19 +512,20 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
    * The batched exact pass (DESIGN seam 4): every image's loss-augmented pose at once, decoded on native
    * threads by the same native decoder as the per-image oracle (native/pose/tree.cc: filter responses of every
    * state, loss maps and tree max-sum over cells and types with GDT messages, on every pyramid level). With a
-   * scoring backend, the filter responses are its product instead: each cell's k x k x D patch is one feature
-   * row (im2col, zero outside the grid; prepared once when the rows fit in 2^25 values, else per chunk and
-   * pass) and the state filters are W; subsets score natively. Every H_i = L - <w, psi> is then computed
+   * non-native scoring backend (gpu.js, TypeScript), the filter responses of a whole pass are its product
+   * instead: each cell's k x k x D patch is one feature row (im2col, zero outside the grid; prepared once when
+   * the rows fit in 2^25 values, else per chunk and pass) and the state filters are W; subsets score natively. Every H_i = L - <w, psi> is then computed
    * from the decoded pose with the per-image path's arithmetic (bit-identical H).
    */
   prepareBatch(xs: readonly PoseInput[], ys: readonly PoseLabel[], scoring?: ScoringBackend): BatchDecoder<PoseLabel> {
     const P = this.numParts;
     const n = xs.length;
     check(ys.length === n, `got ${n} images but ${ys.length} poses`);
-    const useMaps = scoring !== undefined || xs.some((x) => this.needsMaps(x));
+    const backend = scoring && scoring.name !== 'native' ? scoring : this.scoring === 'ts' ? new JsBackend() : undefined;
+    const useMaps = backend !== undefined || xs.some((x) => this.needsMaps(x));
     const maps = useMaps ? xs.map((x) => this.scales.map((_, l) => new Float64Array(this.numStates * this.grid(x, l).rows * this.grid(x, l).cols))) : null;
     const batch = this.newBatch(xs.map((x, i) => this.nativeImage(x, ys[i], maps?.[i] ?? null)));
-    const responses = maps && (scoring !== undefined || this.scoring === 'ts') ? this.batchResponses(xs, scoring, maps) : null;
+    const responses = maps && backend ? this.batchResponses(xs, backend, maps) : null;
     const out = { x: new Int32Array(n * P), y: new Int32Array(n * P), types: new Int32Array(n * P), levels: new Int32Array(n) };
     let plain = false;
     const each = (items: Items | null, f: (i: number) => void) => {
@@ -549,12 +549,11 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
   }
 
   /**
-   * Filter responses of every level of every image from a scoring backend (by default NativeBackend, JsBackend
+   * Filter responses of every level of every image from a non-native scoring backend (gpu.js, or TypeScript
    * for a model with TypeScript scoring) into `maps` (per image and level: states x cells). The rows are im2col
    * patches of the grids, in chunks of at most 2^24 values.
    */
-  private batchResponses(xs: readonly PoseInput[], scoring: ScoringBackend | undefined, maps: Float64Array[][]): (w: Float64Array) => void {
-    const backend = scoring ?? (this.scoring === 'ts' ? new JsBackend() : new NativeBackend(this.threads));
+  private batchResponses(xs: readonly PoseInput[], backend: ScoringBackend, maps: Float64Array[][]): (w: Float64Array) => void {
     const S = this.numStates;
     const F = this.filterLength;
     const grids = xs.flatMap((x, i) => this.scales.map((_, l) => ({ grid: this.grid(x, l), map: maps[i]![l]! })));
