@@ -38,6 +38,8 @@ interface LspFields {
 
 /** Seed of the k-means that finds the part types (fixed, so that solver seeds do not change the model). */
 const TYPES_SEED = 1;
+/** Types per part by default (Yang & Ramanan's K = 6). */
+const DEFAULT_TYPES = 6;
 
 export const lspTask: Task = {
   kind: 'lsp',
@@ -49,9 +51,9 @@ export const lspTask: Task = {
     { name: 'sbin', type: 'integer', value: 'N', min: 2, max: 64, help: 'HOG cell size in pixels', default: '4', use: 'train', tasks: ['lsp'] },
     { name: 'filter-size', type: 'integer', value: 'K', min: 1, max: 31, help: 'part filter side in cells (odd)', default: '5', use: 'train', tasks: ['lsp'] },
     { name: 'def-scale', type: 'number', value: 'S', min: 0, minExclusive: true, max: 1e3, help: 'displacement normaliser in cells', default: '4', use: 'train', tasks: ['lsp'] },
-    { name: 'types', type: 'integer', value: 'K', min: 1, max: 32, help: 'types per part (k-means of the displacements from the parent; mixtures of parts)', default: '1', use: 'train', tasks: ['lsp'] },
-    { name: 'midpoints', type: 'flag', help: 'add a node halfway along every arc but head - neck (26 nodes)', use: 'train', tasks: ['lsp'] },
-    { name: 'no-midpoints', type: 'flag', help: 'the 14 joints only', default: 'on', use: 'train', tasks: ['lsp'] },
+    { name: 'types', type: 'integer', value: 'K', min: 1, max: 32, help: 'types per part (k-means of the displacements from the parent; mixtures of parts)', default: '6', use: 'train', tasks: ['lsp'] },
+    { name: 'midpoints', type: 'flag', help: 'add a node halfway along every arc but head - neck (26 nodes)', default: 'on', use: 'train', tasks: ['lsp'] },
+    { name: 'no-midpoints', type: 'flag', help: 'the 14 joints only (with --types 1: the plain pictorial-structures model)', use: 'train', tasks: ['lsp'] },
     { name: 'scales', type: 'string', value: 'F,F,...', help: 'image pyramid: level factors relative to the image (the truth sits on the level nearest the median person size)', default: '1', use: 'train', tasks: ['lsp'] },
   ],
   defaults: { lambda: 0.01, gapThreshold: 1e-3, maxPasses: 30 },
@@ -79,7 +81,7 @@ export const lspTask: Task = {
     } else {
       const filterSize = numberValue(o.values, 'filter-size') ?? 5;
       if (filterSize % 2 !== 1) throw new InputError(`--filter-size must be odd, got ${filterSize}`);
-      const types = numberValue(o.values, 'types') ?? 1;
+      const types = numberValue(o.values, 'types') ?? DEFAULT_TYPES;
       const labels = examples.train.map((e) => e.label);
       const options: PoseModelOptions = {
         parents: tree.parents,
@@ -138,11 +140,11 @@ export const lspTask: Task = {
   },
 };
 
-/** `--midpoints` / `--no-midpoints` (default: none). */
+/** `--midpoints` / `--no-midpoints` (default: midpoints). */
 function midpointsOption(values: LoadOptions['values']): boolean {
-  const on = flagValue(values, 'midpoints');
-  if (on && flagValue(values, 'no-midpoints')) throw new InputError('--midpoints and --no-midpoints contradict each other');
-  return on;
+  const off = flagValue(values, 'no-midpoints');
+  if (off && flagValue(values, 'midpoints')) throw new InputError('--midpoints and --no-midpoints contradict each other');
+  return !off;
 }
 
 /** `--scales F,F,...`: 1 to 8 distinct positive pyramid factors (default one level, 1). */

@@ -2,7 +2,8 @@
  * The runs whose traces the pose model must keep (issue 21: the one-type, no-midpoint, one-scale model is the
  * model of commit 9a1af41). `poseTraceRuns` trains on synthetic float32 pose data with three solver settings
  * and returns what a run produced: the trace's exact-gap checkpoints and the returned w; `lspTraceRuns` trains
- * on the first 12 LSP-small images through the CLI (when the data is present). The fixture
+ * on the first 12 LSP-small images through the CLI (when the data is present; at 9a1af41 without the
+ * `--types 1 --no-midpoints` that select that model today). The fixture
  * test/fixtures/pose/k1-traces.json holds the output of this code at commit 9a1af41
  * (`npx tsx test/helpers/pose-traces.ts > test/fixtures/pose/k1-traces.json`).
  */
@@ -73,8 +74,8 @@ export function poseTraceRuns(): Record<string, { checks: number[][]; w: number[
 
 /** The CLI runs on real LSP images of the fixture (the argument lists after `train lsp:DIR`). */
 export const LSP_TRACE_RUNS: Record<string, string[]> = {
-  bcfw: ['--split', 'small', '--limit', '12', '--test-limit', '12', '--max-passes', '3', '--gap-check', '1', '--lambda', '1'],
-  'bcpfw-gap-cache': ['--split', 'small', '--limit', '12', '--test-limit', '12', '--max-passes', '4', '--gap-check', '2', '--lambda', '0.1', '--solver', 'bcpfw', '--sampling', 'gap', '--cache', '--seed', '5'],
+  bcfw: ['--types', '1', '--no-midpoints', '--split', 'small', '--limit', '12', '--test-limit', '12', '--max-passes', '3', '--gap-check', '1', '--lambda', '1'],
+  'bcpfw-gap-cache': ['--types', '1', '--no-midpoints', '--split', 'small', '--limit', '12', '--test-limit', '12', '--max-passes', '4', '--gap-check', '2', '--lambda', '0.1', '--solver', 'bcpfw', '--sampling', 'gap', '--cache', '--seed', '5'],
 };
 
 /** Each CLI run's summary (objective, gap, metrics) and its trace's exact-gap checkpoints; null without LSP data. */
