@@ -542,7 +542,11 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
       decode: (w, items) => {
         batch.decode({ w, ...this.springsAndBiases(w), augmented: !plain, threads: this.threads, ...(items ? { items: items.indices, count: items.count } : {}), ...out });
       },
-      recheck: (w, items, hinge) => each(items, (i) => (hinge[i] = this.loss(ys[i]!, this.labelOf(out, i)) - dotSparse(w, this.psi(xs[i]!, ys[i]!, this.labelOf(out, i))))),
+      recheck: (w, items, hinge) =>
+        each(items, (i) => {
+          const y = this.labelOf(out, i);
+          hinge[i] = this.loss(ys[i]!, y) - dotSparse(w, this.psi(xs[i]!, ys[i]!, y));
+        }),
       label: (i) => this.labelOf(out, i),
       truth: (i) => copyLabel(ys[i]!),
     };
