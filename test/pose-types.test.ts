@@ -342,10 +342,11 @@ describe('gapbcfw train lsp: --types --midpoints --scales (tiny LSP folder)', ()
     }
   });
 
-  it('trains a model with types, midpoints and a pyramid, saves it, and eval and predict read it back', async () => {
+  it('trains a model with types, midpoints and a pyramid (BCPFW, gap sampling, cache), saves it, and eval and predict read it back', async () => {
     const lsp = await writeTinyLsp(join(dir, 'b'), 12);
     const model = join(dir, 'typed.gbm');
-    const t = await cli('train', lsp, '--split', 'full', '--filter-size', '3', '--types', '3', '--midpoints', '--scales', '1,0.8', '--max-passes', '3', '--lambda', '0.1', '--out', model, '--json', '--quiet');
+    // every solver switch applies: pairwise steps, gap sampling and the cache store and score typed labels
+    const t = await cli('train', lsp, '--split', 'full', '--filter-size', '3', '--types', '3', '--midpoints', '--scales', '1,0.8', '--max-passes', '3', '--lambda', '0.1', '--solver', 'bcpfw', '--sampling', 'gap', '--cache', '--out', model, '--json', '--quiet');
     expect(t.code, t.stderr).toBe(0);
     const m = loadModel(model);
     const options = (m.spec as { options: { parents: number[]; typeOffsets: CellOffset[][]; joints: number; scales: number[] } }).options;
