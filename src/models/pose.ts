@@ -680,12 +680,38 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
     return l / this.joints;
   }
 
-  /** <w, phi(x, y)> from the state maps of y's level (no loss). */
-  private scoreWith(w: Float64Array, maps: Float64Array[], edges: EdgeCost[], cols: number, y: PoseLabel): number {
+  /**
+   * <w_s, phi> of state s at cell (cx, cy) of a grid: the filter response at that one cell, summed over the taps
+   * (i, j) and features d in the order of the native responses (native/hog: taps outside the grid add zeros),
+   * so for float32 features it equals their map entry bit for bit.
+   */
+  private cellResponse(w: Float64Array, g: PoseGrid, s: number, cx: number, cy: number): number {
+    const k = this.filterSize;
+    const rad = (k - 1) / 2;
+    const { rows, cols, dim, data } = g;
+    const base = s * this.filterLength;
+    let v = 0;
+    for (let i = 0; i < k; i++) {
+      const r = cy + i - rad;
+      if (r < 0 || r >= rows) continue;
+      for (let j = 0; j < k; j++) {
+        const c = cx + j - rad;
+        if (c < 0 || c >= cols) continue;
+        const fb = (r * cols + c) * dim;
+        const wb = base + (i * k + j) * dim;
+        for (let d = 0; d < dim; d++) v += w[wb + d]! * data[fb + d]!;
+      }
+    }
+    return v;
+  }
+
+  /** <w, phi(x, y)> (no loss), from the filter responses at y's cells only. */
+  private scoreWith(w: Float64Array, x: PoseInput, edges: EdgeCost[], y: PoseLabel): number {
+    const g = this.grid(x, y.level ?? 0);
     let s = 0;
     for (let p = 0; p < this.numParts; p++) {
       const st = this.state(y, p);
-      s += maps[st]![y.y[p]! * cols + y.x[p]!]!;
+      s += this.cellResponse(w, g, st, y.x[p]!, y.y[p]!);
       const q = this.parents[p]!;
       if (q < 0) continue;
       const e = edges[st]!;
@@ -698,15 +724,12 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
     return s;
   }
 
+  /** L - <w, psi> of every label, O(parts x filter) each (a cache scores its labels without the oracle's maps). */
   labelScores(w: Float64Array, x: PoseInput, yTrue: PoseLabel, labels: readonly PoseLabel[], out: Float64Array): void {
-    const maps: (Float64Array[] | undefined)[] = [];
+    this.checkW(w);
     const edges = this.edgeCosts(w);
-    const score = (y: PoseLabel) => {
-      const l = y.level ?? 0;
-      return this.scoreWith(w, (maps[l] ??= this.partScores(w, x, l)), edges, this.grid(x, l).cols, y);
-    };
-    const truth = score(yTrue);
-    for (let k = 0; k < labels.length; k++) out[k] = this.loss(yTrue, labels[k]!) + score(labels[k]!) - truth;
+    const truth = this.scoreWith(w, x, edges, yTrue);
+    for (let k = 0; k < labels.length; k++) out[k] = this.loss(yTrue, labels[k]!) + this.scoreWith(w, x, edges, labels[k]!) - truth;
   }
 
   labelKey(y: PoseLabel): string {
