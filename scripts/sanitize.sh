@@ -150,7 +150,7 @@ fi
 # (test/native-core and test/native-maxflow only compile the C++ tests of step 1 with g++: not repeated.)
 NATIVE_TESTS=(
   test/maxflow.test.ts test/gdt.test.ts
-  test/slic.test.ts test/hog.test.ts test/chain.test.ts test/batch.test.ts test/pose.test.ts test/kernels.test.ts
+  test/slic.test.ts test/hog.test.ts test/chain.test.ts test/batch.test.ts test/pose.test.ts test/pose-types.test.ts test/kernels.test.ts
   test/bad-inputs.test.ts test/determinism.test.ts test/engine.test.ts test/segmentation.test.ts test/multiclass.test.ts
 )
 present=()

@@ -41,8 +41,9 @@ export { ChainModel, sequencesXY, type ChainModelOptions, type DecodeBackend } f
 export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';
 export { MulticlassModel, csrRows } from './models/multiclass.js';
 export { SegmentationModel, segmentationLoss, withAreas, type SegmentationGraph, type SegmentationLabel, type SegmentationModelOptions } from './models/segmentation.js';
-export { PoseModel, treeMaxSum, treeScore, topologicalOrder, type PoseModelOptions, type PoseInput, type PoseLabel, type PoseTiming, type EdgeCost, type TreeMaxSumResult } from './models/pose.js';
-export { pcpPck, poseScale, LSP_TREE_PARENTS, LSP_STICKS, type PoseMetrics, type PosePoints } from './models/pose-eval.js';
+export { PoseModel, treeMaxSum, treeScore, topologicalOrder, type PoseModelOptions, type PoseInput, type PoseLabel, type PoseGrid, type CellOffset, type EdgeCost, type TreeMaxSumResult } from './models/pose.js';
+export { pcpPck, poseScale, lspTree, LSP_TREE_PARENTS, LSP_STICKS, LSP_JOINT_COUNT, type PoseMetrics, type PosePoints } from './models/pose-eval.js';
+export { poseTypeAnchors, assignPoseTypes, kmeans2d } from './models/pose-types.js';
 export { MatchingModel, AlignmentFeaturizer, CooccurrenceStats, ALIGNMENT_FEATURE_NAMES, diceBaseline } from './models/matching.js';
 export { Hungarian, assignmentMinCost, maxWeightMatching } from './models/hungarian.js';
 export {
@@ -119,7 +120,7 @@ export {
   type PrfScores,
 } from './eval/chunks.js';
 export { readHansards, readParallelSample, parseParallelPairs, alignmentFolds, foldSplit, alignmentMetrics, evaluateAlignments, type AlignedPair } from './data/alignment.js';
-export { loadLspJoints, lspExamples, labelToPixels, type LspAnnotation, type LspExample, type LspFeatureOptions } from './data/lsp.js';
+export { loadLspJoints, lspExamples, labelToPixels, lspTruthLevel, lspReferenceScale, type LspAnnotation, type LspExample, type LspFeatureOptions } from './data/lsp.js';
 export { HorseDataset, writeHorseDataset, mergeHorseParts, prepareHorse, encodeRecord, decodeRecord, type HorseRecord, type HorseMeta } from './data/horse.js';
 export { StreamedHorseSet, HorseRecordReader, shouldStream } from './data/horse-stream.js';
 

@@ -51,14 +51,6 @@ export interface NativeBinding {
    * feature layout (e.g. sparse CoNLL features).
    */
   chainViterbi(theta: Float64Array, T: number, K: number, trans: Float64Array, out: Int32Array): number;
-  /**
-   * Pose (native/pose/tree.h): the argmax pose of n images on native threads. Part p's map is either given
-   * (maps[i]: P x cells, e.g. from a scoring backend) or the response of w's p-th filterSize^2 x dim filter
-   * on the image's float32 cell features (exactly one of features/maps is non-null); plus the loss map of the
-   * truth (truthX/truthY n x P, truthScale n) unless those are null; then exact tree max-sum with GDT
-   * messages (springs: ax, bx, ay, by, mx, my per part). Writes the parts' cells to outX/outY (n x P).
-   */
-  poseDecodeBatch(features: Float32Array[] | null, maps: Float64Array[] | null, rows: Int32Array, cols: Int32Array, dim: number, w: Float64Array, filterSize: number, parents: Int32Array, order: Int32Array, springs: Float64Array, truthX: Int32Array | null, truthY: Int32Array | null, truthScale: Float64Array | null, outX: Int32Array, outY: Int32Array, threads: number): void;
   /** Node scores out[t*K + k] = <w_k, x_t> plus the first/last-label biases at t = 0 and T-1 (no loss term). */
   chainNodeScores(w: Float64Array, D: number, K: number, x: Float64Array, T: number, out: Float64Array): void;
   /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */
@@ -88,6 +80,44 @@ export interface NativeBinding {
   MulticlassBatch: new (options: { rowOffsets: Int32Array; ids: Int32Array; values: Float64Array; truth: Int32Array; numFeatures: number; numLabels: number }) => NativeMulticlassBatch;
   /** Superpixel graphs of a batched segmentation pass (src/models/segmentation.ts, segmentationBatch). */
   SegmentationBatch: new (options: { dUnary: number; dPairwise: number; images: SegmentationBatchImage[] }) => NativeSegmentationBatch;
+  /**
+   * Images of the pose model (native/pose/tree.h; src/models/pose.ts): the tree (parents, order: every part after
+   * its parent, root first; types per part; joints: the leading parts that carry the loss), the pyramid's level
+   * factors, and per image its levels and ground truth.
+   */
+  PoseBatch: new (options: NativePoseTree & { images: NativePoseImage[] }) => NativePoseBatch;
+}
+
+/** The tree and grids of a {@link NativeBinding.PoseBatch}. */
+export interface NativePoseTree {
+  parents: Int32Array;
+  order: Int32Array;
+  types: Int32Array;
+  joints: number;
+  levelScales: Float64Array;
+  featureDim: number;
+  filterSize: number;
+}
+
+/**
+ * One image of a PoseBatch: per pyramid level its grid and either its float32 cell features (rows x cols x
+ * featureDim; the decoder computes the filter responses) or a buffer of score maps (states x rows x cols) that
+ * the caller fills before each decode; the truth (cells of its level, loss scale) for loss-augmented decodes.
+ */
+export interface NativePoseImage {
+  levels: { rows: number; cols: number; features?: Float32Array; maps?: Float64Array }[];
+  truth?: { x: Int32Array; y: Int32Array; scale: number; level: number };
+}
+
+/** A prepared pose batch. */
+export interface NativePoseBatch {
+  readonly size: number;
+  /**
+   * The (loss-augmented when `augmented`) argmax of the items over every level, part cell and type: w's state
+   * filters (when features are given), springs (ax, bx, ay, by, mx, my per state; ax, ay >= 0, integer anchors)
+   * and co-occurrence biases (states x max types). Writes x, y, types (n x parts) and levels (n).
+   */
+  decode(options: NativeCall & { w: Float64Array; springs: Float64Array; biases: Float64Array; augmented?: boolean; x: Int32Array; y: Int32Array; types: Int32Array; levels: Int32Array }): void;
 }
 
 /**

@@ -5,6 +5,7 @@ import { PoseModel, treeMaxSum, treeScore, type EdgeCost, type PoseInput, type P
 import { pcpPck, LSP_TREE_PARENTS, LSP_STICKS } from '../src/models/pose-eval.js';
 import { Rng } from '../src/core/rng.js';
 import { train } from '../src/solvers/index.js';
+import { preparedPass } from '../src/engine/engine.js';
 
 /** Small deterministic PRNG (independent of the package's). */
 function lcg(seed: number): () => number {
@@ -198,7 +199,7 @@ describe('PoseModel batched exact pass (native tree decoder on threads)', () => 
           const hinge = new Float64Array(xs.length);
           const labels: PoseLabel[] = [];
           const predictions: PoseLabel[] = [];
-          model.prepareBatch(xs, ys, scoring)(w, hinge, labels, predictions);
+          preparedPass(model, xs, ys, scoring)(w, hinge, labels, predictions);
           expect([...hinge]).toEqual(expectedHinge);
           if (scoring === undefined || integer) predictions.forEach((z, i) => expect({ x: [...z.x], y: [...z.y] }).toEqual({ x: [...plain[i]!.x], y: [...plain[i]!.y] }));
           // im2col sums the patch in another order: labels may differ only where scores tie exactly
@@ -219,7 +220,7 @@ describe('PoseModel batched exact pass (native tree decoder on threads)', () => 
         best = Math.max(best, model.loss(yTrue, y) - dotSparse(w, model.psi(x32, yTrue, y)));
       }
       const hinge = new Float64Array(1);
-      model.prepareBatch([x32], [yTrue])(w, hinge);
+      preparedPass(model, [x32], [yTrue])(w, hinge);
       expect(hinge[0]).toBeCloseTo(best, 9);
     }
   });
@@ -237,20 +238,30 @@ describe('PoseModel batched exact pass (native tree decoder on threads)', () => 
   it('rejects malformed batches with clear errors', async () => {
     const { native } = await import('../src/native.js');
     const { model, xs, ys, w } = batchCase(3, false);
-    const pass = model.prepareBatch(xs, ys);
-    expect(() => pass(new Float64Array(3), new Float64Array(xs.length))).toThrow(/w must have length/);
-    const one = (over: Partial<Record<string, unknown>>) => () => {
-      const a = { features: [xs[0]!.data], maps: null, rows: Int32Array.of(xs[0]!.rows), cols: Int32Array.of(xs[0]!.cols), w, order: Int32Array.of(1, 0, 2, 3, 4), ...over };
-      native.poseDecodeBatch(a.features as Float32Array[], a.maps as null, a.rows, a.cols, 3, a.w as Float64Array, 3, model.parents, a.order, new Float64Array(30), null, null, null, new Int32Array(5), new Int32Array(5), 1);
-    };
-    expect(one({})).not.toThrow();
-    expect(one({ features: [new Float32Array(4)] })).toThrow(/features\[0\] has length 4/);
-    expect(one({ features: [Float32Array.from(xs[0]!.data, (v, j) => (j === 7 ? NaN : v))] })).toThrow(/features\[0\]\[7\] is not finite/);
-    expect(one({ order: Int32Array.of(0, 1, 2, 3, 4) })).toThrow(/does not follow its parent/);
-    expect(one({ maps: [new Float64Array(5 * xs[0]!.rows * xs[0]!.cols)] })).toThrow(/exactly one of features and maps/);
-    expect(one({ w: Float64Array.from(w, (v, j) => (j === 0 ? Infinity : v)) })).toThrow(/w\[0\] is Infinity/);
+    const pass = preparedPass(model, xs, ys);
+    expect(() => pass(new Float64Array(3), new Float64Array(xs.length))).toThrow(/w must be a Float64Array of length/);
+    const tree = { parents: model.parents, order: Int32Array.of(1, 0, 2, 3, 4), types: model.types, joints: 5, levelScales: Float64Array.of(1), featureDim: 3, filterSize: 3 };
+    const image = { levels: [{ rows: xs[0]!.rows, cols: xs[0]!.cols, features: xs[0]!.data as Float32Array }], truth: { x: ys[0]!.x, y: ys[0]!.y, scale: 1, level: 0 } };
+    const out = { x: new Int32Array(5), y: new Int32Array(5), types: new Int32Array(5), levels: new Int32Array(1) };
+    const make = (over: Record<string, unknown> = {}, img: Record<string, unknown> = {}) => () => new native.PoseBatch({ ...tree, ...over, images: [{ ...image, ...img }] } as never);
+    const decode = (over: Record<string, unknown>) => () => make()().decode({ w, springs: new Float64Array(30), biases: new Float64Array(5), augmented: true, ...out, ...over } as never);
+    expect(make()).not.toThrow();
+    expect(decode({})).not.toThrow();
+    expect(make({}, { levels: [{ rows: xs[0]!.rows, cols: xs[0]!.cols, features: new Float32Array(4) }] })).toThrow(/features has length 4/);
+    expect(make({}, { levels: [{ rows: xs[0]!.rows, cols: xs[0]!.cols, features: Float32Array.from(xs[0]!.data, (v, j) => (j === 7 ? NaN : v)) }] })).toThrow(/features\[7\] is not finite/);
+    expect(make({}, { levels: [{ rows: 2, cols: 2, features: new Float32Array(12), maps: new Float64Array(20) }] })).toThrow(/exactly one of features and maps/);
+    expect(make({ order: Int32Array.of(0, 1, 2, 3, 4) })).toThrow(/does not follow its parent/);
+    expect(make({ types: Int32Array.of(1, 0, 1, 1, 1) })).toThrow(/types must be integers in \[1, 256\]/);
+    expect(make({ levelScales: Float64Array.of(1, 2) })).toThrow(/levels must be an array of 2 levels/);
+    expect(make({}, { truth: { ...image.truth, x: Int32Array.of(0, 0, 0, 0, 99) } })).toThrow(/part 4 lies outside its level's grid/);
+    expect(decode({ w: Float64Array.from(w, (v, j) => (j === 0 ? Infinity : v)) })).toThrow(/w\[0\] is Infinity/);
+    expect(decode({ springs: Float64Array.from({ length: 30 }, (_, j) => (j === 6 ? -1 : 0)) })).toThrow(/quadratic spring coefficients must be >= 0 \(state 1\)/);
+    expect(decode({ springs: Float64Array.from({ length: 30 }, (_, j) => (j === 4 ? 0.5 : 0)) })).toThrow(/anchors must be integers/);
+    expect(decode({ biases: new Float64Array(4) })).toThrow(/biases has length 4, expected 5/);
+    expect(decode({ items: Int32Array.of(1) })).toThrow(/items\[0\] = 1 is outside 0..0/);
+    expect(() => new native.PoseBatch({ ...tree, images: [{ levels: image.levels }] }).decode({ w, springs: new Float64Array(30), biases: new Float64Array(5), augmented: true, ...out })).toThrow(/image 0 has no truth to augment with/);
     // finite weights whose responses overflow: a clear error, not a read outside the grid
-    expect(one({ w: Float64Array.from(w, (v, j) => (j % 2 === 0 ? 1e308 : -1e308)) })).toThrow(/not finite/);
+    expect(decode({ w: Float64Array.from(w, (v, j) => (j % 2 === 0 ? 1e308 : -1e308)) })).toThrow(/not finite/);
   });
 });
 

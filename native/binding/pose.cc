@@ -1,177 +1,214 @@
+// Pose: a prepared batch of images for the tree max-sum over (cell, type) with GDT messages on every pyramid
+// level (native/pose/tree.h). The images, their levels and ground truth are handed over once (checked once,
+// kept by reference); each decode takes w's springs and biases and any subset of the images.
 #include <napi.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <istream>
-#include <limits>
-#include <memory>
-#include <mutex>
-#include <sstream>
-#include <stdexcept>
-#include <streambuf>
+#include <new>
 #include <string>
-#include <thread>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "binding/common.h"
 #include "binding/register.h"
 #include "pose/tree.h"
-#include "hog/hog.h"
 
 namespace gapbcfw::binding {
 
-// =====================================================================================================
-// Pose: batched loss-augmented decoding (filter responses + tree max-sum with GDT messages) on threads.
-// =====================================================================================================
-namespace posesec {
+namespace {
 
-// poseDecodeBatch(features: Float32Array[] | null (image i: rows[i]*cols[i]*dim), maps: Float64Array[] | null
-// (image i: P*rows[i]*cols[i] part score maps), rows: Int32Array (n), cols: Int32Array (n), dim, w: Float64Array,
-// filterSize, parents: Int32Array (P), order: Int32Array (P), springs: Float64Array (6P: ax, bx, ay, by, mx, my
-// per part), truthX: Int32Array (n*P) | null, truthY: Int32Array (n*P) | null, truthScale: Float64Array (n) |
-// null, outX: Int32Array (n*P), outY: Int32Array (n*P), threads): the loss-augmented (or, with null truths,
-// plain) argmax pose of every image (pose::DecodeBatch); exactly one of features/maps is given.
-Napi::Value PoseDecodeBatch(const Napi::CallbackInfo& info) {
-  const std::string fn = "poseDecodeBatch";
-  const Napi::Env env = info.Env();
-  auto rangeError = [&](const std::string& what) { return Napi::RangeError::New(env, fn + ": " + what); };
-  auto typeError = [&](const std::string& what) { return Napi::TypeError::New(env, fn + ": " + what); };
-  RequireArgCount(info, 16, fn.c_str());
-  const bool fromMaps = info[0].IsNull();
-  if (fromMaps == info[1].IsNull()) throw typeError("give exactly one of features and maps");
-  const Napi::Value given = fromMaps ? info[1] : info[0];
-  if (!given.IsArray()) throw typeError(fromMaps ? "maps must be an array of Float64Array" : "features must be an array of Float32Array");
-  const Napi::Array list = given.As<Napi::Array>();
-  const std::size_t n = list.Length();
-  const auto rows = RequireTypedArray<int32_t>(info, 2, fn + ": rows");
-  const auto cols = RequireTypedArray<int32_t>(info, 3, fn + ": cols");
-  RequireLength(rows, n, fn + ": rows");
-  RequireLength(cols, n, fn + ": cols");
-  const std::size_t dim = RequireSize(info, 4, fn + ": dim", 4096);
-  const auto w = RequireTypedArray<double>(info, 5, fn + ": w");
-  const std::size_t k = RequireSize(info, 6, fn + ": filterSize", 255);
-  const auto parents = RequireTypedArray<int32_t>(info, 7, fn + ": parents");
-  const auto order = RequireTypedArray<int32_t>(info, 8, fn + ": order");
-  const auto springValues = RequireTypedArray<double>(info, 9, fn + ": springs");
-  const std::size_t P = parents.ElementLength();
-  if (dim == 0 || k % 2 == 0 || P == 0) throw rangeError("need dim >= 1, an odd filterSize and >= 1 part");
-  RequireLength(order, P, fn + ": order");
-  RequireLength(springValues, 6 * P, fn + ": springs");
-  const std::size_t filters = P * k * k * dim;
-  if (w.ElementLength() < filters) {
-    throw rangeError("w has length " + std::to_string(w.ElementLength()) + ", needs at least " + std::to_string(filters));
+// new PoseBatch({ parents, order, types: Int32Array (P), joints, levelScales: Float64Array (L), featureDim,
+// filterSize, images: [{ levels: [{ rows, cols, features?: Float32Array (rows x cols x featureDim) | maps?:
+// Float64Array (states x rows x cols, written by the caller before each decode) }] (L), truth?: { x, y:
+// Int32Array (P, cells of its level), scale, level } }] }).
+// decode({ w, springs: Float64Array (6 per state: ax, bx, ay, by, mx, my), biases: Float64Array (states x
+// max types), augmented?, items?, count?, threads?, x, y, types: Int32Array (n x P), levels: Int32Array (n) }).
+class PoseBatchWrap : public Napi::ObjectWrap<PoseBatchWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "PoseBatch", {InstanceMethod<&PoseBatchWrap::Decode>("decode"), InstanceAccessor<&PoseBatchWrap::Size>("size")});
   }
-  RequireNoNaN(env, w.Data(), filters, fn + ": w", false, false);
-  // The order must list every part once, each after its parent, the root (parent -1) first.
-  std::vector<char> placed(P, 0);
-  for (std::size_t q = 0; q < P; ++q) {
-    const int32_t p = order[q];
-    if (p < 0 || static_cast<std::size_t>(p) >= P || placed[p]) throw rangeError("order must be a permutation of the parts");
-    const int32_t parent = parents[p];
-    const bool ok = q == 0 ? parent == -1 : parent >= 0 && static_cast<std::size_t>(parent) < P && placed[parent];
-    if (!ok) throw rangeError("order[" + std::to_string(q) + "] = " + std::to_string(p) + " does not follow its parent (root first)");
-    placed[p] = 1;
-  }
-  std::vector<gapbcfw::pose::Spring> springs(P);
-  for (std::size_t p = 0; p < P; ++p) {
-    const double* v = springValues.Data() + 6 * p;
-    const std::string part = " (part " + std::to_string(p) + ")";
-    RequireNoNaN(env, v, 6, fn + ": springs" + part, false, false);
-    if (v[0] < 0 || v[2] < 0) throw rangeError("quadratic spring coefficients must be >= 0" + part);
-    const bool offsetsOk = v[4] == std::floor(v[4]) && v[5] == std::floor(v[5]) && std::fabs(v[4]) <= kMaxImageSide &&
-                           std::fabs(v[5]) <= kMaxImageSide;
-    if (!offsetsOk) throw rangeError("mean offsets must be integers of at most 2^15 cells" + part);
-    springs[p] = {v[0], v[1], v[2], v[3], static_cast<int32_t>(v[4]), static_cast<int32_t>(v[5])};
-  }
-  // Pointers into the images' arrays (read on the worker threads during this synchronous call).
-  std::vector<const float*> features(fromMaps ? 0 : n);
-  std::vector<const double*> maps(fromMaps ? n : 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::string name = fn + (fromMaps ? ": maps[" : ": features[") + std::to_string(i) + "]";
-    const std::size_t r = static_cast<std::size_t>(rows[i]), c = static_cast<std::size_t>(cols[i]);
-    if (rows[i] < 1 || cols[i] < 1 || r > kMaxImageSide || c > kMaxImageSide) {
-      throw rangeError("image " + std::to_string(i) + " needs a grid of 1 to 2^15 cells per side");
+
+  explicit PoseBatchWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PoseBatchWrap>(info) {
+    const std::string fn = "PoseBatch";
+    const Napi::Env env = info.Env();
+    const Napi::Object o = RequireOptions(info, 0, fn);
+    ReadTree(o, fn);
+    const auto scales = OptionTypedArray<double>(o, "levelScales", fn);
+    const std::size_t L = scales.ElementLength();
+    if (L < 1 || L > 64) throw Napi::RangeError::New(env, fn + ": levelScales needs 1 to 64 levels");
+    for (std::size_t l = 0; l < L; ++l) {
+      if (!(scales[l] > 0) || !std::isfinite(scales[l])) throw Napi::RangeError::New(env, fn + ": levelScales must be positive and finite");
     }
-    const Napi::Value v = list[i];
-    const napi_typedarray_type type = fromMaps ? napi_float64_array : napi_float32_array;
-    if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type) {
-      throw Napi::TypeError::New(env, name + (fromMaps ? " must be a Float64Array" : " must be a Float32Array"));
-    }
-    if (fromMaps) {
-      const auto m = v.As<Napi::Float64Array>();
-      RequireLength(m, P * r * c, name);
-      RequireNoNaN(env, m.Data(), P * r * c, name, false, false);
-      maps[i] = m.Data();
-    } else {
-      const auto f = v.As<Napi::Float32Array>();
-      RequireLength(f, r * c * dim, name);
-      for (std::size_t q = 0; q < r * c * dim; ++q) {
-        if (!std::isfinite(f[q])) throw Napi::RangeError::New(env, name + "[" + std::to_string(q) + "] is not finite");
-      }
-      features[i] = f.Data();
-    }
+    const std::size_t dim = OptionSize(o, "featureDim", fn, 1, 4096);
+    const std::size_t k = OptionSize(o, "filterSize", fn, 1, 255);
+    if (k % 2 == 0) throw Napi::RangeError::New(env, fn + ": filterSize must be odd");
+    const Napi::Value list = o.Get("images");
+    if (!list.IsArray()) throw Napi::TypeError::New(env, fn + ": images must be an array, got " + DescribeValue(list));
+    const auto arr = list.As<Napi::Array>();
+    const std::size_t n = arr.Length();
+    levels_.resize(n * L);
+    images_.resize(n);
+    for (uint32_t i = 0; i < n; ++i) images_[i] = Image(arr.Get(i), i, L, dim, fn + ": images[" + std::to_string(i) + "]");
+    batch_ = {static_cast<int32_t>(n), images_.data(), static_cast<int32_t>(L), pinned_.Pin(scales), static_cast<int32_t>(dim), static_cast<int32_t>(k), joints_};
   }
-  const bool augmented = !info[10].IsNull();
-  Napi::TypedArrayOf<int32_t> truthX, truthY;
-  Napi::TypedArrayOf<double> truthScale;
-  if (augmented) {
-    truthX = RequireTypedArray<int32_t>(info, 10, fn + ": truthX");
-    truthY = RequireTypedArray<int32_t>(info, 11, fn + ": truthY");
-    truthScale = RequireTypedArray<double>(info, 12, fn + ": truthScale");
-    RequireLength(truthX, n * P, fn + ": truthX");
-    RequireLength(truthY, n * P, fn + ": truthY");
-    RequireLength(truthScale, n, fn + ": truthScale");
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::string image = "image " + std::to_string(i);
-      if (!(truthScale[i] > 0) || !std::isfinite(truthScale[i])) throw rangeError("truthScale of " + image + " must be positive and finite");
-      for (std::size_t p = 0; p < P; ++p) {
-        const int32_t x = truthX[i * P + p], y = truthY[i * P + p];
-        if (x < 0 || x >= cols[i] || y < 0 || y >= rows[i]) throw rangeError("truth of " + image + ", part " + std::to_string(p) + " lies outside its grid");
+
+  Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(images_.size())); }
+
+  Napi::Value Decode(const Napi::CallbackInfo& info) {
+    const std::string fn = "PoseBatch.decode";
+    const Napi::Env env = info.Env();
+    pinned_.Check(env, fn);
+    const Napi::Object o = RequireOptions(info, 0, fn);
+    const std::size_t P = parents_.size(), S = states_, n = images_.size();
+    const auto w = OptionTypedArray<double>(o, "w", fn);
+    const std::size_t filters = S * batch_.filter_size * batch_.filter_size * batch_.dim;
+    RequireMinLength(w, filters, fn + ": w");
+    RequireNoNaN(env, w.Data(), filters, fn + ": w", false, false);
+    const auto springValues = OptionTypedArray<double>(o, "springs", fn);
+    RequireLength(springValues, 6 * S, fn + ": springs");
+    springs_.resize(S);
+    for (std::size_t s = 0; s < S; ++s) {
+      const double* v = springValues.Data() + 6 * s;
+      const std::string state = " (state " + std::to_string(s) + ")";
+      RequireNoNaN(env, v, 6, fn + ": springs" + state, false, false);
+      if (v[0] < 0 || v[2] < 0) throw Napi::RangeError::New(env, fn + ": quadratic spring coefficients must be >= 0" + state);
+      const bool offsetsOk = v[4] == std::floor(v[4]) && v[5] == std::floor(v[5]) && std::fabs(v[4]) <= kMaxImageSide && std::fabs(v[5]) <= kMaxImageSide;
+      if (!offsetsOk) throw Napi::RangeError::New(env, fn + ": anchors must be integers of at most 2^15 cells" + state);
+      springs_[s] = {v[0], v[1], v[2], v[3], static_cast<int32_t>(v[4]), static_cast<int32_t>(v[5])};
+    }
+    const auto biases = OptionTypedArray<double>(o, "biases", fn);
+    RequireLength(biases, S * max_types_, fn + ": biases");
+    RequireNoNaN(env, biases.Data(), biases.ElementLength(), fn + ": biases", false, false);
+    const bool augmented = OptionBool(o, "augmented", fn, false);
+    const auto [index, count] = OptionItems(o, n, fn);
+    const BatchItems items{index, count};
+    if (augmented) {
+      for (int64_t q = 0; q < count; ++q) {
+        if (images_[items[q]].truth_x == nullptr) throw Napi::TypeError::New(env, fn + ": image " + std::to_string(items[q]) + " has no truth to augment with");
       }
     }
+    auto x = OptionTypedArray<int32_t>(o, "x", fn);
+    auto y = OptionTypedArray<int32_t>(o, "y", fn);
+    auto types = OptionTypedArray<int32_t>(o, "types", fn);
+    auto levels = OptionTypedArray<int32_t>(o, "levels", fn);
+    RequireLength(x, n * P, fn + ": x");
+    RequireLength(y, n * P, fn + ": y");
+    RequireLength(types, n * P, fn + ": types");
+    RequireLength(levels, n, fn + ": levels");
+    const pose::Tree tree{static_cast<int32_t>(P), parents_.data(), order_.data(), types_.data(), first_.data(), max_types_, springs_.data(), biases.Data()};
+    try {
+      pose::DecodeBatch(batch_, tree, w.Data(), augmented, items, {x.Data(), y.Data(), types.Data(), levels.Data()}, OptionThreads(o, fn));
+    } catch (const std::bad_alloc&) {
+      throw Napi::Error::New(env, fn + ": out of memory");
+    } catch (const std::exception& e) {
+      throw Napi::Error::New(env, fn + ": " + e.what());
+    }
+    return env.Undefined();
   }
-  auto outX = RequireTypedArray<int32_t>(info, 13, fn + ": outX");
-  auto outY = RequireTypedArray<int32_t>(info, 14, fn + ": outY");
-  RequireLength(outX, n * P, fn + ": outX");
-  RequireLength(outY, n * P, fn + ": outY");
-  const int32_t threads = static_cast<int32_t>(std::max<std::size_t>(RequireSize(info, 15, fn + ": threads", 256), 1));
-  const gapbcfw::pose::Tree tree{static_cast<int32_t>(P), parents.Data(), order.Data(), springs.data()};
-  gapbcfw::pose::PoseBatch batch{};
-  batch.n = static_cast<int32_t>(n);
-  batch.maps = fromMaps ? maps.data() : nullptr;
-  batch.features = fromMaps ? nullptr : features.data();
-  batch.rows = rows.Data();
-  batch.cols = cols.Data();
-  batch.dim = static_cast<int32_t>(dim);
-  batch.w = w.Data();
-  batch.filter_size = static_cast<int32_t>(k);
-  if (augmented) {
-    batch.truth_x = truthX.Data();
-    batch.truth_y = truthY.Data();
-    batch.truth_scale = truthScale.Data();
+
+ private:
+  // parents, order (every part after its parent, the root first), types (>= 1 per part) and joints (the
+  // leading parts that carry the loss), copied.
+  void ReadTree(const Napi::Object& o, const std::string& fn) {
+    const Napi::Env env = o.Env();
+    const auto parents = OptionTypedArray<int32_t>(o, "parents", fn);
+    const auto order = OptionTypedArray<int32_t>(o, "order", fn);
+    const auto types = OptionTypedArray<int32_t>(o, "types", fn);
+    const std::size_t P = parents.ElementLength();
+    if (P == 0 || P > 4096) throw Napi::RangeError::New(env, fn + ": parents needs 1 to 4096 parts");
+    RequireLength(order, P, fn + ": order");
+    RequireLength(types, P, fn + ": types");
+    std::vector<char> placed(P, 0);
+    for (std::size_t q = 0; q < P; ++q) {
+      const int32_t p = order[q];
+      if (p < 0 || static_cast<std::size_t>(p) >= P || placed[p]) throw Napi::RangeError::New(env, fn + ": order must be a permutation of the parts");
+      const int32_t parent = parents[p];
+      const bool ok = q == 0 ? parent == -1 : parent >= 0 && static_cast<std::size_t>(parent) < P && placed[parent];
+      if (!ok) throw Napi::RangeError::New(env, fn + ": order[" + std::to_string(q) + "] = " + std::to_string(p) + " does not follow its parent (root first)");
+      placed[p] = 1;
+    }
+    parents_.assign(parents.Data(), parents.Data() + P);
+    order_.assign(order.Data(), order.Data() + P);
+    types_.assign(types.Data(), types.Data() + P);
+    first_.resize(P);
+    states_ = 0;
+    max_types_ = 1;
+    for (std::size_t p = 0; p < P; ++p) {
+      if (types_[p] < 1 || types_[p] > 256) throw Napi::RangeError::New(env, fn + ": types must be integers in [1, 256]");
+      first_[p] = static_cast<int32_t>(states_);
+      states_ += static_cast<std::size_t>(types_[p]);
+      max_types_ = std::max(max_types_, types_[p]);
+    }
+    joints_ = static_cast<int32_t>(OptionSize(o, "joints", fn, 1, P));
   }
-  try {
-    gapbcfw::pose::DecodeBatch(batch, tree, outX.Data(), outY.Data(), threads);
-  } catch (const std::bad_alloc&) {
-    throw Napi::Error::New(env, fn + ": out of memory");
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(env, fn + ": " + e.what());
+
+  // One image's levels and truth, checked (grid sizes, finite features, truth inside its level) and pinned.
+  pose::PoseImage Image(const Napi::Value& v, std::size_t i, std::size_t L, std::size_t dim, const std::string& where) {
+    const Napi::Env env = v.Env();
+    if (!v.IsObject()) throw Napi::TypeError::New(env, where + " must be an object, got " + DescribeValue(v));
+    const Napi::Object o = v.As<Napi::Object>();
+    const Napi::Value list = o.Get("levels");
+    if (!list.IsArray() || list.As<Napi::Array>().Length() != L) throw Napi::TypeError::New(env, where + ": levels must be an array of " + std::to_string(L) + " levels");
+    pose::PoseLevel* levels = &levels_[i * L];
+    for (uint32_t l = 0; l < L; ++l) {
+      const std::string name = where + ".levels[" + std::to_string(l) + "]";
+      const Napi::Value lv = list.As<Napi::Array>().Get(l);
+      if (!lv.IsObject()) throw Napi::TypeError::New(env, name + " must be an object, got " + DescribeValue(lv));
+      const Napi::Object level = lv.As<Napi::Object>();
+      const std::size_t rows = OptionSize(level, "rows", name, 1, kMaxImageSide), cols = OptionSize(level, "cols", name, 1, kMaxImageSide);
+      levels[l] = {static_cast<int32_t>(rows), static_cast<int32_t>(cols), nullptr, nullptr};
+      if (OptionAbsent(level, "features") == OptionAbsent(level, "maps")) throw Napi::TypeError::New(env, name + ": give exactly one of features and maps");
+      if (!OptionAbsent(level, "maps")) {
+        const auto maps = OptionTypedArray<double>(level, "maps", name);
+        RequireLength(maps, states_ * rows * cols, name + ": maps");
+        levels[l].maps = pinned_.Pin(maps);
+        continue;
+      }
+      const auto f = OptionTypedArray<float>(level, "features", name);
+      RequireLength(f, rows * cols * dim, name + ": features");
+      for (std::size_t q = 0; q < f.ElementLength(); ++q) {
+        if (!std::isfinite(f[q])) throw Napi::RangeError::New(env, name + ": features[" + std::to_string(q) + "] is not finite");
+      }
+      levels[l].features = pinned_.Pin(f);
+    }
+    if (OptionAbsent(o, "truth")) return {levels, nullptr, nullptr, 1, 0};
+    const Napi::Value tv = o.Get("truth");
+    if (!tv.IsObject()) throw Napi::TypeError::New(env, where + ": truth must be an object, got " + DescribeValue(tv));
+    const Napi::Object truth = tv.As<Napi::Object>();
+    const std::size_t P = parents_.size();
+    const auto tx = OptionTypedArray<int32_t>(truth, "x", where + ".truth");
+    const auto ty = OptionTypedArray<int32_t>(truth, "y", where + ".truth");
+    RequireLength(tx, P, where + ".truth.x");
+    RequireLength(ty, P, where + ".truth.y");
+    const std::size_t level = OptionSize(truth, "level", where + ".truth", 0, L - 1);
+    const Napi::Value sv = truth.Get("scale");
+    const double scale = sv.IsNumber() ? sv.As<Napi::Number>().DoubleValue() : -1;
+    if (!(scale > 0) || !std::isfinite(scale)) throw Napi::RangeError::New(env, where + ".truth.scale must be positive and finite");
+    for (std::size_t p = 0; p < P; ++p) {
+      if (tx[p] < 0 || tx[p] >= levels[level].cols || ty[p] < 0 || ty[p] >= levels[level].rows) {
+        throw Napi::RangeError::New(env, where + ".truth: part " + std::to_string(p) + " lies outside its level's grid");
+      }
+    }
+    return {levels, pinned_.Pin(tx), pinned_.Pin(ty), scale, static_cast<int32_t>(level)};
   }
-  return env.Undefined();
-}
 
-void Register(Napi::Env env, Napi::Object exports) {
-  exports.Set("poseDecodeBatch", Napi::Function::New(env, PoseDecodeBatch, "poseDecodeBatch"));
-}
+  std::vector<int32_t> parents_, order_, types_, first_;
+  std::size_t states_ = 0;
+  int32_t max_types_ = 1;
+  int32_t joints_ = 1;
+  std::vector<pose::PoseLevel> levels_;
+  std::vector<pose::PoseImage> images_;
+  std::vector<pose::Spring> springs_;
+  pose::PoseBatch batch_{};
+  PinnedArrays pinned_;
+};
 
-}  // namespace posesec
+}  // namespace
 
-void RegisterPose(Napi::Env env, Napi::Object exports) { posesec::Register(env, exports); }
+void RegisterPose(Napi::Env env, Napi::Object exports) { exports.Set("PoseBatch", PoseBatchWrap::Define(env)); }
 
 }  // namespace gapbcfw::binding

@@ -37,7 +37,8 @@ void Compute(const double* image, std::size_t height, std::size_t width, std::si
 /// Linear filter responses over a cell grid (the part score maps of a pictorial-structures model):
 ///   out[f*rows*cols + r*cols + c] = sum_{i,j<k, d<dim} w[f*k*k*dim + (i*k+j)*dim + d] * feat[((r+i-k/2)*cols + c+j-k/2)*dim + d]
 /// with cells outside the grid contributing 0, summed in (i, j, d) order. k must be odd. The features
-/// are copied once into zero-bordered channel planes, so each tap is one vectorised update of the map.
+/// are copied once into zero-bordered channel planes; tiles of 8 cells x 4 filters then accumulate in
+/// registers over every tap (AVX2 where the CPU has it, SSE2 otherwise: the same sums either way).
 void FilterResponses(const float* feat, std::size_t rows, std::size_t cols, std::size_t dim, const double* w,
                      std::size_t numFilters, std::size_t k, double* out);
 

@@ -8,6 +8,10 @@
  *       --lambda 1e-3 --seeds 5 --max-passes 200 --out runs/ocr-small-1e-3
  *
  * The exact gap is logged every --monitor passes for the plots (not counted in time or effective passes).
+ * --task-option NAME[=VALUE] (repeatable) passes a task option, e.g. the LSP pose model's shape:
+ *
+ *   npx tsx scripts/experiments/variants.ts --data lsp:../shared/data/lsp --split small --lambda 0.1 \
+ *       --task-option types=6 --task-option midpoints --methods 'BCFW, uniform;BCPFW, gap, cache' --out runs/lsp
  */
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -29,6 +33,7 @@ const { values } = parseArgs({
     monitor: { type: 'string', default: '1' },
     figure1: { type: 'boolean', default: false },
     methods: { type: 'string' },
+    'task-option': { type: 'string', multiple: true, default: [] },
     out: { type: 'string', default: 'runs' },
   },
 });
@@ -56,7 +61,16 @@ const FIGURE1: Record<string, BcfwOptions> = {
 const table = values.figure1 ? FIGURE1 : METHODS;
 const names = values.methods ? values.methods.split(';') : Object.keys(table);
 const lambda = Number(values.lambda);
-const task = await loadTask(values.data, { split: values.split });
+// NAME=VALUE (a number when it reads as one) or a bare NAME (a flag)
+const taskValues = Object.fromEntries(
+  values['task-option'].map((o) => {
+    const at = o.indexOf('=');
+    if (at < 0) return [o, true];
+    const v = o.slice(at + 1);
+    return [o.slice(0, at), v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v];
+  }),
+);
+const task = await loadTask(values.data, { split: values.split, values: taskValues });
 const model = buildModel(task.spec);
 const problem = modelProblem(model, task.train);
 mkdirSync(values.out, { recursive: true });

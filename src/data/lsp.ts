@@ -16,7 +16,7 @@ import { FormatError, InputError } from '../core/errors.js';
 import { decodeImage } from './image-file.js';
 import { matNumeric, readMat } from './matfile.js';
 import { hog } from '../hog.js';
-import type { PoseInput, PoseLabel } from '../models/pose.js';
+import type { PoseGrid, PoseInput, PoseLabel } from '../models/pose.js';
 import { poseScale } from '../models/pose-eval.js';
 
 export const LSP_JOINTS = [
@@ -126,6 +126,35 @@ export interface LspFeatureOptions {
   sbin?: number;
   /** Image rescaling factor before HOG (default 1: LSP people are already of similar size). */
   scale?: number;
+  /** Pyramid level factors, relative to `scale`: one HOG grid per level (default [1], one level). */
+  scales?: readonly number[];
+  /** Midpoint nodes after the 14 joints: the joint pairs whose middle they are (lspTree in src/models/pose-eval.ts). Default none. */
+  midpoints?: readonly (readonly [number, number])[];
+  /**
+   * With several levels: the person scale (|L shoulder - R hip| in pixels at factor 1) that a ground truth's level
+   * brings the person nearest to, in ratio (see {@link lspTruthLevel}). Required with more than one level.
+   */
+  reference?: number;
+}
+
+/**
+ * The pyramid level of a ground truth: the level whose factor brings the person's scale (|L shoulder - R hip|
+ * in pixels at factor 1) nearest to `reference` in ratio (ties to the first level), so the training poses of
+ * every level are of about the same size.
+ */
+export function lspTruthLevel(personScale: number, scales: readonly number[], reference: number): number {
+  let best = 0;
+  const off = (l: number) => Math.abs(Math.log((personScale * scales[l]!) / reference));
+  for (let l = 1; l < scales.length; l++) if (off(l) < off(best)) best = l;
+  return best;
+}
+
+/** The median of the training poses' scales (|L shoulder - R hip|, pixels): the reference of {@link lspTruthLevel}. */
+export function lspReferenceScale(annotations: readonly LspAnnotation[]): number {
+  if (annotations.length === 0) throw new InputError('the reference person scale needs at least one training pose');
+  const s = annotations.map((a) => poseScale(a)).sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /** One image as the pose model sees it, with what is needed to map cells back to pixels. */
@@ -133,9 +162,9 @@ export interface LspExample {
   annotation: LspAnnotation;
   width: number;
   height: number;
-  /** HOG grid (Float32 features). */
+  /** HOG grids (Float32 features), one per pyramid level. */
   input: PoseInput;
-  /** Ground-truth cells and the loss scale in cells. */
+  /** Ground-truth cells of the joints and midpoints at the truth's level (`level`, present with several levels) and the loss scale in its cells. */
   label: PoseLabel;
   sbin: number;
   scale: number;
@@ -151,35 +180,51 @@ export function cellToPixel(c: number, sbin: number, scale: number): number {
   return ((c + 1.5) * sbin) / scale + 1;
 }
 
-/** Builds pose examples for the given 0-based image indices (decodes with sharp, HOG natively). */
+/** Builds pose examples for the given 0-based image indices (decodes with sharp, HOG natively, every pyramid level). */
 export async function lspExamples(dir: string, annotations: readonly LspAnnotation[], indices: readonly number[], opts: LspFeatureOptions = {}): Promise<LspExample[]> {
   const sbin = opts.sbin ?? 4;
   const scale = opts.scale ?? 1;
+  const scales = opts.scales ?? [1];
+  const midpoints = opts.midpoints ?? [];
+  if (scales.length > 1 && !(opts.reference !== undefined && opts.reference > 0)) throw new InputError('a pyramid of several levels needs the reference person scale');
   const out: LspExample[] = [];
   for (const i of indices) {
     const ann = annotations[i];
     if (ann === undefined) throw new InputError(`no annotation for image ${i + 1}`);
-    const img = await loadImage(lspImagePath(dir, i), scale);
-    const f = hog(img, sbin);
-    if (f.rows < 1 || f.cols < 1) throw new InputError(`image ${i + 1} is too small for HOG cells of ${sbin} pixels`);
-    const x = Int32Array.from(ann.x, (v) => pixelToCell(v, sbin, scale, f.cols));
-    const y = Int32Array.from(ann.y, (v) => pixelToCell(v, sbin, scale, f.rows));
-    out.push({
-      annotation: ann,
-      width: Math.round(img.width / scale),
-      height: Math.round(img.height / scale),
-      input: { rows: f.rows, cols: f.cols, dim: f.dim, data: f.data },
-      label: { x, y, scale: (poseScale(ann) * scale) / sbin },
-      sbin,
-      scale,
-    });
+    const grids: PoseGrid[] = [];
+    let width = 0;
+    let height = 0;
+    for (const f of scales) {
+      const img = await loadImage(lspImagePath(dir, i), scale * f);
+      const g = hog(img, sbin);
+      if (g.rows < 1 || g.cols < 1) throw new InputError(`image ${i + 1} is too small for HOG cells of ${sbin} pixels at pyramid factor ${f}`);
+      grids.push({ rows: g.rows, cols: g.cols, dim: g.dim, data: g.data });
+      if (grids.length === 1) {
+        width = Math.round(img.width / (scale * f));
+        height = Math.round(img.height / (scale * f));
+      }
+    }
+    const level = scales.length > 1 ? lspTruthLevel(poseScale(ann) * scale, scales, opts.reference!) : 0;
+    const at = scale * scales[level]!;
+    const g = grids[level]!;
+    // joints, then the midpoints (the middle of their two joints' annotations)
+    const px = [...ann.x, ...midpoints.map(([a, b]) => (ann.x[a]! + ann.x[b]!) / 2)];
+    const py = [...ann.y, ...midpoints.map(([a, b]) => (ann.y[a]! + ann.y[b]!) / 2)];
+    const label: PoseLabel = {
+      x: Int32Array.from(px, (v) => pixelToCell(v, sbin, at, g.cols)),
+      y: Int32Array.from(py, (v) => pixelToCell(v, sbin, at, g.rows)),
+      scale: (poseScale(ann) * at) / sbin,
+      ...(scales.length > 1 ? { level } : {}),
+    };
+    out.push({ annotation: ann, width, height, input: { ...grids[0]!, ...(scales.length > 1 ? { levels: grids.slice(1) } : {}) }, label, sbin, scale });
   }
   return out;
 }
 
-/** Predicted cells back to 1-based pixel coordinates. */
-export function labelToPixels(y: PoseLabel, sbin: number, scale: number): { x: Float64Array; y: Float64Array } {
-  return { x: Float64Array.from(y.x, (c) => cellToPixel(c, sbin, scale)), y: Float64Array.from(y.y, (c) => cellToPixel(c, sbin, scale)) };
+/** Predicted cells back to 1-based pixel coordinates (at the label's pyramid level of `scales`, default one level). */
+export function labelToPixels(y: PoseLabel, sbin: number, scale: number, scales: readonly number[] = [1]): { x: Float64Array; y: Float64Array } {
+  const at = scale * scales[y.level ?? 0]!;
+  return { x: Float64Array.from(y.x, (c) => cellToPixel(c, sbin, at)), y: Float64Array.from(y.y, (c) => cellToPixel(c, sbin, at)) };
 }
 
 /** Rounded mean displacement child - parent over training labels (cells), for {@link PoseModel}. */

@@ -27,6 +27,30 @@ export const LSP_TREE_PARENTS: readonly number[] = [
   12, // head top <- neck
 ];
 
+/** Number of LSP joints (the first nodes of every LSP tree; PCP, PCK and the loss read these). */
+export const LSP_JOINT_COUNT = 14;
+
+/**
+ * The LSP tree, optionally extended by midway points (the 2016 paper, App. I.4, after Chen & Yuille 2014 and
+ * Yang & Ramanan 2013): a node halfway along every arc of {@link LSP_TREE_PARENTS} except head top - neck, which
+ * gives 14 + 12 = 26 nodes. Nodes 0..13 are the joints; node 14 + k is the midpoint of `midpoints[k]` = [child
+ * joint, parent joint], and sits between them in the tree (the joint's parent is the midpoint, whose parent is
+ * the joint's former parent). Its ground truth is the middle of the two joints' annotations.
+ */
+export function lspTree(midpoints: boolean): { parents: number[]; midpoints: [number, number][] } {
+  const parents = [...LSP_TREE_PARENTS];
+  const mids: [number, number][] = [];
+  if (!midpoints) return { parents, midpoints: mids };
+  for (let j = 0; j < LSP_JOINT_COUNT; j++) {
+    const q = LSP_TREE_PARENTS[j]!;
+    if (q < 0 || j === 13) continue; // the root, and head top - neck
+    mids.push([j, q]);
+    parents[j] = LSP_JOINT_COUNT + mids.length - 1;
+    parents.push(q);
+  }
+  return { parents, midpoints: mids };
+}
+
 /**
  * The 10 sticks of PCP on LSP (joint pairs): lower/upper legs, upper/lower arms, head (neck - head top)
  * and torso (mid-hips - mid-shoulders; endpoint -1 / -2 denote those midpoints).

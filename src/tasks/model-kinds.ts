@@ -113,8 +113,8 @@ const KINDS: { [K in ModelSpec['kind']]: ModelKind<Extract<ModelSpec, { kind: K 
   },
   pose: {
     check: (s, file) => {
-      if (s.options === null || typeof s.options !== 'object' || !Array.isArray(s.options.parents) || !Array.isArray(s.options.meanOffsets)) {
-        throw new FormatError('model header: pose spec needs options with parents and meanOffsets', file);
+      if (s.options === null || typeof s.options !== 'object' || !Array.isArray(s.options.parents) || !(Array.isArray(s.options.meanOffsets) || Array.isArray(s.options.typeOffsets))) {
+        throw new FormatError('model header: pose spec needs options with parents and meanOffsets or typeOffsets', file);
       }
       try {
         new PoseModel(s.options);
@@ -124,7 +124,12 @@ const KINDS: { [K in ModelSpec['kind']]: ModelKind<Extract<ModelSpec, { kind: K 
     },
     build: (s) => asModel(new PoseModel(s.options)),
     dim: (s) => new PoseModel(s.options).dim,
-    shape: (s) => `pose model with ${s.options.parents.length} parts and ${s.options.filterSize ?? 5}x${s.options.filterSize ?? 5} filters`,
+    shape: (s) => {
+      const states = s.options.typeOffsets?.reduce((a, t) => a + t.length, 0) ?? s.options.parents.length;
+      const levels = s.options.scales?.length ?? 1;
+      const mixtures = states > s.options.parents.length || levels > 1 ? `, ${states} part types, ${levels} pyramid level(s)` : '';
+      return `pose model with ${s.options.parents.length} parts${mixtures} and ${s.options.filterSize ?? 5}x${s.options.filterSize ?? 5} filters`;
+    },
   },
   matching: {
     check: (s, file) => {
