@@ -32,7 +32,7 @@ BlockStats block_stats(const double* wi, const double* w, int64_t d, const int32
     const int64_t chunk = std::max(kBlockChunk, (d + kMaxChunks - 1) / kMaxChunks);
     const int64_t chunks = (d + chunk - 1) / chunk;
     double part_dw[kMaxChunks], part_sq[kMaxChunks];
-    parallel_for(chunks, threads, [&](int64_t c) { dense_sums(wi, w, c * chunk, std::min(d, (c + 1) * chunk), part_dw[c], part_sq[c]); });
+    parallel_for(chunks, d >= kParallelSweep ? threads : 1, [&](int64_t c) { dense_sums(wi, w, c * chunk, std::min(d, (c + 1) * chunk), part_dw[c], part_sq[c]); });
     for (int64_t c = 0; c < chunks; ++c) {
       dw += part_dw[c];
       sq += part_sq[c];
@@ -48,7 +48,7 @@ void block_update(double* wi, double* w, double* w_avg, int64_t d, const int32_t
   // Dense part: w_i <- (1 - gamma) w_i, w moves by the same difference; w_avg sees w without the sparse
   // part, which the sparse sweep then adds with weight rho. Per coordinate, so chunks may run on threads.
   const int64_t chunks = (d + kBlockChunk - 1) / kBlockChunk;
-  parallel_for(chunks, threads, [&](int64_t c) {
+  parallel_for(chunks, d >= kParallelSweep ? threads : 1, [&](int64_t c) {
     const int64_t begin = c * kBlockChunk, end = std::min(d, begin + kBlockChunk);
     if (w_avg != nullptr) {
 #pragma omp simd

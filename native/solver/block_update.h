@@ -9,6 +9,9 @@ namespace gapbcfw {
 
 // Coordinates per chunk of the dense sweeps (16 KiB of doubles): shorter vectors are one chunk, on the caller.
 constexpr int64_t kBlockChunk = 2048;
+// Shorter vectors are swept on the caller whatever `threads` says: waking the pool costs more than the sweep
+// (OCR's d = 4,082 is two chunks, about a microsecond of work).
+constexpr int64_t kParallelSweep = int64_t{1} << 16;
 
 struct BlockStats {
   double wi_dot_w;    // <w_i, w>

@@ -44,7 +44,7 @@ for (const split of splits) {
   for (const lambda of lambdas) {
     process.stderr.write(`OCR-${split}, lambda ${lambda}: n = ${problem.n}\n`);
     const r = bcfw(problem, {
-      lambda, gapThreshold: 0.01, maxPasses, timeBudget,
+      lambda, gapThreshold: 0.01, maxPasses, timeBudget, batch: 1,
       onProgress: (e) => { if (e.gapIsExact) process.stderr.write(`  pass ${e.pass} gap ${e.gap!.toExponential(3)} ${e.seconds.toFixed(1)}s\n`); },
     });
     const firstBelow = (thr: number) => r.trace.find((e) => e.gapIsExact && e.gap! <= thr);

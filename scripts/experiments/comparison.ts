@@ -39,14 +39,14 @@ import { crossings, exactGap, medianOrNull } from './summarize.js';
 
 /** The methods of the paper's Figure 1; `stochastic` ones run once per seed. */
 const METHODS: Record<string, { options: TrainOptions; stochastic: boolean }> = {
-  BCFW: { options: { solver: 'bcfw', averaging: false, gapCheck: 10 }, stochastic: true },
-  'BCFW-wavg': { options: { solver: 'bcfw', averaging: true, gapCheck: 10 }, stochastic: true },
+  BCFW: { options: { solver: 'bcfw', batch: 1, averaging: false, gapCheck: 10 }, stochastic: true },
+  'BCFW-wavg': { options: { solver: 'bcfw', batch: 1, averaging: true, gapCheck: 10 }, stochastic: true },
   SSG: { options: { solver: 'ssg', averaging: false, gapCheck: 1e9 }, stochastic: true },
   'SSG-wavg': { options: { solver: 'ssg', averaging: true, gapCheck: 1e9 }, stochastic: true },
   FW: { options: { solver: 'fw' }, stochastic: false },
   'cutting plane': { options: { solver: 'cutting-plane' }, stochastic: false },
   // Not in the 2013 paper: the 2016 paper's best variant, for reference.
-  'BCPFW, gap, cache': { options: { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true, gapCheck: 10 }, stochastic: true },
+  'BCPFW, gap, cache': { options: { solver: 'bcfw', batch: 1, step: 'pairwise', sampling: 'gap', cache: true, gapCheck: 10 }, stochastic: true },
 };
 /** The batch methods, whose lower envelope of the primal is drawn (App. F). */
 const isBatch = (method: string) => method === 'FW' || method.startsWith('cutting plane');

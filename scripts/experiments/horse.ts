@@ -94,6 +94,7 @@ for (const lambda of values.lambdas!.split(',').map(Number)) {
   model.resetStats();
   const opts = {
     solver: 'bcfw',
+    batch: 1, // the papers' sequential block steps
     lambda,
     maxPasses: Number(values['max-passes']),
     gapThreshold: Number(values['gap-threshold']),

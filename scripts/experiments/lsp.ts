@@ -55,7 +55,7 @@ for (const split of list(values.splits)) {
           const name = `${split}-K${types}-${midpoints === 'on' ? 'mid' : 'nomid'}-s${scales.replace(/,/g, '_')}-l${lambda}`;
           const args = ['train', `lsp:${dataPath('lsp')}`, '--split', split, '--types', types, midpoints === 'on' ? '--midpoints' : '--no-midpoints', '--scales', scales];
           args.push('--lambda', lambda, '--max-passes', values['max-passes'], '--gap-check', values['gap-check'], '--gap-threshold', values['gap-threshold']);
-          args.push('--test-limit', values['test-limit'], '--sbin', values.sbin, '--json', '--quiet');
+          args.push('--test-limit', values['test-limit'], '--sbin', values.sbin, '--batch', '1', '--json', '--quiet');
           if (values['time-budget']) args.push('--time-budget', values['time-budget']);
           if (values.traces) args.push('--trace', join(values.traces, `${name}.jsonl`));
           process.stderr.write(`${name}: gapbcfw ${args.join(' ')}\n`);

@@ -8,6 +8,7 @@
  *       --lambda 1e-3 --seeds 5 --max-passes 200 --out runs/ocr-small-1e-3
  *
  * The exact gap is logged every --monitor passes for the plots (not counted in time or effective passes).
+ * Block steps are the papers' sequential ones (--batch 1) unless --batch TAU asks for mini-batches.
  * --task-option NAME[=VALUE] (repeatable) passes a task option, e.g. the LSP pose model's shape:
  *
  *   npx tsx scripts/experiments/variants.ts --data lsp:../shared/data/lsp --split small --lambda 0.1 \
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     figure1: { type: 'boolean', default: false },
     methods: { type: 'string' },
     'task-option': { type: 'string', multiple: true, default: [] },
+    batch: { type: 'string', default: '1' },
     out: { type: 'string', default: 'runs' },
   },
 });
@@ -82,7 +84,7 @@ for (const method of names) {
     const events: object[] = [];
     const r = bcfw(problem, {
       lambda, seed, maxPasses: Number(values['max-passes']), timeBudget: Number(values['time-budget']),
-      gapThreshold: Number(values['gap-threshold']), monitorEvery: Number(values.monitor), gapCheck: 10, ...options,
+      gapThreshold: Number(values['gap-threshold']), monitorEvery: Number(values.monitor), gapCheck: 10, batch: Number(values.batch), ...options,
       onProgress: (e) => events.push({ method, seed, lambda, data: values.data, ...e }),
     });
     writeRunTrace(values.out, method, seed, events);
