@@ -51,6 +51,13 @@ export interface StructuredModel<X, Y> {
    */
   readonly bounds?: Bounds;
   /**
+   * Whether mini-batches of block steps pay off with this model's oracle by default: true when an oracle call
+   * costs far more than a block update (sparse Viterbi over CoNLL's features, graph cuts, pose max-sum), so that
+   * decoding several blocks on native threads wins; a cheap one (dense chains such as OCR, multiclass) loses more to the mini-batch's overhead and staler corners
+   * than the threads give (docs/results.md, multi-core training). Only the default batch depends on it.
+   */
+  readonly miniBatches?: boolean;
+  /**
    * Optional batched oracle (DESIGN seam 4, run by src/engine): prepares examples once and returns their
    * {@link BatchDecoder} (score, decode on native threads, float64 recheck; any subset of them at a time), or
    * the older whole-pass {@link BatchPass} function, which the engine adapts. `scoring` computes the
@@ -88,6 +95,8 @@ export interface Problem<Y = unknown> {
   labelKey(y: Y): string;
   /** Box constraints on w (see StructuredModel.bounds). */
   readonly bounds?: Bounds;
+  /** Whether mini-batches of block steps pay off by default (see StructuredModel.miniBatches). */
+  readonly miniBatches?: boolean;
   /**
    * Optional batched oracle (src/engine): the exact pass chunk by chunk without building psi (with the argmax
    * labels and predictions when asked), and any subset of blocks decoded together on native threads.
@@ -172,6 +181,7 @@ export function modelProblem<X, Y>(
     counters: () => addCounters(subtractCounters(readCounters(data.readStats?.()), readAtStart), live),
     ...(model.bounds ? { bounds: model.bounds } : {}),
     ...(batch ? { batch } : {}),
+    ...(model.miniBatches ? { miniBatches: true } : {}),
   };
 }
 

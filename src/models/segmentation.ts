@@ -100,6 +100,8 @@ export class SegmentationModel implements StructuredModel<SegmentationGraph, Seg
   readonly lossKind: SegmentationLoss;
   readonly reuseGraphs: boolean;
   readonly bounds?: Bounds;
+  /** A graph cut per oracle call (about a millisecond): mini-batches decoded on threads pay off. */
+  readonly miniBatches = true;
   /** This model's oracle counters (per-object calls and batched decodes); a Problem's own are in Problem.counters. */
   readonly stats: SegmentationStats = { calls: 0, scoringMs: 0, maxflowMs: 0, clippedEdges: 0 };
   private readonly acc: SparseAccumulator;

@@ -58,6 +58,8 @@ export interface SparseChainModelOptions {
  */
 export class SparseChainModel extends ChainStructure implements StructuredModel<SparseSequence, Int32Array> {
   readonly dim: number;
+  /** Sparse scoring and Viterbi per oracle call (about 0.1 ms on CoNLL): mini-batches decoded on threads pay off. */
+  readonly miniBatches = true;
   readonly numFeatures: number;
   readonly numLabels: number;
   readonly backend: DecodeBackend;

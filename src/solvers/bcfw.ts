@@ -53,7 +53,7 @@ export interface BcfwOptions extends CommonSolverOptions {
    * (Problem.batch.decodeSubset), then applies the tau updates one after another in sampled order, each with
    * line search at the iterate it is applied to (a corner found at a slightly older w is still a feasible
    * direction, and the dual never decreases). 1 is the sequential algorithm. At most n. Default:
-   * {@link defaultBatch} of the threads, n and whether the problem batches (a resumed run: the checkpoint's). Results depend on tau, not on
+   * {@link defaultBatch} of the threads, n and whether mini-batches pay off on the problem (a batched oracle and Problem.miniBatches; a resumed run: the checkpoint's). Results depend on tau, not on
    * threads.
    */
   batch?: number;
@@ -263,7 +263,7 @@ export class BcfwSolver extends PassSolver {
     check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
     const { n, dim: d } = problem;
     // A resumed run keeps the batch it was made with (checkpoints before mini-batches: 1) unless told otherwise.
-    const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, problem.batch !== undefined));
+    const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, problem.batch !== undefined && problem.miniBatches === true));
     check(Number.isInteger(batch) && batch >= 1, `batch must be a positive integer, got ${batch}`);
     this.batch = Math.min(batch, n);
     this.batchBlocks = new Int32Array(this.batch);
@@ -1036,10 +1036,12 @@ export class BcfwSolver extends PassSolver {
 
 /**
  * The default blocks per step for n blocks and a number of native threads: 4 per thread, which keeps the
- * threads busy on cheap oracles, but at most n/32 (at least 1), so that one step's blocks stay a small part of
- * the data and their updates close to sequential ones; 1 on one thread (the sequential algorithm), and 1 for a
- * problem without a batched oracle (`batched` false: its decodes would run one by one, so a mini-batch only
- * makes its corners older). See docs/results.md (multi-core training) for the measurements behind it.
+ * threads busy, but at most n/32 (at least 1), so that one step's blocks stay a small part of the data and
+ * their updates close to sequential ones; 1 on one thread (the sequential algorithm), and 1 when `batched` is
+ * false: a problem without a batched oracle (its decodes would run one by one, so a mini-batch only makes its
+ * corners older) or whose oracle is too cheap for mini-batches to pay off (StructuredModel.miniBatches: on
+ * OCR-large, tau 2-16 took 1.1-1.35x longer to the gap 0.01 than tau 1). See docs/results.md (multi-core
+ * training) for the measurements behind it.
  */
 export function defaultBatch(threads: number, n: number, batched = true): number {
   if (!batched || threads <= 1) return 1;
