@@ -26,12 +26,17 @@ import { writeTinyLsp } from './helpers/tiny-data.js';
 const FIXTURES = fileURLToPath(new URL('./fixtures/pose/', import.meta.url));
 const k1 = JSON.parse(readFileSync(join(FIXTURES, 'k1-traces.json'), 'utf8')) as { synthetic: Record<string, unknown>; lsp: Record<string, unknown> | null };
 
+// The fixtures are the bits of the release addon's sums (-O3, vectorised reductions). Another addon
+// (GAPBCFW_ADDON: the sanitizers' -O1 build) rounds some sums differently in the last bits, so the bit-for-bit
+// comparisons run on the release build only; the sanitized run keeps every other test of this file.
+const releaseAddon = process.env.GAPBCFW_ADDON === undefined;
+
 describe('the one-type, no-midpoint, one-scale model is the model of commit 9a1af41', () => {
-  it('reproduces its traces and weights on synthetic data (BCFW, BCPFW + gap sampling + cache, BCAFW)', () => {
+  it.skipIf(!releaseAddon)('reproduces its traces and weights on synthetic data (BCFW, BCPFW + gap sampling + cache, BCAFW)', () => {
     expect(poseTraceRuns()).toEqual(k1.synthetic);
   });
 
-  it.skipIf(k1.lsp === null)('reproduces its `train lsp:` summaries and exact-gap checkpoints on 12 LSP-small images', async () => {
+  it.skipIf(k1.lsp === null || !releaseAddon)('reproduces its `train lsp:` summaries and exact-gap checkpoints on 12 LSP-small images', async () => {
     const runs = await lspTraceRuns();
     if (runs === null) return; // no LSP data here
     expect(runs).toEqual(k1.lsp);

@@ -52,9 +52,10 @@ export interface StructuredModel<X, Y> {
   readonly bounds?: Bounds;
   /**
    * Whether mini-batches of block steps pay off with this model's oracle by default: true when an oracle call
-   * costs far more than a block update (sparse Viterbi over CoNLL's features, graph cuts, pose max-sum), so that
-   * decoding several blocks on native threads wins; a cheap one (dense chains such as OCR, multiclass) loses more to the mini-batch's overhead and staler corners
-   * than the threads give (docs/results.md, multi-core training). Only the default batch depends on it.
+   * costs far more than a block update (sparse Viterbi over CoNLL's features, graph cuts, pose max-sum), so
+   * that decoding several blocks on native threads wins; a cheap one (dense chains such as OCR, multiclass)
+   * loses more to the mini-batch's overhead and staler corners than the threads give (docs/results.md,
+   * multi-core training). Only the default batch depends on it.
    */
   readonly miniBatches?: boolean;
   /**

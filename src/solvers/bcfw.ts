@@ -53,8 +53,8 @@ export interface BcfwOptions extends CommonSolverOptions {
    * (Problem.batch.decodeSubset), then applies the tau updates one after another in sampled order, each with
    * line search at the iterate it is applied to (a corner found at a slightly older w is still a feasible
    * direction, and the dual never decreases). 1 is the sequential algorithm. At most n. Default:
-   * {@link defaultBatch} of the threads, n and whether mini-batches pay off on the problem (a batched oracle and Problem.miniBatches; a resumed run: the checkpoint's). Results depend on tau, not on
-   * threads.
+   * {@link defaultBatch} of the threads, n and whether mini-batches pay off on the problem (a batched oracle
+   * and Problem.miniBatches; a resumed run: the checkpoint's). Results depend on tau, not on threads.
    */
   batch?: number;
   /** Optimal step size (Alg. 4, line 6 with line search); otherwise gamma = 2n/(k + 2n) (FW steps only). Default true. */
@@ -1040,7 +1040,7 @@ export class BcfwSolver extends PassSolver {
  * their updates close to sequential ones; 1 on one thread (the sequential algorithm), and 1 when `batched` is
  * false: a problem without a batched oracle (its decodes would run one by one, so a mini-batch only makes its
  * corners older) or whose oracle is too cheap for mini-batches to pay off (StructuredModel.miniBatches: on
- * OCR-large, tau 2-16 took 1.1-1.35x longer to the gap 0.01 than tau 1). See docs/results.md (multi-core
+ * OCR-large, tau 2-16 took 1.14-1.36x longer to the gap 0.01 than tau 1). See docs/results.md (multi-core
  * training) for the measurements behind it.
  */
 export function defaultBatch(threads: number, n: number, batched = true): number {
