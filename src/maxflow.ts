@@ -181,6 +181,29 @@ function convertError(e: unknown): unknown {
   return e;
 }
 
+/** `signal` of an async call, checked: undefined or an AbortSignal that has not fired. */
+function checkSignal(fn: string, signal: unknown): AbortSignal | undefined {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InputError(`${fn}: opts.signal must be an AbortSignal`);
+  signal?.throwIfAborted();
+  return signal;
+}
+
+/** Waits for a native threaded job; an abort of `signal` cancels it and rejects with the signal's reason. */
+async function awaitJob(start: () => { promise: Promise<void>; cancel(): void }, signal: AbortSignal | undefined): Promise<void> {
+  const job = call(start);
+  const onAbort = () => job.cancel();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await job.promise;
+  } catch (e) {
+    signal?.throwIfAborted();
+    throw convertError(e);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  signal?.throwIfAborted();
+}
+
 function describe(x: unknown): string {
   if (x === null) return 'null';
   if (ArrayBuffer.isView(x)) return x.constructor.name;
@@ -474,20 +497,7 @@ export class MaxflowBatch {
    */
   async solve(opts: MaxflowBatchSolveOptions & { signal?: AbortSignal } = {}): Promise<Float64Array> {
     const { signal, ...rest } = opts;
-    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InputError('MaxflowBatch.solve: opts.signal must be an AbortSignal');
-    signal?.throwIfAborted();
-    const job = call(() => this.#b.solve(rest));
-    const onAbort = () => job.cancel();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      await job.promise;
-    } catch (e) {
-      signal?.throwIfAborted();
-      throw convertError(e);
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
-    signal?.throwIfAborted();
+    await awaitJob(() => this.#b.solve(rest), checkSignal('MaxflowBatch.solve', signal));
     return this.flows;
   }
 
@@ -555,23 +565,10 @@ function batchResults(b: BatchParts): MaxflowResult[] {
  */
 export async function maxflowBatch(specs: readonly MaxflowGraphSpec[], opts: MaxflowBatchOptions = {}): Promise<MaxflowResult[]> {
   const fn = 'maxflowBatch';
-  const { signal } = opts;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InputError(`${fn}: opts.signal must be an AbortSignal`);
-  signal?.throwIfAborted();
+  const signal = checkSignal(fn, opts.signal);
   const b = newBatch(fn, specs, opts.segments ?? true, false);
   const threads = batchThreads(fn, opts, specs.length);
-  const job = call(() => b.native.solve({ threads }));
-  const onAbort = () => job.cancel();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    await job.promise;
-  } catch (e) {
-    signal?.throwIfAborted();
-    throw convertError(e);
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
-  signal?.throwIfAborted();
+  await awaitJob(() => b.native.solve({ threads }), signal);
   return batchResults(b);
 }
 

@@ -3,22 +3,13 @@ import { bcfw } from '../src/solvers/bcfw.js';
 import { fw } from '../src/solvers/fw.js';
 import { cuttingPlane } from '../src/solvers/cutting-plane.js';
 import { ssg } from '../src/solvers/ssg.js';
-import type { Problem } from '../src/core/problem.js';
 import { Rng } from '../src/core/rng.js';
-import { brutePrimal, tinyChain } from './helpers/tiny.js';
+import { boxedTinyChain, brutePrimal } from './helpers/tiny.js';
 
 // Box constraints (2016 App. H): positivity on the transition weights and a general box [-0.3, 0.3] on the
 // first-label biases of a tiny chain problem. The solvers keep v = sum_i w_i unclipped and use w = clip(v).
-const t = tinyChain(71, { n: 7, K: 3, D: 2, maxT: 4 });
+const { t, lower, upper, boxed } = boxedTinyChain();
 const d = t.model.dim;
-const lower = new Float64Array(d).fill(-Infinity);
-const upper = new Float64Array(d).fill(Infinity);
-for (let j = t.model.offsets.transitions; j < d; j++) lower[j] = 0;
-for (let j = t.model.offsets.first; j < t.model.offsets.last; j++) {
-  lower[j] = -0.3;
-  upper[j] = 0.3;
-}
-const boxed: Problem<Int32Array> = { ...t.problem, bounds: { lower, upper } };
 const lambda = 0.05;
 const inBox = (w: Float64Array) => w.every((x, j) => x >= lower[j]! - 1e-15 && x <= upper[j]! + 1e-15);
 

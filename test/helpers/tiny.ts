@@ -64,6 +64,23 @@ export function bruteHinge(t: TinyChain, i: number, w: Float64Array): number {
   return best;
 }
 
+/**
+ * The boxed tiny chain of the box-constraint tests (2016 App. H): positivity on the transition weights and the
+ * box [-0.3, 0.3] on the first-label biases.
+ */
+export function boxedTinyChain(): { t: TinyChain; lower: Float64Array; upper: Float64Array; boxed: Problem<Int32Array> } {
+  const t = tinyChain(71, { n: 7, K: 3, D: 2, maxT: 4 });
+  const d = t.model.dim;
+  const lower = new Float64Array(d).fill(-Infinity);
+  const upper = new Float64Array(d).fill(Infinity);
+  for (let j = t.model.offsets.transitions; j < d; j++) lower[j] = 0;
+  for (let j = t.model.offsets.first; j < t.model.offsets.last; j++) {
+    lower[j] = -0.3;
+    upper[j] = 0.3;
+  }
+  return { t, lower, upper, boxed: { ...t.problem, bounds: { lower, upper } } };
+}
+
 /** Primal objective by enumeration. */
 export function brutePrimal(t: TinyChain, lambda: number, w: Float64Array): number {
   let s = 0;
