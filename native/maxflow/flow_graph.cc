@@ -419,6 +419,7 @@ void FlowGraph<Cap>::init_trees() {
   orphans_.clear();
   changed_.clear();
   time_ = 1;
+  if (refinements_.short_paths_first) push_short_paths();
   for (size_t i = 0; i < st_.size(); ++i) {
     NodeState& s = st_[i];
     s = NodeState{};
@@ -431,6 +432,42 @@ void FlowGraph<Cap>::init_trees() {
       activate(static_cast<NodeId>(i));
     }
   }
+}
+
+template <class Cap>
+void FlowGraph<Cap>::push_short_paths() {
+  // "Short paths" in flow_graph.h: augmenting paths like any other (the max flow and the minimal cut
+  // stay the same), pushed with the same saturation snapping as augment().
+  const size_t n = tr_.size();
+  Flow pushed = 0;
+  int64_t paths = 0;
+  for (size_t u = 0; u < n; ++u) {
+    Cap excess = tr_[u];
+    if (excess <= node_tol(u)) continue;
+    for (int32_t a = first_[u]; a < first_[u + 1]; ++a) {
+      Arc& x = arcs_[a];
+      const NodeId v = x.head;
+      const Cap deficit = -tr_[v];
+      if (deficit <= node_tol(v) || !open(x)) continue;
+      const Cap b = std::min(std::min(excess, deficit), x.res);
+      push(a, b);
+      if (!open(x)) {  // snap a negligible residue to 0 (see "Tolerance")
+        x.res = 0;
+        arcs_[x.sister].rev = 0;
+      }
+      tr_[v] = b - deficit >= -node_tol(v) ? Cap{0} : static_cast<Cap>(b - deficit);
+      pushed += b;
+      ++paths;
+      excess -= b;
+      if (excess <= node_tol(u)) {
+        excess = 0;
+        break;
+      }
+    }
+    tr_[u] = excess;
+  }
+  flow_ += pushed;
+  counters_.augmentations += paths;
 }
 
 template <class Cap>

@@ -7,7 +7,7 @@
 //         independent Edmonds-Karp.
 //         The file read without merging arcs, and read with the automatic capacity type, must give the
 //         same flow.
-//   odd:  the rest encodes a graph (capacity type, tree-depth refinements, <= 40 nodes, <= 120 edges,
+//   odd:  the rest encodes a graph (capacity type, refinements, <= 40 nodes, <= 120 edges,
 //         capacities from tiny to near the type's limit) followed by a script of solves and capacity
 //         changes (set/add terminal capacities, set edge capacities, bad ids, negative values, restarts
 //         from the zero flow). After each solve: flow == a fresh FlowGraph's == a bulk-assigned one's ==
@@ -215,7 +215,7 @@ void run_graph(Bytes& in) {
   m.ct.resize(m.n);
   FlowGraph<Cap> g(m.n);
   const uint8_t r = in.next();
-  g.set_refinements({(r & 1) != 0, (r & 2) != 0});
+  g.set_refinements({(r & 1) != 0, (r & 2) != 0, (r & 4) != 0});
   for (int e = 0; e < edges; ++e) {
     const int u = in.next() % m.n, v = in.next() % m.n;
     const Cap a = decode_cap<Cap>(in), b = decode_cap<Cap>(in);

@@ -111,7 +111,7 @@ struct Spec {
 template <class Cap>
 using FlowOf = typename FlowGraph<Cap>::Flow;
 
-// The tree-depth refinements every graph built by build() uses (all four combinations are tested).
+// The refinements every graph built by build() uses (see refinement_tests for the combinations).
 gapbcfw::maxflow::Refinements g_refinements;
 
 template <class Cap>
@@ -880,18 +880,20 @@ Spec<int32_t> grid_spec(std::mt19937_64& rng, int w, int h, int smooth) {
 }
 
 std::string refinement_name(const gapbcfw::maxflow::Refinements& r) {
-  return std::string(r.nearest_orphans_first ? "nearest-first" : "fifo-orphans") + "/" + (r.shallow_growth ? "shallow-growth" : "plain-growth");
+  return std::string(r.nearest_orphans_first ? "nearest-first" : "fifo-orphans") + "/" + (r.shallow_growth ? "shallow-growth" : "plain-growth") +
+         "/" + (r.short_paths_first ? "short-paths" : "search-only");
 }
 
-// Every combination of the refinements gives the reference's flow and (integers) its cut, on random
+// Every combination of the refinements (the three alone, none, the tree pair, all) gives the reference's flow and (integers) its cut, on random
 // graphs, with reuse, and on grids up to 64 x 64 (against Dinic).
 void refinement_tests() {
-  const gapbcfw::maxflow::Refinements combos[] = {{false, false}, {true, false}, {false, true}, {true, true}};
+  const gapbcfw::maxflow::Refinements combos[] = {{false, false, false}, {true, false, false}, {false, true, false},
+                                                  {true, true, false}, {false, false, true}, {true, true, true}};
   uint64_t seed = 100;
   for (const auto& combo : combos) {
     g_refinements = combo;
     const std::string name = refinement_name(combo);
-    if (combo.nearest_orphans_first != combo.shallow_growth || !combo.shallow_growth) {  // the default runs in main()
+    if (!(combo.nearest_orphans_first && combo.shallow_growth && combo.short_paths_first)) {  // the default runs in main()
       random_static_tests<int32_t>(("int32 " + name).c_str(), 20, 1500, ++seed);
       random_static_tests<double>(("double " + name).c_str(), 10, 1000, ++seed);
       random_reuse_tests<int32_t>(("int32 " + name).c_str(), 20, 1200, ++seed);

@@ -4,15 +4,19 @@
  * commit (--baseline), tree reuse against fresh solves, small graphs through the JS API, page faults
  * per solve, the batch API on 1 and 2 threads, and the DIMACS path of `gapbcfw maxflow`.
  *
- *   npx tsx scripts/bench/maxflow.ts [--quick] [--baseline BASE/build/Release/gapbcfw.node] [--horse DIR]
+ *   npx tsx scripts/bench/maxflow.ts [--quick] [--baseline BASE/build/Release/gapbcfw.node] [--horse DIR] [--only S,S]
+ *
+ * --only runs the named sections alone (pageFaults, nativeVsTsDinic, grids, superpixels, smallGraphs, batch,
+ * dimacs).
  *
  * Prints one JSON object to stdout (progress on stderr). Times are medians of process CPU time in
  * milliseconds (us where named so), except the batch section's wall times; `ratio` and `speedup` fields
  * are (other time) / (this time), > 1 meaning this build is faster.
- * With --baseline, every comparison runs both addons in the same process, alternating repetitions; the
- * baseline is driven through its own positional bindings behind a wrapper that does what its TypeScript
- * layer did (an object with the capacity type settled, then the native call). Build the baseline from
- * main, e.g. `mkdir /tmp/base && git archive main | tar -x -C /tmp/base && cd /tmp/base &&
+ * With --baseline, every comparison runs both addons in the same process, alternating repetitions. The
+ * baseline may be the addon of a commit before issue 22, driven through its positional bindings behind a
+ * wrapper that does what its TypeScript layer did (an object with the capacity type settled, then the
+ * native call), or of a later one, which takes graph objects like this build. Build it from that commit,
+ * e.g. `mkdir /tmp/base && git archive main | tar -x -C /tmp/base && cd /tmp/base &&
  * ln -s $OLDPWD/node_modules . && npx cmake-js compile`. --horse DIR adds the superpixel graphs of a
  * prepared horse set (`gapbcfw prepare-horse`): its training images' loss-augmented cuts at a w from a
  * few BCFW passes.
@@ -44,7 +48,7 @@ import { bcfw } from '../../src/solvers/bcfw.js';
 import { gridGraph, referenceMaxflow } from '../../test/helpers/maxflow-ref.js';
 import { uniform } from '../../test/helpers/random.js';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, baseline: { type: 'string' }, horse: { type: 'string' } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, baseline: { type: 'string' }, horse: { type: 'string' }, only: { type: 'string' } } });
 const quick = values.quick === true;
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const median = (xs: number[]): number => {
@@ -74,10 +78,13 @@ interface BaselineGraph {
 interface BaselineAddon {
   MaxflowGraph: new (...args: unknown[]) => BaselineGraph;
   maxflowSolve(...args: unknown[]): number;
-  maxflowBatchSync(graphs: unknown[], threads: number): Float64Array;
-  maxflowReadDimacs(data: Uint8Array, capType: string): { graph: BaselineGraph & { clone(): BaselineGraph }; constant: number; capType: string; numNodes: number };
+  maxflowBatchSync?(graphs: unknown[], threads: number): Float64Array;
+  MaxflowBatch?: new (opts: unknown) => { solveSync(opts: { threads: number }): void; dispose(): void };
+  maxflowReadDimacs(data: Uint8Array, opts: unknown): { graph: BaselineGraph & { clone(): BaselineGraph }; constant: number; capType: string; numNodes: number };
 }
 const baseAddon = values.baseline ? (createRequire(import.meta.url)(values.baseline) as BaselineAddon) : undefined;
+/** A baseline from issue 22 on takes graph objects (this build's binding); an earlier one positional arguments. */
+const baseTakesObjects = baseAddon?.MaxflowBatch !== undefined;
 
 /** The baseline's normalisation (src/maxflow.ts before this change): a fresh object, capType settled. */
 function baseSpec(s: MaxflowGraphSpec): Required<MaxflowGraphSpec> {
@@ -86,15 +93,27 @@ function baseSpec(s: MaxflowGraphSpec): Required<MaxflowGraphSpec> {
 }
 const base = baseAddon && {
   graph(spec: MaxflowGraphSpec): BaselineGraph {
+    if (baseTakesObjects) return new baseAddon.MaxflowGraph(spec);
     const s = baseSpec(spec);
     return new baseAddon.MaxflowGraph(s.numNodes, s.edgeFrom, s.edgeTo, s.capFwd, s.capRev, s.sourceCap, s.sinkCap, s.capType);
   },
   oneShot(spec: MaxflowGraphSpec, segments: Uint8Array): number {
+    if (baseTakesObjects) return baseAddon.maxflowSolve({ ...spec, segments });
     const s = baseSpec(spec);
     return baseAddon.maxflowSolve(s.numNodes, s.edgeFrom, s.edgeTo, s.capFwd, s.capRev, s.sourceCap, s.sinkCap, s.capType, segments);
   },
-  batchSync(specs: MaxflowGraphSpec[], threads: number): Float64Array {
-    return baseAddon.maxflowBatchSync(specs.map((sp) => ({ ...baseSpec(sp), segments: new Uint8Array(sp.numNodes) })), threads);
+  batchSync(specs: MaxflowGraphSpec[], threads: number): void {
+    const graphs = specs.map((sp) => ({ ...(baseTakesObjects ? sp : baseSpec(sp)), segments: new Uint8Array(sp.numNodes) }));
+    if (!baseTakesObjects) {
+      baseAddon.maxflowBatchSync!(graphs, threads);
+      return;
+    }
+    const b = new baseAddon.MaxflowBatch!({ graphs, flows: new Float64Array(specs.length), retain: false, name: 'baseline' });
+    b.solveSync({ threads });
+    b.dispose();
+  },
+  readDimacs(data: Uint8Array) {
+    return baseAddon.maxflowReadDimacs(data, baseTakesObjects ? { capType: 'auto', mergeArcs: true } : 'auto');
   },
 };
 
@@ -610,7 +629,7 @@ function dimacs(): Record<string, unknown> {
           ? [
               () => {
                 const t0 = clock();
-                const p = baseAddon.maxflowReadDimacs(readFileSync(file), 'auto');
+                const p = base!.readDimacs(readFileSync(file));
                 t.baseRead.push(clock() - t0);
                 const t1 = clock();
                 const f = p.constant + p.graph.solve();
@@ -652,12 +671,12 @@ const out: Record<string, unknown> = {
 // Page faults first: while the process is young. (glibc raises its mmap threshold after freeing large
 // blocks, up to 32 MiB, so a build that frees and re-allocates graph memory faults less once a larger
 // graph has come and gone; reused memory does not depend on that history.)
-out.pageFaults = pageFaults();
-out.nativeVsTsDinic = vsReference();
-out.grids = grids();
-out.superpixels = superpixels();
-out.smallGraphs = smallGraphs();
-out.batch = await batch();
-out.dimacs = dimacs();
+const sections: Record<string, () => unknown> = {
+  pageFaults, nativeVsTsDinic: vsReference, grids, superpixels, smallGraphs, batch, dimacs,
+};
+const only = values.only?.split(',');
+const unknownSection = only?.find((name) => !(name in sections));
+if (unknownSection !== undefined) throw new Error(`--only: no section '${unknownSection}' (${Object.keys(sections).join(', ')})`);
+for (const [name, run] of Object.entries(sections)) if (only === undefined || only.includes(name)) out[name] = await run();
 out.loadavgAtEnd = loadavg().map((x) => r4(x));
 process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
