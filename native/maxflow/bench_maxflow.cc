@@ -1,8 +1,8 @@
-// Grid benchmark for native/maxflow: the effect of each refinement of BK04 alone (flow_graph.h, "Tree
-// depth" and "Short paths"). On W x W 4-connected grids of scripts/bench/maxflow.ts's family (unaries
-// 100 (v-0.2)^2 and 100 (v-0.8)^2 of a uniform v, pairwise 5 "weak" or 50 "strong", int32), plain BK04,
-// each refinement alone, the two tree refinements together and all three solve the same graph `reps`
-// times, round-robin; the arcs are laid out before the clock starts (FlowGraph::assign). Prints one JSON line per
+// Grid benchmark for native/maxflow: the effect of each tree-depth refinement alone (flow_graph.h,
+// "Tree depth"). On W x W 4-connected grids of scripts/bench/maxflow.ts's family (unaries 100 (v-0.2)^2 and
+// 100 (v-0.8)^2 of a uniform v, pairwise 5 "weak" or 50 "strong", int32), each of the four combinations
+// of {FIFO, nearest-first} orphans x {plain, shallow} growth solves the same graph `reps` times,
+// round-robin; the arcs are laid out before the clock starts (FlowGraph::assign). Prints one JSON line per
 // grid: CPU milliseconds of the solve (min and median; the process's CPU time, steadier than wall time on
 // a shared machine), the counters, and the speed-up of each combination over plain BK04. All flows must
 // agree (exit status 1 otherwise).
@@ -92,21 +92,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: bench_maxflow [--reps N] [SIZE...] with N >= 1, SIZE >= 2\n");
     return 2;
   }
-  constexpr int kCombos = 6;
-  const Refinements combos[kCombos] = {{false, false, false}, {true, false, false}, {false, true, false},
-                                       {true, true, false},   {false, false, true}, {true, true, true}};
-  const char* names[kCombos] = {"plain", "nearestOrphansFirst", "shallowGrowth", "bothTreeRefinements", "shortPathsFirst", "all"};
+  const Refinements combos[4] = {{false, false}, {true, false}, {false, true}, {true, true}};
+  const char* names[4] = {"plain", "nearestOrphansFirst", "shallowGrowth", "both"};
   bool agree = true;
   for (const int w : sizes) {
     for (const int32_t smooth : {5, 50}) {
       const Grid grid = make_grid(w, smooth, uint64_t(w) * 100 + smooth);
-      std::vector<double> ms[kCombos];
-      gapbcfw::maxflow::SolveCounters counters[kCombos];
-      int64_t flow[kCombos] = {};
+      std::vector<double> ms[4];
+      gapbcfw::maxflow::SolveCounters counters[4];
+      int64_t flow[4] = {0, 0, 0, 0};
       FlowGraph<int32_t> g;
       for (int r = 0; r < reps; ++r) {
-        for (int k = 0; k < kCombos; ++k) {
-          const int c = (k + r) % kCombos;  // rotate the order between repetitions
+        for (int k = 0; k < 4; ++k) {
+          const int c = (k + r) % 4;  // rotate the order between repetitions
           load(g, grid, combos[c]);
           const double t0 = cpu_ms();
           flow[c] = g.maxflow();
@@ -115,7 +113,7 @@ int main(int argc, char** argv) {
         }
       }
       std::printf("{\"grid\":\"%dx%d\",\"smoothness\":\"%s\",\"reps\":%d", w, w, smooth == 5 ? "weak" : "strong", reps);
-      for (int c = 0; c < kCombos; ++c) {
+      for (int c = 0; c < 4; ++c) {
         agree = agree && flow[c] == flow[0];
         const double mn = *std::min_element(ms[c].begin(), ms[c].end());
         const double mn0 = *std::min_element(ms[0].begin(), ms[0].end());

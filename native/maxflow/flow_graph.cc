@@ -419,7 +419,7 @@ void FlowGraph<Cap>::init_trees() {
   orphans_.clear();
   changed_.clear();
   time_ = 1;
-  if (refinements_.short_paths_first) push_short_paths();
+  if (refinements_.short_paths_first && !prefetch_) push_short_paths();
   for (size_t i = 0; i < st_.size(); ++i) {
     NodeState& s = st_[i];
     s = NodeState{};

@@ -49,10 +49,12 @@
 // paths short. Adopting the orphans of a path from the terminal's end first lets the
 // deeper ones find intact parents instead of failing on the not yet re-attached ones above them.
 //
-// Short paths. Before a fresh search (not when reusing trees), one scan of the arcs saturates the
-// paths s -> u -> v -> t through a single inner arc, node by node. On cuts with strong unaries
-// (superpixel graphs of the segmentation oracle) they are half the augmenting paths, each found for
-// a few comparisons instead of a growth, an augmentation and an adoption.
+// Short paths. Before a fresh search (not when reusing trees) of a graph that fits in the caches
+// (below kPrefetchBytes), one scan of the arcs saturates the paths s -> u -> v -> t through a single
+// inner arc, node by node. On the superpixel cuts of the segmentation oracle they are half the
+// augmenting paths, each found for a few comparisons instead of a growth, an augmentation and an
+// adoption (solves 1.2x faster). On large grids the growth finds them as cheaply, and the extra pass
+// over memory made weak 1024^2 grids 8% slower, so they skip it.
 //
 // Threads: no internal synchronisation; concurrent const calls are safe, anything else needs
 // external locking.
