@@ -67,6 +67,11 @@ export interface NativeBinding {
    * wAvg <- (1-rho) wAvg + rho w. Chunks of 2,048 coordinates on up to `threads` threads (the same result).
    */
   blockUpdate(wi: Float64Array, w: Float64Array, wAvg: Float64Array | null, idx: Int32Array, val: Float64Array, nnz: number, gamma: number, psiScale: number, rho: number, threads: number): void;
+  /**
+   * out[q] = <row which[q] of `blocks` (rows of w's length), w> for q < count, each a plain sum in index order (bit for
+   * bit a TypeScript loop's); the rows on up to `threads` threads.
+   */
+  blockDots(blocks: Float64Array, which: Int32Array, count: number, w: Float64Array, out: Float64Array, threads: number): void;
 
   // --- prepared objects: data handed over once (checked once, kept by reference: do not transfer or resize
   // its arrays while the object is in use), then any W / w and any subset of the examples per call ---

@@ -4,6 +4,8 @@ import { fw } from '../src/solvers/fw.js';
 import { cuttingPlane } from '../src/solvers/cutting-plane.js';
 import { ssg } from '../src/solvers/ssg.js';
 import { Rng } from '../src/core/rng.js';
+import { DenseBlocks, SparseBlocks } from '../src/solvers/blocks.js';
+import { ClippedIterate, clipInto } from '../src/solvers/bounds.js';
 import { boxedTinyChain, brutePrimal } from './helpers/tiny.js';
 
 // Box constraints (2016 App. H): positivity on the transition weights and a general box [-0.3, 0.3] on the
@@ -64,5 +66,49 @@ describe('box-constrained solvers', () => {
   it('rejects bounds that exclude w = 0 or have the wrong length', () => {
     expect(() => bcfw({ ...t.problem, bounds: { lower: new Float64Array(d).fill(0.1) } }, { lambda })).toThrow(/contain 0/);
     expect(() => bcfw({ ...t.problem, bounds: { lower: new Float64Array(3) } }, { lambda })).toThrow(/length/);
+  });
+});
+
+describe('ClippedIterate: v and w = clip(v) in one array', () => {
+  it('after any updates of v, w is clipInto(v) and v() is v, bit for bit; without bounds v() is w', () => {
+    const n = 200;
+    const rng = new Rng(9);
+    const lo = new Float64Array(n).fill(-Infinity);
+    const hi = new Float64Array(n).fill(Infinity);
+    for (let j = 0; j < n; j += 7) lo[j] = 0;
+    for (let j = 3; j < n; j += 11) [lo[j], hi[j]] = [-0.2, 0.3];
+    const box = new ClippedIterate(n, { lower: lo, upper: hi });
+    const v = new Float64Array(n);
+    for (let step = 0; step < 50; step++) {
+      const gamma = rng.next();
+      const target = box.unclip();
+      // the same update of v and of the array holding v (as the block kernels move it)
+      for (const u of [v, target]) for (let j = 0; j < n; j++) u[j]! += -gamma * u[j]! + Math.sin(j + step) * gamma;
+      box.reclip();
+      expect([...box.w]).toEqual([...clipInto(v, { lower: lo, upper: hi }, new Float64Array(n))]);
+      expect([...box.v()]).toEqual([...v]);
+    }
+    const free = new ClippedIterate(n, undefined);
+    free.unclip()[4] = 2;
+    free.reclip();
+    expect(free.v()).toBe(free.w);
+    expect(free.w[4]).toBe(2);
+  });
+});
+
+describe('block storage', () => {
+  it('dots (native for dense blocks) gives dot of every block bit for bit', () => {
+    const rng = new Rng(3);
+    const [n, dim] = [6, 70000]; // long enough for the native threads
+    const w = Float64Array.from({ length: dim }, () => rng.next() - 0.5);
+    const psi = { indices: Int32Array.from({ length: 500 }, (_, q) => q * 97), values: Float64Array.from({ length: 500 }, () => rng.next()), nnz: 500 };
+    for (const blocks of [new DenseBlocks(n, dim, { chunkedStats: true, threads: 2 }), new SparseBlocks(n, dim)]) {
+      for (let i = 0; i < n; i++) blocks.addSparse(i, new Float64Array(dim), psi, rng.next());
+      for (let i = 0; i < n; i++) blocks.update(i, new Float64Array(dim), null, psi, 0.3, rng.next(), 0);
+      const which = Int32Array.of(4, 0, 5, 2);
+      const out = new Float64Array(4);
+      blocks.dots(which, 3, w, out);
+      expect([...out]).toEqual([...which.subarray(0, 3)].map((i) => blocks.dot(i, w)).concat(0));
+    }
   });
 });

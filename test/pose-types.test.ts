@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { modelProblem } from '../src/core/problem.js';
 import { Rng } from '../src/core/rng.js';
-import { dotSparse } from '../src/core/vector.js';
+import { dotSparse, toDense } from '../src/core/vector.js';
 import { cellToPixel } from '../src/data/lsp.js';
 import { hasData } from '../src/data/paths.js';
 import { preparedPass } from '../src/engine/engine.js';
@@ -130,6 +130,14 @@ describe('PoseModel with types, joints and a pyramid', () => {
             best = Math.max(best, model.loss(yTrue, y) - dotSparse(w, model.psi(x, yTrue, y)));
             bestPlain = Math.max(bestPlain, dotSparse(w, model.phi(x, y)));
             if (labels.length < 400) labels.push(y);
+            // psi (built without a dense accumulator) is phi(yTrue) - phi(y) exactly, zeros left out.
+            if (labels.length % 50 === 1) {
+              const phiTrue = toDense(model.phi(x, yTrue), model.dim);
+              const phiY = toDense(model.phi(x, y), model.dim);
+              const psi = model.psi(x, yTrue, y);
+              expect(psi.values.subarray(0, psi.nnz).every((v) => v !== 0)).toBe(true);
+              expect([...toDense(psi, model.dim)]).toEqual([...phiTrue.map((v, j) => v - phiY[j]!)]);
+            }
           }
           const yHat = model.lossAugmentedDecode(w, x, yTrue);
           expect(model.loss(yTrue, yHat) - dotSparse(w, model.psi(x, yTrue, yHat))).toBeCloseTo(best, 9);

@@ -77,6 +77,29 @@ Napi::Value BlockStats(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// blockDots(blocks, which, count, w, out, threads): out[q] = <row which[q] of blocks, w>, rows of w's length
+// (see block_update.h).
+Napi::Value BlockDots(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 6, "blockDots");
+  const auto blocks = RequireTypedArray<double>(info, 0, "blockDots: blocks");
+  const auto which = RequireTypedArray<int32_t>(info, 1, "blockDots: which");
+  const std::size_t count = RequireSize(info, 2, "blockDots: count", which.ElementLength());
+  const auto w = RequireTypedArray<double>(info, 3, "blockDots: w");
+  auto out = RequireTypedArray<double>(info, 4, "blockDots: out");
+  const int32_t threads = RequireThreads(info, 5, "blockDots");
+  const std::size_t d = w.ElementLength();
+  if (d == 0 || blocks.ElementLength() % d != 0) throw Napi::RangeError::New(info.Env(), "blockDots: blocks must be whole rows of w's length");
+  if (out.ElementLength() < count) throw Napi::RangeError::New(info.Env(), "blockDots: out needs count entries");
+  const std::size_t n = blocks.ElementLength() / d;
+  for (std::size_t q = 0; q < count; ++q) {
+    if (which[q] < 0 || static_cast<std::size_t>(which[q]) >= n) {
+      throw Napi::RangeError::New(info.Env(), "blockDots: which[" + std::to_string(q) + "] is outside 0.." + std::to_string(n - 1));
+    }
+  }
+  gapbcfw::block_dots(blocks.Data(), static_cast<int64_t>(d), which.Data(), static_cast<int64_t>(count), w.Data(), out.Data(), threads);
+  return info.Env().Undefined();
+}
+
 // blockUpdate(wi, w, wAvg | null, idx, val, nnz, gamma, psiScale, rho, threads): see block_update.h.
 Napi::Value BlockUpdate(const Napi::CallbackInfo& info) {
   RequireArgCount(info, 10, "blockUpdate");
@@ -102,6 +125,7 @@ Napi::Value BlockUpdate(const Napi::CallbackInfo& info) {
 void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("blockStats", Napi::Function::New(env, BlockStats, "blockStats"));
   exports.Set("blockUpdate", Napi::Function::New(env, BlockUpdate, "blockUpdate"));
+  exports.Set("blockDots", Napi::Function::New(env, BlockDots, "blockDots"));
 }
 
 }  // namespace solversec

@@ -43,6 +43,16 @@ BlockStats block_stats(const double* wi, const double* w, int64_t d, const int32
   return {dw, sq, dp};
 }
 
+void block_dots(const double* blocks, int64_t d, const int32_t* which, int64_t count, const double* w, double* out,
+                int32_t threads) {
+  parallel_for(count, d >= kParallelSweep ? threads : 1, [&](int64_t q) {
+    const double* wi = blocks + which[q] * d;
+    double s = 0.0;
+    for (int64_t j = 0; j < d; ++j) s += wi[j] * w[j];
+    out[q] = s;
+  });
+}
+
 void block_update(double* wi, double* w, double* w_avg, int64_t d, const int32_t* idx, const double* val,
                   int64_t nnz, double gamma, double psi_scale, double rho, int32_t threads) {
   // Dense part: w_i <- (1 - gamma) w_i, w moves by the same difference; w_avg sees w without the sparse

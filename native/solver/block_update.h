@@ -25,6 +25,12 @@ struct BlockStats {
 BlockStats block_stats(const double* wi, const double* w, int64_t d, const int32_t* idx, const double* val,
                        int64_t nnz, bool chunked, int32_t threads);
 
+// out[q] = <w_{which[q]}, w> for the blocks w_0..w_{n-1} stored row by row (d each), one plain sum per block in
+// index order (no reassociation, no fused multiply-add: the arithmetic of a TypeScript loop, bit for bit). The
+// blocks run on up to `threads` threads when d is long.
+void block_dots(const double* blocks, int64_t d, const int32_t* which, int64_t count, const double* w, double* out,
+                int32_t threads);
+
 // w_i <- (1 - gamma) w_i + gamma * psi_scale * psi, w <- w + (w_i_new - w_i_old), and, when w_avg is not
 // null, w_avg <- (1 - rho) w_avg + rho w_new (weighted averaging, Sec. 4). One fused dense sweep (per
 // coordinate, so chunks on threads give the same result) plus a sparse sweep; no allocation.

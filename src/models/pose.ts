@@ -30,7 +30,7 @@ import { availableParallelism } from 'node:os';
 import type { FeatureRows, ScoringBackend } from '../../kernels/backend.js';
 import type { Bounds, StructuredModel } from '../core/problem.js';
 import type { BatchDecoder, Items, OracleCounters } from '../engine/types.js';
-import { SparseAccumulator, dotSparse, type SparseVector } from '../core/vector.js';
+import { dotSparse, type SparseVector } from '../core/vector.js';
 import { native, type NativePoseBatch, type NativePoseImage } from '../native.js';
 import { distanceTransform2d, type GdtImpl } from '../gdt.js';
 import { filterResponses } from '../hog.js';
@@ -264,7 +264,10 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
   readonly miniBatches = true;
   private readonly maxTypes: number;
   private readonly order: number[];
-  private readonly acc: SparseAccumulator;
+  /** featureDiff's output buffers (phi(yTrue) and phi(y) have at most P (F + 5) entries each). */
+  private readonly diffIdx: Int32Array;
+  private readonly diffVal: Float64Array;
+  private diffNnz = 0;
   private readonly scoring: 'native' | 'ts';
   private readonly threads: number;
   private readonly tree: { parents: Int32Array; order: Int32Array; types: Int32Array; joints: number; levelScales: Float64Array; featureDim: number; filterSize: number };
@@ -327,7 +330,8 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
     const lower = new Float64Array(this.dim).fill(-Infinity);
     for (const j of this.quadraticIndices()) lower[j] = 0;
     this.bounds = { lower };
-    this.acc = new SparseAccumulator(this.dim, 2 * (P * this.filterLength + 4 * P + P) + 16);
+    this.diffIdx = new Int32Array(2 * P * (this.filterLength + 5));
+    this.diffVal = new Float64Array(2 * P * (this.filterLength + 5));
     this.tree = { parents: this.parents, order: Int32Array.from(this.order), types: this.types, joints: this.joints, levelScales: Float64Array.from(this.scales), featureDim: this.featureDim, filterSize: this.filterSize };
   }
 
@@ -618,54 +622,118 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
     return out;
   }
 
-  /** Adds sign * phi(x, y) into the accumulator. */
-  private addPhi(x: PoseInput, y: PoseLabel, sign: number): void {
-    const { rows, cols, dim, data } = this.grid(x, y.level ?? 0);
+  /**
+   * phi(x, yTrue) - phi(x, y) (phi(x, yTrue) when y is null), a view of reused buffers valid until the next call.
+   * Entries come in this order (sums depend on it): phi(yTrue)'s own, part by part (filter taps with a non-zero
+   * feature, the 4 deformation terms, the co-occurrence bias), each less phi(y) there; then -phi(y) outside that
+   * support; exact zeros dropped. A coordinate of both can only be in a part's own state's blocks, so parts with
+   * different states in yTrue and y never merge: no dense accumulator is needed.
+   */
+  private featureDiff(x: PoseInput, yTrue: PoseLabel, y: PoseLabel | null): SparseVector {
+    this.diffNnz = 0;
+    const gt = this.grid(x, yTrue.level ?? 0);
+    const gy = y ? this.grid(x, y.level ?? 0) : gt;
+    const { data: featT, dim: D } = gt;
+    const featY = gy.data;
     const k = this.filterSize;
-    const rad = (k - 1) / 2;
     for (let p = 0; p < this.numParts; p++) {
-      const st = this.state(y, p);
-      const base = st * this.filterLength;
+      const st = this.state(yTrue, p);
+      const same = y !== null && this.state(y, p) === st;
       for (let i = 0; i < k; i++) {
-        const r = y.y[p]! + i - rad;
-        if (r < 0 || r >= rows) continue;
         for (let j = 0; j < k; j++) {
-          const c = y.x[p]! + j - rad;
-          if (c < 0 || c >= cols) continue;
-          const fb = (r * cols + c) * dim;
-          const wb = base + (i * k + j) * dim;
-          for (let d = 0; d < dim; d++) {
-            const v = data[fb + d]!;
-            if (v !== 0) this.acc.add(wb + d, sign * v);
+          const ft = this.tap(gt, yTrue, p, i, j);
+          if (ft < 0) continue;
+          const fy = same ? this.tap(gy, y, p, i, j) : -1;
+          const wb = st * this.filterLength + (i * k + j) * D;
+          if (fy < 0) {
+            for (let d = 0; d < D; d++) if (featT[ft + d] !== 0) this.put(wb + d, featT[ft + d]!);
+          } else {
+            for (let d = 0; d < D; d++) if (featT[ft + d] !== 0) this.put(wb + d, featT[ft + d]! - featY[fy + d]!);
           }
         }
       }
       const e = this.defIndex[st]!;
       if (e < 0) continue;
-      const q = this.parents[p]!;
-      const s = this.defScale;
-      const dx = (y.x[p]! - y.x[q]! - this.anchors[st]!.dx) / s;
-      const dy = (y.y[p]! - y.y[q]! - this.anchors[st]!.dy) / s;
       const o = this.defOffset + 4 * e;
-      this.acc.add(o, -sign * dx * dx);
-      this.acc.add(o + 1, -sign * dx);
-      this.acc.add(o + 2, -sign * dy * dy);
-      this.acc.add(o + 3, -sign * dy);
-      const b = this.biasIndex[p]!;
-      if (b >= 0) this.acc.add(b + (st - this.firstState[p]!) * this.types[q]! + (y.types?.[q] ?? 0), sign);
+      const dx = this.defDx(yTrue, p, st);
+      const dy = this.defDy(yTrue, p, st);
+      const ex = same ? this.defDx(y, p, st) : 0;
+      const ey = same ? this.defDy(y, p, st) : 0;
+      this.put(o, same ? -dx * dx + ex * ex : -dx * dx);
+      this.put(o + 1, same ? -dx + ex : -dx);
+      this.put(o + 2, same ? -dy * dy + ey * ey : -dy * dy);
+      this.put(o + 3, same ? -dy + ey : -dy);
+      const b = this.biasAt(yTrue, p, st);
+      if (b >= 0 && !(y && this.biasAt(y, p, this.state(y, p)) === b)) this.put(b, 1);
     }
+    if (y) {
+      for (let p = 0; p < this.numParts; p++) {
+        const st = this.state(y, p);
+        const same = this.state(yTrue, p) === st;
+        for (let i = 0; i < k; i++) {
+          for (let j = 0; j < k; j++) {
+            const fy = this.tap(gy, y, p, i, j);
+            if (fy < 0) continue;
+            const ft = same ? this.tap(gt, yTrue, p, i, j) : -1;
+            const wb = st * this.filterLength + (i * k + j) * D;
+            for (let d = 0; d < D; d++) if (featY[fy + d] !== 0 && (ft < 0 || featT[ft + d] === 0)) this.put(wb + d, -featY[fy + d]!);
+          }
+        }
+        const e = this.defIndex[st]!;
+        if (e < 0) continue;
+        if (!same) {
+          const o = this.defOffset + 4 * e;
+          const dx = this.defDx(y, p, st);
+          const dy = this.defDy(y, p, st);
+          this.put(o, dx * dx);
+          this.put(o + 1, dx);
+          this.put(o + 2, dy * dy);
+          this.put(o + 3, dy);
+        }
+        const b = this.biasAt(y, p, st);
+        if (b >= 0 && b !== this.biasAt(yTrue, p, this.state(yTrue, p))) this.put(b, -1);
+      }
+    }
+    return { indices: this.diffIdx, values: this.diffVal, nnz: this.diffNnz };
+  }
+
+  /** Appends a non-zero entry to featureDiff's buffers. */
+  private put(j: number, v: number): void {
+    if (v === 0) return;
+    this.diffIdx[this.diffNnz] = j;
+    this.diffVal[this.diffNnz++] = v;
+  }
+
+  /** Offset in g.data of the features under tap (i, j) of part p's filter at pose y, or -1 outside the grid. */
+  private tap(g: PoseGrid, y: PoseLabel, p: number, i: number, j: number): number {
+    const rad = (this.filterSize - 1) / 2;
+    const r = y.y[p]! + i - rad;
+    const c = y.x[p]! + j - rad;
+    return r < 0 || r >= g.rows || c < 0 || c >= g.cols ? -1 : (r * g.cols + c) * g.dim;
+  }
+
+  /** The scaled displacement of part p (state st, not a root) from its parent and anchor, in x and in y. */
+  private defDx(y: PoseLabel, p: number, st: number): number {
+    return (y.x[p]! - y.x[this.parents[p]!]! - this.anchors[st]!.dx) / this.defScale;
+  }
+
+  private defDy(y: PoseLabel, p: number, st: number): number {
+    return (y.y[p]! - y.y[this.parents[p]!]! - this.anchors[st]!.dy) / this.defScale;
+  }
+
+  /** Coordinate of part p's co-occurrence bias at pose y (state st), or -1 when the part has none. */
+  private biasAt(y: PoseLabel, p: number, st: number): number {
+    const b = this.biasIndex[p]!;
+    return b < 0 ? -1 : b + (st - this.firstState[p]!) * this.types[this.parents[p]!]! + (y.types?.[this.parents[p]!] ?? 0);
   }
 
   /** phi(x, y) as a sparse vector (a view valid until the next call). */
   phi(x: PoseInput, y: PoseLabel): SparseVector {
-    this.addPhi(x, y, 1);
-    return this.acc.take();
+    return this.featureDiff(x, y, null);
   }
 
   psi(x: PoseInput, yTrue: PoseLabel, y: PoseLabel): SparseVector {
-    this.addPhi(x, yTrue, 1);
-    this.addPhi(x, y, -1);
-    return this.acc.take();
+    return this.featureDiff(x, yTrue, y);
   }
 
   /** The joint loss, the truth mapped onto the label's level: cell z* of level l* is at (z* + 1.5) r - 1.5 on level l, r = scales[l] / scales[l*]. */

@@ -6,7 +6,7 @@ import { BlockAtoms } from '../cache/atoms.js';
 import { SumTree } from '../sampling/sumtree.js';
 import { threads } from '../threads.js';
 import { DenseBlocks, SparseBlocks, type BlockStorage } from './blocks.js';
-import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
+import { ClippedIterate, clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import {
   blockGaps,
   certificate,
@@ -188,7 +188,7 @@ export class BcfwSolver extends PassSolver {
   private readonly heuristicExit: number | false;
   /**
    * Blocks per step (tau) and the mini-batch's buffers: its blocks in sampled order, the blocks the cache
-   * does not serve (decoded together) with their labels and H, and for each position its decoded label's
+   * does not serve (decoded together) with their labels, H and <w_i, w>, and for each position its decoded label's
    * index (-1: none), and the sum-tree weights of the blocks while they are out of the tree. `taken` marks
    * the blocks of the batch being sampled (distinct blocks).
    */
@@ -197,13 +197,13 @@ export class BcfwSolver extends PassSolver {
   private readonly batchMisses: Int32Array;
   private readonly batchLabels: unknown[];
   private readonly batchHinge: Float64Array;
+  private readonly batchDots: Float64Array;
   private readonly batchDecoded: Int32Array;
   private readonly batchWeights: Float64Array;
   private readonly taken: Uint8Array;
-  /** The w every oracle, gap and objective sees: clip(v) under box constraints, else v itself. */
+  /** v = sum_i w_i, kept unclipped (2016 App. H), and the w = clip(v) every oracle, gap and objective sees (box.w). */
+  private readonly box: ClippedIterate;
   private readonly w: Float64Array;
-  /** v = sum_i w_i, kept unclipped (2016 App. H); the same array as w without bounds. */
-  private readonly v: Float64Array;
   private readonly bounds: ClipBounds | undefined;
   private l = 0;
   private readonly blocks: BlockStorage;
@@ -270,16 +270,17 @@ export class BcfwSolver extends PassSolver {
     this.batchMisses = new Int32Array(this.batch);
     this.batchLabels = new Array<unknown>(this.batch);
     this.batchHinge = new Float64Array(this.batch);
+    this.batchDots = new Float64Array(this.batch);
     this.batchDecoded = new Int32Array(this.batch);
     this.batchWeights = new Float64Array(this.batch);
     this.taken = new Uint8Array(this.batch > 1 ? n : 0);
     this.bounds = resolveBounds(problem);
-    this.v = new Float64Array(d);
-    this.w = this.bounds ? new Float64Array(d) : this.v;
+    this.box = new ClippedIterate(d, this.bounds);
+    this.w = this.box.w;
     // Mini-batch runs take the dense dot products chunk by chunk (on threads, the same on any number of them).
     this.blocks = this.blockKind === 'dense' ? new DenseBlocks(n, d, { chunkedStats: this.batch > 1, threads: Math.min(threads(), 256) }) : new SparseBlocks(n, d);
     this.lBlocks = new Float64Array(n);
-    this.wAvg = this.averaging ? new Float64Array(d) : this.v;
+    this.wAvg = new Float64Array(this.averaging ? d : 0);
     this.order = new Int32Array(n);
     this.rng = new Rng(config.seed);
     this.gapEst = new Float64Array(n).fill(Infinity);
@@ -476,10 +477,11 @@ export class BcfwSolver extends PassSolver {
     const rho = 2 / (this.k + 2);
     const avg = this.averaging ? this.wAvg : null;
     let liNew = li;
+    const v = this.box.unclip(); // w holds v until reclip() below
     switch (kind as BlockStepInfo['kind']) {
       case 'fw':
         // w_i <- (1 - gamma) w_i + gamma w_s (Alg. 4 line 7)
-        blocks.update(i, this.v, avg, s.psi, gamma, 1 / lambdaN, rho);
+        blocks.update(i, v, avg, s.psi, gamma, 1 / lambdaN, rho);
         liNew = (1 - gamma) * li + (gamma * s.loss) / n;
         this.counters.fwSteps++;
         if (A) {
@@ -490,7 +492,7 @@ export class BcfwSolver extends PassSolver {
       case 'away': {
         // w_i <- (1 + gamma) w_i - gamma w_a (Alg. 4 of 2016): blockUpdate with -gamma towards w_a.
         const a = this.awayCorner;
-        blocks.update(i, this.v, avg, a.psi, -gamma, 1 / lambdaN, rho);
+        blocks.update(i, v, avg, a.psi, -gamma, 1 / lambdaN, rho);
         liNew = (1 + gamma) * li - (gamma * a.loss) / n;
         this.counters.awaySteps++;
         for (let k = 0; k < A!.size; k++) A!.alpha[k] = (1 + gamma) * A!.alpha[k]!;
@@ -501,9 +503,9 @@ export class BcfwSolver extends PassSolver {
         // w_i <- w_i + gamma (w_s - w_a) (Alg. 3 of 2016)
         const a = this.awayCorner;
         const scale = gamma / lambdaN;
-        blocks.addSparse(i, this.v, s.psi, scale);
-        blocks.addSparse(i, this.v, a.psi, -scale);
-        if (avg) blocks.update(i, this.v, avg, EMPTY, 0, 0, rho);
+        blocks.addSparse(i, v, s.psi, scale);
+        blocks.addSparse(i, v, a.psi, -scale);
+        if (avg) blocks.update(i, v, avg, EMPTY, 0, 0, rho);
         liNew = li + (gamma * (s.loss - a.loss)) / n;
         this.counters.pairwiseSteps++;
         A!.alpha[sIndex] = A!.alpha[sIndex]! + gamma;
@@ -512,11 +514,11 @@ export class BcfwSolver extends PassSolver {
       }
       case 'none':
         this.counters.nullSteps++;
-        if (avg) blocks.update(i, this.v, avg, EMPTY, 0, 0, rho);
+        if (avg) blocks.update(i, v, avg, EMPTY, 0, 0, rho);
         break;
     }
     if (drop && kind !== 'none') this.counters.dropSteps++;
-    if (kind !== 'none') this.clip();
+    this.box.reclip();
     this.lBlocks[i] = liNew;
     this.l += liNew - li;
     if (this.averaging) this.lAvg = (1 - rho) * this.lAvg + rho * this.l;
@@ -524,7 +526,7 @@ export class BcfwSolver extends PassSolver {
       this.tidyAtoms(A, sIndex, i);
       if (this.bcfwOptions.checkConsistency) this.checkBlock(i);
     }
-    this.bcfwOptions.onStep?.({ k: this.k, block: i, kind, gamma, blockGap: gFW, cacheHit, dual: this.dualOf(this.v, w, this.l) });
+    this.bcfwOptions.onStep?.({ k: this.k, block: i, kind, gamma, blockGap: gFW, cacheHit, dual: this.dualOf(this.box.v(), w, this.l) });
     this.k++;
   }
 
@@ -577,8 +579,8 @@ export class BcfwSolver extends PassSolver {
       for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!]! += (A.alpha[k]! * psi.values[q]!) / lambdaN;
       li += (A.alpha[k]! * A.loss[k]!) / n;
     }
-    this.blocks.replace(i, this.v, wi);
-    this.clip();
+    this.blocks.replace(i, this.box.unclip(), wi);
+    this.box.reclip();
     this.l += li - this.lBlocks[i]!;
     this.lBlocks[i] = li;
   }
@@ -617,11 +619,6 @@ export class BcfwSolver extends PassSolver {
   // ---------------------------------------------------------------------------------------------
   // Passes, exact checks, results
 
-  /** w = clip(v) after v changed (O(d); nothing without bounds). */
-  private clip(): void {
-    if (this.bounds) clipInto(this.v, this.bounds, this.w);
-  }
-
   /** Dual objective l - lambda (<v, w> - ||w||^2/2) with w = clip(v) (= l - lambda/2 ||w||^2 without bounds). */
   private dualOf(v: Float64Array, w: Float64Array, l: number): number {
     return v === w ? l - 0.5 * this.config.lambda * dot(w, w) : l - this.config.lambda * (dot(v, w) - 0.5 * dot(w, w));
@@ -629,14 +626,14 @@ export class BcfwSolver extends PassSolver {
 
   /** Rebuilds w and l from the blocks (removes incremental drift). */
   private resync(): void {
-    this.blocks.sumInto(this.v);
-    this.clip();
+    this.blocks.sumInto(this.box.unclip());
+    this.box.reclip();
     this.l = this.lBlocks.reduce((a, b) => a + b, 0);
   }
 
   /** The iterate that is certified and returned: the weighted average when averaging is on. */
   private get returned(): { w: Float64Array; v: Float64Array; l: number } {
-    if (!this.averaging) return { w: this.w, v: this.v, l: this.l };
+    if (!this.averaging) return { w: this.w, v: this.box.v(), l: this.l };
     return { w: this.bounds ? clipInto(this.wAvg, this.bounds, new Float64Array(this.wAvg.length)) : this.wAvg, v: this.wAvg, l: this.lAvg };
   }
 
@@ -756,9 +753,10 @@ export class BcfwSolver extends PassSolver {
       this.oracleCalls += misses;
       // Each block's exact gap at this w (2016 eq. 10), before the batch moves w: g_i = lambda <w_i, w> - l_i + H_i/n.
       const { n } = problem;
+      this.blocks.dots(this.batchMisses, misses, this.w, this.batchDots);
       for (let q = 0; q < misses; q++) {
         const i = this.batchMisses[q]!;
-        this.batchHinge[q] = this.config.lambda * this.blocks.dot(i, this.w) - this.lBlocks[i]! + this.batchHinge[q]! / n;
+        this.batchHinge[q] = this.config.lambda * this.batchDots[q]! - this.lBlocks[i]! + this.batchHinge[q]! / n;
       }
     }
     for (let q = 0; q < m; q++) {
@@ -854,7 +852,7 @@ export class BcfwSolver extends PassSolver {
   // Checkpoints
 
   checkpoint(): SolverCheckpoint {
-    const arrays: Record<string, Float64Array | Int32Array> = { ...this.blocks.save(), lBlocks: this.lBlocks, w: this.v, gapEst: this.gapEst };
+    const arrays: Record<string, Float64Array | Int32Array> = { ...this.blocks.save(), lBlocks: this.lBlocks, w: this.box.v(), gapEst: this.gapEst };
     if (this.averaging) arrays.wAvg = this.wAvg;
     const atoms = this.atoms?.map((A) => ({ labels: A.labels.map((y) => this.problem.labelToJSON(y)), alpha: A.alpha, loss: A.loss, exact: A.exact }));
     return this.baseCheckpoint(
@@ -899,8 +897,8 @@ export class BcfwSolver extends PassSolver {
   private loadDualPoint(r: SolverCheckpoint): void {
     this.blocks.load(r.arrays);
     this.lBlocks.set(checkpointArray(r, 'lBlocks', this.lBlocks.length));
-    this.v.set(checkpointArray(r, 'w', this.v.length));
-    this.clip();
+    this.box.unclip().set(checkpointArray(r, 'w', this.w.length));
+    this.box.reclip();
     this.l = Number(r.meta.l);
     // The tree's inner nodes are always the exact sums of their children, so rebuilding it from the
     // leaves reproduces it bit for bit (the running sum of estimates is set by the caller).
@@ -930,13 +928,14 @@ export class BcfwSolver extends PassSolver {
     check(start.labels.length === n, `start needs ${n} labels, got ${start.labels.length}`);
     const lambdaN = this.config.lambda * n;
     const wi = new Float64Array(d);
+    const v = this.box.unclip();
     for (let i = 0; i < n; i++) {
       const y = start.labels[i];
       const psi = problem.psi(i, y);
       const L = problem.loss(i, y);
       wi.fill(0);
       for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!] = psi.values[q]! / lambdaN;
-      this.blocks.replace(i, this.v, wi);
+      this.blocks.replace(i, v, wi);
       this.lBlocks[i] = L / n;
       this.l += L / n;
       const A = this.atoms?.[i];
@@ -951,7 +950,7 @@ export class BcfwSolver extends PassSolver {
       check(start.gapEstimates.length === n, `start.gapEstimates needs ${n} values`);
       start.gapEstimates.forEach((g, i) => this.setEstimate(i, Math.max(g, 0)));
     }
-    this.clip();
+    this.box.reclip();
     // The estimates are bounds, not exact gaps: the global cache criterion stays off ([G]).
     this.lastExactTotal = 0;
     if (this.averaging) {
@@ -974,9 +973,9 @@ export class BcfwSolver extends PassSolver {
     return U;
   }
 
-  /** The current (not averaged) dual point: w, l and whether the gap estimates are exact block gaps. */
+  /** The current (not averaged) dual point: w, v (under bounds a copy, valid until the next call), l and whether the gap estimates are exact block gaps. */
   get state(): { w: Float64Array; v: Float64Array; l: number; gapEstimate: number; estimatesExact: boolean } {
-    return { w: this.w, v: this.v, l: this.l, gapEstimate: this.gapEstimate, estimatesExact: this.estimatesExact };
+    return { w: this.w, v: this.box.v(), l: this.l, gapEstimate: this.gapEstimate, estimatesExact: this.estimatesExact };
   }
 
   /** See BcfwOptions.warmStart. */
@@ -1020,15 +1019,16 @@ export class BcfwSolver extends PassSolver {
     } else {
       const scale = oldLambda / lambda;
       this.blocks.scaleAll(scale);
-      for (let j = 0; j < d; j++) this.v[j] = scale * this.v[j]!;
-      this.clip();
+      const v = this.box.unclip();
+      for (let j = 0; j < d; j++) v[j] = scale * v[j]!;
+      this.box.reclip();
       this.gapEst.fill(Infinity);
       this.tree.setAll(new Float64Array(n));
       this.unvisited = n;
       this.estSum = 0;
     }
     if (this.averaging) {
-      this.wAvg.set(this.v);
+      this.wAvg.set(this.box.v());
       this.lAvg = this.l;
     }
   }

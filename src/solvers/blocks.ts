@@ -18,6 +18,8 @@ export interface BlockStorage {
   addSparse(i: number, w: Float64Array, v: SparseVector, scale: number): void;
   /** <w_i, v> for a dense v. */
   dot(i: number, v: Float64Array): number;
+  /** out[q] = dot(blocks[q], v) for q < count, bit for bit (dense storage: on native threads). */
+  dots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): void;
   /** Replaces w_i by `values` (a dense d-vector) and moves w by the difference. */
   replace(i: number, w: Float64Array, values: Float64Array): void;
   /** Writes w_i densely into out (length d). */
@@ -77,6 +79,10 @@ export class DenseBlocks implements BlockStorage {
     let s = 0;
     for (let j = 0; j < this.d; j++) s += this.data[o + j]! * v[j]!;
     return s;
+  }
+
+  dots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): void {
+    native.blockDots(this.data, blocks, count, v, out, this.sweeps.threads);
   }
 
   replace(i: number, w: Float64Array, values: Float64Array): void {
@@ -224,6 +230,10 @@ export class SparseBlocks implements BlockStorage {
     let s = 0;
     for (let q = 0; q < this.nnz[i]!; q++) s += val[q]! * v[idx[q]!]!;
     return s;
+  }
+
+  dots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): void {
+    for (let q = 0; q < count; q++) out[q] = this.dot(blocks[q]!, v);
   }
 
   replace(i: number, w: Float64Array, values: Float64Array): void {
