@@ -884,8 +884,9 @@ std::string refinement_name(const gapbcfw::maxflow::Refinements& r) {
          "/" + (r.short_paths_first ? "short-paths" : "search-only");
 }
 
-// Every combination of the refinements (the three alone, none, the tree pair, all) gives the reference's flow and (integers) its cut, on random
-// graphs, with reuse, and on grids up to 64 x 64 (against Dinic).
+// Every combination of the refinements tested (none, each alone, the two of the trees, all three) gives the
+// reference's flow and (integers) its cut, on random graphs, with reuse, and on grids up to 64 x 64 (against
+// Dinic).
 void refinement_tests() {
   const gapbcfw::maxflow::Refinements combos[] = {{false, false, false}, {true, false, false}, {false, true, false},
                                                   {true, true, false}, {false, false, true}, {true, true, true}};
