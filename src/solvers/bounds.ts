@@ -31,7 +31,6 @@ export function clipInto(v: Float64Array, b: ClipBounds, out: Float64Array): Flo
   return out;
 }
 
-
 /**
  * v (unclipped) and w = clip(v) of box-constrained block-coordinate FW (2016 App. H) in one array plus v's values at
  * the bounded coordinates: free coordinates have w = v, so only the bounded ones (a few hundred of pose's 118,435)
