@@ -68,10 +68,15 @@ export interface NativeBinding {
    */
   blockUpdate(wi: Float64Array, w: Float64Array, wAvg: Float64Array | null, idx: Int32Array, val: Float64Array, nnz: number, gamma: number, psiScale: number, rho: number, threads: number): void;
   /**
-   * out[q] = <row which[q] of `blocks` (rows of w's length), w> for q < count, each a plain sum in index order (bit for
-   * bit a TypeScript loop's); the rows on up to `threads` threads.
+   * out[q] = <row which[q] of `blocks` (rows of w's length), w> for q < count, each sum with four interleaved partial
+   * sums in a fixed order (the same on any number of threads); the rows on up to `threads` threads. With
+   * `background`, at a copy of w on the background queue's thread (native/common/background.h): returns a ticket
+   * for waitBackground, and until then the caller must not write the rows it reads, nor which and out.
    */
   blockDots(blocks: Float64Array, which: Int32Array, count: number, w: Float64Array, out: Float64Array, threads: number): void;
+  blockDots(blocks: Float64Array, which: Int32Array, count: number, w: Float64Array, out: Float64Array, threads: number, background: true): number;
+  /** Waits for the background blockDots of this ticket. */
+  waitBackground(ticket: number): void;
 
   // --- prepared objects: data handed over once (checked once, kept by reference: do not transfer or resize
   // its arrays while the object is in use), then any W / w and any subset of the examples per call ---
@@ -160,9 +165,16 @@ export interface NativeChainBatch {
   hinges(options: NativeCall & { w: Float64Array; labels: Int32Array; hinge: Float64Array }): void;
 }
 
-/** A dense chain batch also adds the first/last biases to theta scored elsewhere (a scoring backend). */
+/**
+ * A dense chain batch also adds the first/last biases to theta scored elsewhere (a scoring backend), and decodes
+ * in the background: scores (loss-augmented), viterbi and hinges of the items at a copy of w on the background
+ * queue's thread; returns at once. finishBackground waits, writes the items' labels and hinges, and returns the
+ * milliseconds [scoring, decoding, checking]. No other method may be called in between.
+ */
 export interface NativeDenseChainBatch extends NativeChainBatch {
   addBiases(options: NativeCall & { w: Float64Array; theta: Float64Array }): void;
+  decodeInBackground(options: NativeCall & { w: Float64Array }): void;
+  finishBackground(options: { labels: Int32Array; hinge: Float64Array }): [number, number, number];
 }
 
 /** A prepared multiclass batch (w class-major, scores rows x K, labels and hinge rows). */

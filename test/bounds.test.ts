@@ -97,18 +97,49 @@ describe('ClippedIterate: v and w = clip(v) in one array', () => {
 });
 
 describe('block storage', () => {
-  it('dots (native for dense blocks) gives dot of every block bit for bit', () => {
+  it('dots (native for dense blocks) gives dot of every block, the same on any number of threads', () => {
     const rng = new Rng(3);
-    const [n, dim] = [6, 70000]; // long enough for the native threads
+    const [n, dim] = [6, 70000];
     const w = Float64Array.from({ length: dim }, () => rng.next() - 0.5);
     const psi = { indices: Int32Array.from({ length: 500 }, (_, q) => q * 97), values: Float64Array.from({ length: 500 }, () => rng.next()), nnz: 500 };
-    for (const blocks of [new DenseBlocks(n, dim, { chunkedStats: true, threads: 2 }), new SparseBlocks(n, dim)]) {
-      for (let i = 0; i < n; i++) blocks.addSparse(i, new Float64Array(dim), psi, rng.next());
-      for (let i = 0; i < n; i++) blocks.update(i, new Float64Array(dim), null, psi, 0.3, rng.next(), 0);
-      const which = Int32Array.of(4, 0, 5, 2);
-      const out = new Float64Array(4);
-      blocks.dots(which, 3, w, out);
-      expect([...out]).toEqual([...which.subarray(0, 3)].map((i) => blocks.dot(i, w)).concat(0));
+    for (const threads of [1, 2]) {
+      for (const blocks of [new DenseBlocks(n, dim, { chunkedStats: true, threads }), new SparseBlocks(n, dim)]) {
+        for (let i = 0; i < n; i++) blocks.addSparse(i, new Float64Array(dim), psi, rng.next());
+        for (let i = 0; i < n; i++) blocks.update(i, new Float64Array(dim), null, psi, 0.3, rng.next(), 0);
+        const which = Int32Array.of(4, 0, 5, 2);
+        const out = new Float64Array(4);
+        blocks.dots(which, 3, w, out);
+        expect(out[3]).toBe(0);
+        // The dense kernel adds in another order than the plain loop (four partial sums): equal up to rounding.
+        const stored = new Float64Array(dim);
+        for (let q = 0; q < 3; q++) {
+          blocks.read(which[q]!, stored);
+          const scale = stored.reduce((a, x, j) => a + Math.abs(x * w[j]!), 0);
+          expect(Math.abs(out[q]! - blocks.dot(which[q]!, w))).toBeLessThanOrEqual(1e-14 * scale);
+        }
+      }
     }
+    // Bit for bit on one and two threads: the sums do not depend on the thread that takes a block.
+    const dots = (threads: number) => {
+      const blocks = new DenseBlocks(n, dim, { chunkedStats: true, threads });
+      const r = new Rng(8);
+      for (let i = 0; i < n; i++) blocks.replace(i, new Float64Array(dim), Float64Array.from({ length: dim }, () => r.next() - 0.5));
+      const out = new Float64Array(n);
+      blocks.dots(Int32Array.from({ length: n }, (_, i) => i), n, w, out);
+      return [...out];
+    };
+    expect(dots(2)).toEqual(dots(1));
+    // In the background: at v as it was when they started, whatever v becomes before the wait.
+    const blocks = new DenseBlocks(n, dim, { chunkedStats: true, threads: 2 });
+    for (let i = 0; i < n; i++) blocks.replace(i, new Float64Array(dim), Float64Array.from({ length: dim }, () => rng.next() - 0.5));
+    const which = Int32Array.of(5, 1, 3);
+    const want = new Float64Array(3);
+    blocks.dots(which, 3, w, want);
+    const v = Float64Array.from(w);
+    const got = new Float64Array(3);
+    const wait = blocks.startDots(which, 3, v, got);
+    v.fill(7);
+    wait();
+    expect([...got]).toEqual([...want]);
   });
 });

@@ -19,6 +19,7 @@ import type { ScoringBackend } from '../kernels/backend.js';
 import { JsBackend } from '../kernels/js.js';
 import { fullOraclePass, fullOraclePassAsync, type SolverPassProgress } from '../src/solvers/common.js';
 import { trainAsync } from '../src/solvers/index.js';
+import { setThreads } from '../src/threads.js';
 
 const bits = (a: Float64Array) => Array.from(a, (x) => new DataView(Float64Array.of(x).buffer).getBigUint64(0).toString(16));
 const asArrays = (labels: unknown[]) => labels.map((y) => (ArrayBuffer.isView(y) ? Array.from(y as Int32Array) : y));
@@ -129,6 +130,37 @@ describe.each(CASES.map((make) => [make().name, make] as const))('batched oracle
         expect(asArrays([got[q]])).toEqual(asArrays([labels[i]]));
       }
       expect(got.length).toBe(size); // entries past count untouched
+    }
+  });
+
+  it('startSubset + finishSubset give what decodeSubset gives at the start\'s w, whatever w becomes meanwhile, on 1 and 2 threads', () => {
+    const c = make();
+    const problem = modelProblem(c.model, c.xs, c.ys);
+    const batch = problem.batch!;
+    const n = problem.n;
+    const rng = new Rng(2);
+    const blocks = Int32Array.from({ length: Math.min(13, n) }, () => rng.int(n));
+    blocks[2] = blocks[1]!;
+    const want: unknown[] = [];
+    const wantH = new Float64Array(blocks.length);
+    batch.decodeSubset(c.w, blocks, blocks.length - 1, want, wantH);
+    for (const threads of [1, 2]) {
+      setThreads(threads);
+      try {
+        const w = Float64Array.from(c.w);
+        batch.startSubset!(w, blocks, blocks.length - 1);
+        expect(() => batch.decodeSubset(w, blocks, 1, [], new Float64Array(1))).toThrow(/a subset is being decoded \(finishSubset first\)/);
+        expect(() => batch.startSubset!(w, blocks, 1)).toThrow(/a subset is being decoded/);
+        w.fill(0.25); // the decode works on the w of its start
+        const got: unknown[] = [];
+        const h = new Float64Array(blocks.length);
+        batch.finishSubset!(got, h);
+        expect(bits(h.subarray(0, blocks.length - 1))).toEqual(bits(wantH.subarray(0, blocks.length - 1)));
+        expect(asArrays(got)).toEqual(asArrays(want));
+        expect(() => batch.finishSubset!(got, h)).toThrow(/no subset is being decoded \(startSubset first\)/);
+      } finally {
+        setThreads(undefined);
+      }
     }
   });
 

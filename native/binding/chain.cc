@@ -5,13 +5,16 @@
 // subset of the sequences (`items`) at a given w, on the thread pool.
 #include <napi.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "binding/common.h"
+#include "common/background.h"
 #include "binding/register.h"
 #include "scoring/batch.h"
 #include "scoring/chain.h"
@@ -149,7 +152,25 @@ class ChainBatchWrap : public Napi::ObjectWrap<Self> {
             W::InstanceMethod("hinges", static_cast<Method>(&Self::Hinges)), W::InstanceAccessor("size", static_cast<Method>(&Self::Size), nullptr)};
   }
 
+  // decodeInBackground and finishBackground, for a batch whose w is small enough to copy per call (dense chains).
+  static std::vector<typename Napi::ObjectWrap<Self>::PropertyDescriptor> BackgroundMethods() {
+    using Method = Napi::Value (Self::*)(const Napi::CallbackInfo&);
+    using W = Napi::ObjectWrap<Self>;
+    return {W::InstanceMethod("decodeInBackground", static_cast<Method>(&Self::DecodeInBackground)),
+            W::InstanceMethod("finishBackground", static_cast<Method>(&Self::FinishBackground))};
+  }
+
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(n_)); }
+
+  // scores({ w, theta, augmented, items?, count?, threads }): the items' node scores into theta (tokens x K).
+  Napi::Value Scores(const Napi::CallbackInfo& info) {
+    const std::string fn = name_ + ".scores";
+    const Call c = Begin(info, fn);
+    auto theta = OptionTypedArray<double>(c.o, "theta", fn);
+    RequireLength(theta, tokens_ * K_, fn + ": theta");
+    static_cast<Self*>(this)->ScoresOf(c.w, OptionBool(c.o, "augmented", fn, false), theta.Data(), c.items, c.threads);
+    return info.Env().Undefined();
+  }
 
   // viterbi({ w, theta, labels, items?, count?, threads }): Viterbi of the items over theta (tokens x K) and
   // w's transitions; labels (Int32Array, tokens) receives the items' states.
@@ -181,6 +202,64 @@ class ChainBatchWrap : public Napi::ObjectWrap<Self> {
     return info.Env().Undefined();
   }
 
+  // decodeInBackground({ w, items?, count?, threads }): the loss-augmented scores, the Viterbi labels and the
+  // hinges of the items at a copy of w, as scores/viterbi/hinges would compute them, on the background queue's
+  // thread (up to `threads` threads with the pool's) into buffers of the batch; returns at once, and w may
+  // change meanwhile. finishBackground({ labels, hinge }) waits, writes the items' labels (tokens) and hinges (n)
+  // where hinges and viterbi would, and returns the milliseconds [scoring, decoding, checking]. No other
+  // method may be called in between.
+  Napi::Value DecodeInBackground(const Napi::CallbackInfo& info) {
+    const std::string fn = name_ + ".decodeInBackground";
+    const Call c = Begin(info, fn);
+    snapshot_.assign(c.w, c.w + Dim());
+    job_items_.resize(static_cast<std::size_t>(c.items.count));
+    for (int64_t q = 0; q < c.items.count; ++q) job_items_[static_cast<std::size_t>(q)] = static_cast<int32_t>(c.items[q]);
+    job_theta_.resize(tokens_ * K_);
+    job_labels_.resize(tokens_);
+    job_hinge_.resize(n_);
+    const BatchItems items{job_items_.data(), c.items.count};
+    const int32_t threads = c.threads;
+    ticket_ = BackgroundQueue::instance().submit([this, items, threads] {
+      using Clock = std::chrono::steady_clock;
+      const double* w = snapshot_.data();
+      const auto t0 = Clock::now();
+      static_cast<Self*>(this)->ScoresOf(w, true, job_theta_.data(), items, threads);
+      const auto t1 = Clock::now();
+      chain_viterbi_items(layout_, w + Dim() - K_ * K_, job_theta_.data(), items, job_labels_.data(), threads);
+      const auto t2 = Clock::now();
+      static_cast<Self*>(this)->HingesOf(w, job_labels_.data(), job_hinge_.data(), items, threads);
+      const auto t3 = Clock::now();
+      const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      job_ms_[0] = ms(t0, t1);
+      job_ms_[1] = ms(t1, t2);
+      job_ms_[2] = ms(t2, t3);
+    });
+    return info.Env().Undefined();
+  }
+
+  Napi::Value FinishBackground(const Napi::CallbackInfo& info) {
+    const std::string fn = name_ + ".finishBackground";
+    if (ticket_ == 0) throw Napi::Error::New(info.Env(), fn + ": no background decode was started");
+    const Napi::Object o = RequireOptions(info, 0, fn);
+    auto labels = OptionTypedArray<int32_t>(o, "labels", fn);
+    RequireLength(labels, tokens_, fn + ": labels");
+    auto hinge = OptionTypedArray<double>(o, "hinge", fn);
+    RequireLength(hinge, n_, fn + ": hinge");
+    const uint64_t ticket = std::exchange(ticket_, 0);
+    try {
+      BackgroundQueue::instance().wait(ticket);
+    } catch (const std::exception& e) {
+      throw Napi::Error::New(info.Env(), fn + ": " + e.what());
+    }
+    for (const int32_t i : job_items_) {
+      for (int32_t t = layout_.offsets[i]; t < layout_.offsets[i + 1]; ++t) labels[static_cast<std::size_t>(t)] = job_labels_[static_cast<std::size_t>(t)];
+      hinge[static_cast<std::size_t>(i)] = job_hinge_[static_cast<std::size_t>(i)];
+    }
+    Napi::Array ms = Napi::Array::New(info.Env(), 3);
+    for (uint32_t k = 0; k < 3; ++k) ms.Set(k, Napi::Number::New(info.Env(), job_ms_[k]));
+    return ms;
+  }
+
  protected:
   struct Call {
     Napi::Object o;
@@ -191,6 +270,7 @@ class ChainBatchWrap : public Napi::ObjectWrap<Self> {
 
   // The options of a call: w (Float64Array of the model's dimension), items/count, threads.
   Call Begin(const Napi::CallbackInfo& info, const std::string& fn) {
+    if (ticket_ != 0) throw Napi::Error::New(info.Env(), fn + ": a background decode is in flight (finishBackground first)");
     pinned_.Check(info.Env(), fn);
     const Napi::Object o = RequireOptions(info, 0, fn);
     const auto w = OptionTypedArray<double>(o, "w", fn);
@@ -201,10 +281,26 @@ class ChainBatchWrap : public Napi::ObjectWrap<Self> {
 
   std::size_t Dim() const { return F_ * K_ + 2 * K_ + K_ * K_; }
 
+  // Waits for a background decode that was never finished: a subclass's destructor calls it, since the job
+  // reads the subclass's members.
+  void Drain() noexcept {
+    try {
+      if (ticket_ != 0) BackgroundQueue::instance().wait(ticket_);
+    } catch (...) {
+    }
+  }
+
   std::string name_;
   std::size_t n_ = 0, K_ = 0, F_ = 0, tokens_ = 0;
   ChainLayout layout_{};
   PinnedArrays pinned_;
+
+ private:
+  // The background decode: its copy of w, its items, and the buffers it writes (the batch's layout).
+  std::vector<double> snapshot_, job_theta_, job_hinge_;
+  std::vector<int32_t> job_items_, job_labels_;
+  double job_ms_[3] = {0, 0, 0};
+  uint64_t ticket_ = 0;  // the background decode's ticket, 0 when none is running
 };
 
 // new DenseChainBatch({ offsets, truth, numLabels, numFeatures: D, features: Float64Array (tokens x D, finite) }).
@@ -214,6 +310,7 @@ class DenseChainBatchWrap : public ChainBatchWrap<DenseChainBatchWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
     auto methods = Methods();
+    for (auto& m : BackgroundMethods()) methods.push_back(m);
     methods.push_back(InstanceMethod<&DenseChainBatchWrap::AddBiases>("addBiases"));
     return DefineClass(env, "DenseChainBatch", methods);
   }
@@ -230,15 +327,7 @@ class DenseChainBatchWrap : public ChainBatchWrap<DenseChainBatchWrap> {
     }
     batch_ = {layout_, static_cast<int32_t>(F_), pinned_.Pin(x), unit_.data()};
   }
-
-  Napi::Value Scores(const Napi::CallbackInfo& info) {
-    const std::string fn = name_ + ".scores";
-    const Call c = Begin(info, fn);
-    auto theta = OptionTypedArray<double>(c.o, "theta", fn);
-    RequireLength(theta, tokens_ * K_, fn + ": theta");
-    batch_.scores(c.w, OptionBool(c.o, "augmented", fn, false), theta.Data(), c.items, c.threads);
-    return info.Env().Undefined();
-  }
+  ~DenseChainBatchWrap() override { Drain(); }
 
   Napi::Value AddBiases(const Napi::CallbackInfo& info) {
     const std::string fn = name_ + ".addBiases";
@@ -247,6 +336,10 @@ class DenseChainBatchWrap : public ChainBatchWrap<DenseChainBatchWrap> {
     RequireLength(theta, tokens_ * K_, fn + ": theta");
     batch_.add_biases(c.w, theta.Data(), c.items);
     return info.Env().Undefined();
+  }
+
+  void ScoresOf(const double* w, bool augmented, double* theta, BatchItems items, int32_t threads) const {
+    batch_.scores(w, augmented, theta, items, threads);
   }
 
   void HingesOf(const double* w, const int32_t* labels, double* hinge, BatchItems items, int32_t threads) const {
@@ -291,13 +384,8 @@ class SparseChainBatchWrap : public ChainBatchWrap<SparseChainBatchWrap> {
     batch_ = {layout_, static_cast<int32_t>(F_), pinned_.Pin(rows), pinned_.Pin(ids), values};
   }
 
-  Napi::Value Scores(const Napi::CallbackInfo& info) {
-    const std::string fn = name_ + ".scores";
-    const Call c = Begin(info, fn);
-    auto theta = OptionTypedArray<double>(c.o, "theta", fn);
-    RequireLength(theta, tokens_ * K_, fn + ": theta");
-    batch_.scores(c.w, OptionBool(c.o, "augmented", fn, false), theta.Data(), c.items, c.threads);
-    return info.Env().Undefined();
+  void ScoresOf(const double* w, bool augmented, double* theta, BatchItems items, int32_t threads) const {
+    batch_.scores(w, augmented, theta, items, threads);
   }
 
   void HingesOf(const double* w, const int32_t* labels, double* hinge, BatchItems items, int32_t threads) const {

@@ -16,11 +16,13 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "binding/common.h"
 #include "binding/register.h"
+#include "common/background.h"
 #include "solver/block_update.h"
 
 namespace gapbcfw::binding {
@@ -77,8 +79,22 @@ Napi::Value BlockStats(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// blockDots(blocks, which, count, w, out, threads): out[q] = <row which[q] of blocks, w>, rows of w's length
-// (see block_update.h).
+// A background blockDots: its copy of w, and references that keep the arrays it reads and writes alive.
+struct DotsJob {
+  std::vector<double> w;
+  std::vector<Napi::ObjectReference> refs;
+};
+
+// Background blockDots by ticket, until waited for (the JavaScript thread only).
+std::unordered_map<uint64_t, std::unique_ptr<DotsJob>>& dotsJobs() {
+  static std::unordered_map<uint64_t, std::unique_ptr<DotsJob>> jobs;
+  return jobs;
+}
+
+// blockDots(blocks, which, count, w, out, threads, background?): out[q] = <row which[q] of blocks, w>, rows of
+// w's length (see block_update.h). With `background`, the sums are taken at a copy of w on the background
+// queue's thread and the call returns a ticket for waitBackground; until then the caller must not write the
+// rows it reads, nor which and out.
 Napi::Value BlockDots(const Napi::CallbackInfo& info) {
   RequireArgCount(info, 6, "blockDots");
   const auto blocks = RequireTypedArray<double>(info, 0, "blockDots: blocks");
@@ -96,7 +112,39 @@ Napi::Value BlockDots(const Napi::CallbackInfo& info) {
       throw Napi::RangeError::New(info.Env(), "blockDots: which[" + std::to_string(q) + "] is outside 0.." + std::to_string(n - 1));
     }
   }
-  gapbcfw::block_dots(blocks.Data(), static_cast<int64_t>(d), which.Data(), static_cast<int64_t>(count), w.Data(), out.Data(), threads);
+  if (info.Length() < 7 || !info[6].ToBoolean()) {
+    gapbcfw::block_dots(blocks.Data(), static_cast<int64_t>(d), which.Data(), static_cast<int64_t>(count), w.Data(), out.Data(), threads);
+    return info.Env().Undefined();
+  }
+  // In the background: a copy of w; blocks, which and out stay referenced until waitBackground.
+  auto job = std::make_unique<DotsJob>();
+  job->w.assign(w.Data(), w.Data() + d);
+  for (std::size_t k : {0, 1, 4}) job->refs.push_back(Napi::Persistent(info[k].As<Napi::Object>()));
+  const double* data = blocks.Data();
+  const int32_t* rows = which.Data();
+  double* result = out.Data();
+  // The job holds no reference (they are N-API objects, released on this thread by waitBackground).
+  const double* wcopy = job->w.data();
+  const uint64_t ticket = BackgroundQueue::instance().submit([wcopy, data, rows, result, d, count, threads] {
+    gapbcfw::block_dots(data, static_cast<int64_t>(d), rows, static_cast<int64_t>(count), wcopy, result, threads);
+  });
+  dotsJobs()[ticket] = std::move(job);
+  return Napi::Number::New(info.Env(), static_cast<double>(ticket));
+}
+
+// waitBackground(ticket): waits for a background blockDots and releases what it held.
+Napi::Value WaitBackground(const Napi::CallbackInfo& info) {
+  RequireArgCount(info, 1, "waitBackground");
+  const double t = RequireFinite(info, 0, "waitBackground: ticket");
+  const auto it = dotsJobs().find(static_cast<uint64_t>(t));
+  if (!(t >= 1 && std::floor(t) == t) || it == dotsJobs().end()) throw Napi::RangeError::New(info.Env(), "waitBackground: no background job has this ticket");
+  try {
+    BackgroundQueue::instance().wait(it->first);
+  } catch (const std::exception& e) {
+    dotsJobs().erase(it);
+    throw Napi::Error::New(info.Env(), std::string("waitBackground: ") + e.what());
+  }
+  dotsJobs().erase(it);
   return info.Env().Undefined();
 }
 
@@ -126,6 +174,7 @@ void Register(Napi::Env env, Napi::Object exports) {
   exports.Set("blockStats", Napi::Function::New(env, BlockStats, "blockStats"));
   exports.Set("blockUpdate", Napi::Function::New(env, BlockUpdate, "blockUpdate"));
   exports.Set("blockDots", Napi::Function::New(env, BlockDots, "blockDots"));
+  exports.Set("waitBackground", Napi::Function::New(env, WaitBackground, "waitBackground"));
 }
 
 }  // namespace solversec

@@ -1,4 +1,5 @@
-// Standalone test of the thread pool behind gapbcfw::parallel_for (native/common/parallel.h). No Node headers:
+// Standalone test of the thread pool behind gapbcfw::parallel_for (native/common/parallel.h) and of the
+// background queue (native/common/background.h). No Node headers:
 //   g++ -std=c++17 -O2 -Inative native/common/test_parallel.cc -o test_parallel
 // Exit code 0 on success, 1 on any failure (each failure is printed).
 #include <atomic>
@@ -9,6 +10,9 @@
 #include <thread>
 #include <vector>
 
+#include <memory>
+
+#include "common/background.h"
 #include "common/parallel.h"
 
 namespace {
@@ -107,8 +111,54 @@ void persistent() {
 
 }  // namespace
 
+// The background queue runs its jobs in order, one at a time, while the caller goes on (with parallel_for
+// of its own); wait(ticket) returns after that job, with what it holds released, and rethrows what it threw.
+void background_queue() {
+  auto& queue = gapbcfw::BackgroundQueue::instance();
+  std::vector<int> order;
+  std::vector<uint64_t> tickets;
+  std::atomic<int> released{0};
+  for (int k = 0; k < 20; ++k) {
+    auto held = std::shared_ptr<int>(new int(k), [&](int* p) {
+      delete p;
+      ++released;
+    });
+    tickets.push_back(queue.submit([&order, held, k] {
+      std::vector<double> out(1000);
+      gapbcfw::parallel_for(1000, 2, [&](int64_t i) { out[static_cast<size_t>(i)] = static_cast<double>(i * k); });
+      order.push_back(*held + static_cast<int>(out[1]) * 0);
+    }));
+  }
+  std::vector<double> mine(10000);
+  gapbcfw::parallel_for(10000, 2, [&](int64_t i) { mine[static_cast<size_t>(i)] = static_cast<double>(i); });
+  queue.wait(tickets.back());
+  expect(released.load() == 20, "a job's captures are released before its wait returns");
+  bool in_order = order.size() == 20;
+  for (int k = 0; in_order && k < 20; ++k) in_order = order[static_cast<size_t>(k)] == k;
+  expect(in_order, "background jobs run in submission order");
+  expect(mine[9999] == 9999.0, "the caller's own parallel_for meanwhile");
+  const uint64_t bad = queue.submit([] { throw std::runtime_error("background failure"); });
+  const uint64_t good = queue.submit([] {});
+  bool thrown = false;
+  try {
+    queue.wait(bad);
+  } catch (const std::runtime_error& e) {
+    thrown = std::string(e.what()) == "background failure";
+  }
+  expect(thrown, "wait rethrows the job's exception");
+  bool clean = true;
+  try {
+    queue.wait(good);
+    queue.wait(bad);  // its exception was taken by the first wait
+  } catch (...) {
+    clean = false;
+  }
+  expect(clean, "later tickets and a second wait do not throw");
+}
+
 int main() {
   every_index_once();
+  background_queue();
   exceptions();
   nested();
   concurrent_callers();

@@ -13,21 +13,25 @@ constexpr int64_t kBlockChunk = 2048;
 // (OCR's d = 4,082 is two chunks, about a microsecond of work).
 constexpr int64_t kParallelSweep = int64_t{1} << 16;
 
+// block_dots hands its blocks to the pool from this many numbers in all (a mini-batch of OCR's 4,082-long blocks).
+constexpr int64_t kParallelDots = int64_t{1} << 13;
+
 struct BlockStats {
   double wi_dot_w;    // <w_i, w>
   double wi_sq;       // ||w_i||^2
   double wi_dot_psi;  // <w_i, psi>
 };
 
-// <w_i, w> and ||w_i||^2 in one dense sweep, <w_i, psi> over psi's entries. `chunked`: the dense sums are
-// taken per chunk and the chunk sums added in order, so the chunks can run on `threads` threads with the
-// same result; otherwise one sweep on the caller (the order of the sequential engine).
+// <w_i, w> and ||w_i||^2 in one dense sweep, <w_i, psi> over psi's entries. `chunked` (mini-batch runs): the
+// dense sums are taken per chunk, each with four interleaved partial sums, and the chunk sums added in order,
+// so the chunks can run on `threads` threads with the same result; otherwise one sweep on the caller (the
+// order of the sequential engine).
 BlockStats block_stats(const double* wi, const double* w, int64_t d, const int32_t* idx, const double* val,
                        int64_t nnz, bool chunked, int32_t threads);
 
-// out[q] = <w_{which[q]}, w> for the blocks w_0..w_{n-1} stored row by row (d each), one plain sum per block in
-// index order (no reassociation, no fused multiply-add: the arithmetic of a TypeScript loop, bit for bit). The
-// blocks run on up to `threads` threads when d is long.
+// out[q] = <w_{which[q]}, w> for the blocks w_0..w_{n-1} stored row by row (d each), each sum taken with four
+// interleaved partial sums in a fixed order (no fused multiply-add), so the result does not depend on the
+// threads. The blocks run on up to `threads` threads (the mini-batch's exact block gaps).
 void block_dots(const double* blocks, int64_t d, const int32_t* which, int64_t count, const double* w, double* out,
                 int32_t threads);
 

@@ -4,10 +4,10 @@
  *
  *   npx tsx scripts/bench/minibatch.ts [--data ocr,conll,horse,lsp] [--horse DIR] [--threads 1,2] [--taus 1,2,4,8,16,32]
  *       [--repeats 3] [--gaps 0.1,0.01] [--gaps-of horse=0.1,0.03 ...] [--throughput-only lsp]
- *       [--method bcfw|bcpfw-gap-cache] [--time-budget SECONDS] [--plot docs/figures/minibatch]
+ *       [--method bcfw|bcpfw-gap-cache] [--overlap off|on|both] [--time-budget SECONDS] [--plot docs/figures/minibatch]
  *
  * Two measurements per data set, for every thread count (setThreads: the mini-batch decodes and the exact
- * passes alike) and every tau:
+ * passes alike) and every tau, with overlapped mini-batches (BcfwOptions.overlap) for tau > 1 as --overlap says:
  *  - throughput: oracle calls per second of the block steps (the first pass and the final certifying pass left
  *    out), over a few passes with no exact check in between; configurations run round-robin, --repeats times, medians;
  *  - convergence: one run per target gap to an exact (certified) gap <= it, with the run's seconds (exact
@@ -41,6 +41,7 @@ const { values } = parseArgs({
     repeats: { type: 'string', default: '3' },
     gaps: { type: 'string', default: '0.1,0.01' },
     method: { type: 'string', default: 'bcfw' },
+    overlap: { type: 'string', default: 'off' },
     'time-budget': { type: 'string', default: '900' },
     'gaps-of': { type: 'string', multiple: true, default: [] },
     'throughput-only': { type: 'string', default: '' },
@@ -88,9 +89,16 @@ async function dataSet(name: string): Promise<DataSet> {
 interface Config {
   threads: number;
   tau: number;
+  overlap: boolean;
 }
+const overlaps = { off: [false], on: [true], both: [false, true] }[values.overlap];
+if (!overlaps) throw new Error('--overlap: off, on or both');
 const configs: Config[] = [];
-for (const threads of threadCounts) for (const tau of taus) if (threads > 1 || tau === 1) configs.push({ threads, tau });
+for (const threads of threadCounts) {
+  for (const tau of taus) {
+    if (threads > 1 || tau === 1) for (const overlap of tau > 1 ? overlaps : [false]) configs.push({ threads, tau, overlap });
+  }
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -103,7 +111,7 @@ function median(xs: number[]): number {
  */
 function throughput(d: DataSet, c: Config): number {
   setThreads(c.threads);
-  const r = bcfw(d.problem, { ...method, lambda: d.lambda, batch: c.tau, maxPasses: d.passes, gapCheck: 1e9, heuristicExit: false, gapThreshold: 0, seed: 1 });
+  const r = bcfw(d.problem, { ...method, lambda: d.lambda, batch: c.tau, overlap: c.overlap, maxPasses: d.passes, gapCheck: 1e9, heuristicExit: false, gapThreshold: 0, seed: 1 });
   const steps = r.trace.filter((e) => !e.gapIsExact);
   const first = steps[0]!, last = steps.at(-1)!;
   return (last.oracleCalls - first.oracleCalls) / (last.seconds - first.seconds);
@@ -112,7 +120,7 @@ function throughput(d: DataSet, c: Config): number {
 /** Seconds and effective passes to a certified gap <= target (null when the time budget ran out first). */
 function toGap(d: DataSet, c: Config, target: number): { seconds: number; effectivePasses: number } | null {
   setThreads(c.threads);
-  const r = bcfw(d.problem, { ...method, lambda: d.lambda, batch: c.tau, gapThreshold: target, maxPasses: 100000, timeBudget: Number(values['time-budget']), seed: 1 });
+  const r = bcfw(d.problem, { ...method, lambda: d.lambda, batch: c.tau, overlap: c.overlap, gapThreshold: target, maxPasses: 100000, timeBudget: Number(values['time-budget']), seed: 1 });
   return r.thresholdReached ? { seconds: r.seconds, effectivePasses: r.effectivePasses } : null;
 }
 
@@ -125,14 +133,14 @@ for (const name of values.data.split(',')) {
   const base = median(rates[0]!);
   const rows = configs.map((c, k) => {
     const rate = median(rates[k]!);
-    const row: Record<string, unknown> = { threads: c.threads, tau: c.tau, oracleCallsPerSecond: Math.round(rate), speedup: +(rate / base).toFixed(2) };
-    process.stderr.write(`  threads ${c.threads} tau ${c.tau}: ${Math.round(rate)} calls/s\n`);
+    const row: Record<string, unknown> = { threads: c.threads, tau: c.tau, overlap: c.overlap, oracleCallsPerSecond: Math.round(rate), speedup: +(rate / base).toFixed(2) };
+    process.stderr.write(`  threads ${c.threads} tau ${c.tau}${c.overlap ? ' overlapped' : ''}: ${Math.round(rate)} calls/s\n`);
     for (const target of throughputOnly.has(name) ? [] : (gapsOf.get(name) ?? gaps)) {
       const t = toGap(d, c, target);
       // Oracle calls per second over the whole run (as `train --json` reports them): later passes, whose w makes
       // the oracle work harder than the first passes' near-zero w, and the exact passes included.
       row[`to${target}`] = t && { seconds: +t.seconds.toFixed(2), effectivePasses: +t.effectivePasses.toFixed(1), oracleCallsPerSecond: Math.round((t.effectivePasses * d.problem.n) / t.seconds) };
-      process.stderr.write(`  threads ${c.threads} tau ${c.tau}: gap ${target}: ${t ? `${t.seconds.toFixed(1)} s, ${t.effectivePasses.toFixed(1)} eff. passes` : 'not reached'}\n`);
+      process.stderr.write(`  threads ${c.threads} tau ${c.tau}${c.overlap ? ' overlapped' : ''}: gap ${target}: ${t ? `${t.seconds.toFixed(1)} s, ${t.effectivePasses.toFixed(1)} eff. passes` : 'not reached'}\n`);
     }
     return row;
   });
@@ -156,7 +164,7 @@ if (values.plot) {
   const points = results.flatMap((r) =>
     (r.rows as Record<string, unknown>[]).map((row) => ({
       data: throughputOnly.has(r.data as string) ? (r.data as string) : `${r.data as string} (gap ${lastOf(r.data as string)})`,
-      threads: `${row.threads as number} thread${row.threads === 1 ? '' : 's'}`,
+      threads: `${row.threads as number} thread${row.threads === 1 ? '' : 's'}${row.overlap ? ', overlapped' : ''}`,
       tau: row.tau as number,
       speedup: row.speedup as number,
       passes: (row[`to${lastOf(r.data as string)}`] as { passesRatio?: number } | null)?.passesRatio ?? null,

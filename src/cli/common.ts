@@ -18,10 +18,12 @@ export interface Io {
 export class UsageError extends InputError {}
 
 /** The solver figures that every training report shows, in one order. */
-export function solverSummary(result: SolverResult & { batch?: number }): Record<string, unknown> {
+export function solverSummary(result: SolverResult & { batch?: number; overlap?: boolean }): Record<string, unknown> {
   const { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached, threads, batch } = result;
   const oracleCallsPerSecond = seconds > 0 ? oracleCalls / seconds : undefined;
-  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached, threads, batch, oracleCallsPerSecond };
+  // Overlapped mini-batches are named only when on (a sequential run has nothing to overlap).
+  const overlap = result.overlap === true ? true : undefined;
+  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached, threads, batch, overlap, oracleCallsPerSecond };
 }
 
 /** `stopped (maxPasses; the gap is above the threshold 0.01)`: why a run stopped, and whether short of its threshold. */

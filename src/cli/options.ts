@@ -32,7 +32,9 @@ export const SOLVER_OPTIONS: readonly CommandOption[] = [
   { name: 'cache-size', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'labels kept per block', default: '50', group: solver },
   { name: 'cache-f', type: 'number', value: 'X', min: 0, max: 1e6, help: 'cache hit when its gap >= F x the block\'s estimated gap', default: '0.25', group: solver },
   { name: 'cache-nu', type: 'number', value: 'X', min: 0, max: 1e6, help: 'or when its gap >= nu x the global gap estimate / n', default: '0.01', group: solver },
-  { name: 'batch', type: 'integer', value: 'TAU', min: 1, max: 1e9, help: 'blocks per step, decoded together on native threads; 1 = sequential BCFW', default: '4 x threads, at most n/32 (1 on one thread, or for word alignment: no batched oracle)', group: solver },
+  { name: 'batch', type: 'integer', value: 'TAU', min: 1, max: 1e9, help: 'blocks per step, decoded together on native threads; 1 = sequential BCFW', default: '4 x threads, at most n/32, for CoNLL, segmentation, pose and OCR (overlapped); 1 on one thread and for multiclass and word alignment', group: solver },
+  { name: 'overlap', type: 'flag', help: 'with --batch > 1: the next mini-batch is decoded in the background while this one is applied (its corners are one mini-batch older)', default: 'on where the decoder works in the background (OCR chains)', group: solver },
+  { name: 'no-overlap', type: 'flag', help: 'decode each mini-batch before its updates', group: solver },
   { name: 'averaging', type: 'flag', help: 'weighted average rho = 2/(k+2) of the iterates', default: 'on for plain bcfw only', group: solver },
   { name: 'no-averaging', type: 'flag', help: 'return the last iterate', group: solver },
   { name: 'no-line-search', type: 'flag', help: 'the fixed step 2n/(k+2n) (bcfw) or 2/(k+2) (fw)', group: solver },
@@ -142,10 +144,13 @@ export function trainOptions(a: Args, defaults: { lambda?: number; gapThreshold?
   }
   if (solverName === 'ssg' && sampling === 'gap') throw new UsageError('--sampling gap needs a dual: use a block-coordinate solver');
   if (value.flag(a, 'averaging') && value.flag(a, 'no-averaging')) throw new UsageError('--averaging and --no-averaging contradict each other');
+  if (value.flag(a, 'overlap') && value.flag(a, 'no-overlap')) throw new UsageError('--overlap and --no-overlap contradict each other');
   const cacheSet = ['cache-size', 'cache-f', 'cache-nu'].some((k) => a.given.has(k));
   if ((value.flag(a, 'cache') || cacheSet) && !step) throw new UsageError('--cache applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)');
   if (cacheSet && !value.flag(a, 'cache')) throw new UsageError('--cache-size, --cache-f and --cache-nu need --cache');
-  if (a.given.has('batch') && !step) throw new UsageError('--batch applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)');
+  for (const flag of ['batch', 'overlap', 'no-overlap']) {
+    if (a.given.has(flag) && !step) throw new UsageError(`--${flag} applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)`);
+  }
   const o: Record<string, unknown> = {
     solver: solverName,
     lambda: value.number(a, 'lambda') ?? defaults.lambda,
@@ -166,6 +171,7 @@ export function trainOptions(a: Args, defaults: { lambda?: number; gapThreshold?
   if (step) {
     o.step = step;
     o.batch = value.number(a, 'batch');
+    o.overlap = value.flag(a, 'overlap') ? true : value.flag(a, 'no-overlap') ? false : undefined;
     if (value.flag(a, 'cache')) {
       o.cache = { maxSize: value.number(a, 'cache-size') ?? 50, factor: value.number(a, 'cache-f') ?? 0.25, nu: value.number(a, 'cache-nu') ?? 0.01 };
     }

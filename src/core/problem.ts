@@ -54,8 +54,9 @@ export interface StructuredModel<X, Y> {
    * Whether mini-batches of block steps pay off with this model's oracle by default: true when an oracle call
    * costs far more than a block update (sparse Viterbi over CoNLL's features, graph cuts, pose max-sum), so
    * that decoding several blocks on native threads wins; a cheap one (dense chains such as OCR, multiclass)
-   * loses more to the mini-batch's overhead and staler corners than the threads give (docs/results.md,
-   * multi-core training). Only the default batch depends on it.
+   * loses more to the mini-batch's overhead and staler corners than the threads give, unless its decoder works
+   * in the background (BatchDecoder.decodeInBackground: OCR's dense chains), where overlapped mini-batches pay
+   * (docs/results.md, multi-core training). Only the defaults of batch and overlap depend on it.
    */
   readonly miniBatches?: boolean;
   /**
@@ -197,6 +198,10 @@ function progressReported<Y>(engine: BatchOracle<Y>, onProgress: ProblemOptions[
       }
     },
     decodeSubset: (w, blocks, count, labels, hinge) => engine.decodeSubset(w, blocks, count, labels, hinge),
+    ...(engine.startSubset && engine.finishSubset
+      ? { startSubset: engine.startSubset.bind(engine), finishSubset: engine.finishSubset.bind(engine) }
+      : {}),
+    ...(engine.decodesInBackground ? { decodesInBackground: engine.decodesInBackground.bind(engine) } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { ScoringBackend } from '../../kernels/backend.js';
 import { check, InputError } from '../core/errors.js';
 import { arrayDataset, chunksOf, toArrays, type Dataset } from '../data/dataset.js';
+import { threads } from '../threads.js';
 import { addCounters, readCounters, subtractCounters, zeroCounters } from './counters.js';
 import type { BatchDecoder, BatchOracle, BatchPass, Items, OracleCounters, PassOutput, PassProgress } from './types.js';
 
@@ -47,6 +48,8 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
   private readonly scratch: Float64Array;
   private readonly subset: { indices: Int32Array; count: number } = { indices: new Int32Array(0), count: 0 };
   private readonly subsetOut: { hinge: Float64Array; labels: Y[] };
+  /** The subset between startSubset and finishSubset: its blocks, and its results when decoded at once. */
+  private started: { items: Items; background: boolean; labels: Y[]; hinge: Float64Array } | undefined;
 
   constructor(
     private readonly model: BatchModel<X, Y> & { prepareBatch: NonNullable<BatchModel<X, Y>['prepareBatch']> },
@@ -61,6 +64,7 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
 
   *pass(w: Float64Array, out: PassOutput<Y>): Generator<PassProgress, void, void> {
     this.checkW(w);
+    this.checkIdle();
     const n = this.data.length;
     check(out.hinge instanceof Float64Array && out.hinge.length === n, `hinge must be a Float64Array of length ${n}`);
     const counted = zeroCounters();
@@ -91,13 +95,9 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
 
   decodeSubset(w: Float64Array, blocks: Int32Array, count: number, labels: Y[], hinge: Float64Array): void {
     this.checkW(w);
-    const n = this.data.length;
-    check(Number.isInteger(count) && count >= 0 && count <= blocks.length, `count must be an integer in 0..${blocks.length}, got ${count}`);
+    this.checkIdle();
     check(hinge.length >= count, `hinge needs ${count} entries`);
-    for (let q = 0; q < count; q++) {
-      const i = blocks[q]!;
-      if (!(Number.isInteger(i) && i >= 0 && i < n)) throw new InputError(`block ${i} is outside 0..${n - 1}`);
-    }
+    this.checkBlocks(blocks, count);
     if (count === 0) return;
     const counted = zeroCounters();
     if (!this.data.streamed) {
@@ -131,11 +131,57 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
     }
   }
 
+  /** Whether startSubset decodes in the background (given more than one thread). */
+  decodesInBackground(): boolean {
+    if (this.data.streamed) return false;
+    const { decoder } = this.inMemory();
+    return decoder.decodeInBackground !== undefined && decoder.finishBackground !== undefined;
+  }
+
+  /** Starts decoding blocks[0 .. count) at w: in the background where the decoder can, else at once (BatchOracle.startSubset). */
+  startSubset(w: Float64Array, blocks: Int32Array, count: number): void {
+    this.checkIdle();
+    this.checkW(w);
+    this.checkBlocks(blocks, count);
+    const indices = Int32Array.from(blocks.subarray(0, count));
+    const started = { items: { indices, count }, background: false, labels: new Array<Y>(count), hinge: new Float64Array(count) };
+    // The JavaScript thread goes on with its own work: the background decode takes the other threads.
+    const helpers = threads() - 1;
+    if (count > 0 && helpers >= 1 && this.decodesInBackground()) {
+      this.inMemory().decoder.decodeInBackground!(w, started.items, helpers);
+      started.background = true;
+    } else this.decodeSubset(w, indices, count, started.labels, started.hinge);
+    this.started = started;
+  }
+
+  /** Waits for the subset of {@link startSubset} and writes what decodeSubset would have at its w. */
+  finishSubset(labels: Y[], hinge: Float64Array): void {
+    const started = this.started;
+    check(started !== undefined, 'no subset is being decoded (startSubset first)');
+    this.started = undefined;
+    const { indices, count } = started.items;
+    if (!started.background) {
+      for (let q = 0; q < count; q++) {
+        labels[q] = started.labels[q]!;
+        hinge[q] = started.hinge[q]!;
+      }
+      return;
+    }
+    const { decoder } = this.inMemory();
+    const [scoringMs, decodingMs, checkingMs] = decoder.finishBackground!(this.scratch);
+    const out = this.subsetOut;
+    this.collect(decoder, started.items, this.scratch, out, 0);
+    for (let q = 0; q < count; q++) {
+      labels[q] = out.labels[indices[q]!]!;
+      hinge[q] = this.scratch[indices[q]!]!;
+    }
+    this.count({ ...zeroCounters(), scoringMs, decodingMs, checkingMs, examples: count });
+  }
+
   /**
    * One stage protocol on a prepared decoder: predictions first when asked (plain scores), then the
    * loss-augmented decode and the float64 recheck. `hinge` is in the decoder's layout; labels and
-   * predictions go to out at `base + i`. A label that rechecks below 0 (a float32 near-tie, or rounding)
-   * is replaced by the ground truth, whose H is exactly 0.
+   * predictions go to out at `base + i` (see collect).
    */
   private run(decoder: BatchDecoder<Y>, w: Float64Array, items: Items | null, hinge: Float64Array, out: PassOutput<Y>, base: number, counted: OracleCounters): void {
     const m = items ? items.count : decoder.size;
@@ -159,18 +205,31 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
     const t2 = performance.now();
     decoder.recheck(w, items, hinge);
     const t3 = performance.now();
-    for (let q = 0; q < m; q++) {
-      const i = at(q);
-      if (hinge[i]! < 0) {
-        hinge[i] = 0;
-        if (out.labels) out.labels[base + i] = decoder.truth(i);
-      } else if (out.labels) out.labels[base + i] = decoder.label(i);
-    }
+    this.collect(decoder, items, hinge, out, base);
     c.scoringMs += t1 - t0;
     c.decodingMs += t2 - t1;
     c.checkingMs += t3 - t2;
     c.examples += m;
     addCounters(counted, c);
+    this.count(c);
+  }
+
+  /**
+   * The labels of the items after a recheck: a label that rechecks below 0 (a float32 near-tie, or rounding)
+   * is replaced by the ground truth, whose H is exactly 0.
+   */
+  private collect(decoder: BatchDecoder<Y>, items: Items | null, hinge: Float64Array, out: PassOutput<Y>, base: number): void {
+    const m = items ? items.count : decoder.size;
+    for (let q = 0; q < m; q++) {
+      const i = items ? items.indices[q]! : q;
+      if (hinge[i]! < 0) {
+        hinge[i] = 0;
+        if (out.labels) out.labels[base + i] = decoder.truth(i);
+      } else if (out.labels) out.labels[base + i] = decoder.label(i);
+    }
+  }
+
+  private count(c: OracleCounters): void {
     if (this.options.counters) addCounters(this.options.counters, c);
   }
 
@@ -197,6 +256,19 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
   private decoderOf(xs: readonly X[], ys: readonly Y[]): BatchDecoder<Y> {
     const prepared = this.model.prepareBatch(xs, ys, this.options.scoring);
     return typeof prepared === 'function' ? new WholePassDecoder(this.model, xs, ys, this.options.scoring, prepared) : prepared;
+  }
+
+  private checkIdle(): void {
+    check(this.started === undefined, 'a subset is being decoded (finishSubset first)');
+  }
+
+  private checkBlocks(blocks: Int32Array, count: number): void {
+    const n = this.data.length;
+    check(Number.isInteger(count) && count >= 0 && count <= blocks.length, `count must be an integer in 0..${blocks.length}, got ${count}`);
+    for (let q = 0; q < count; q++) {
+      const i = blocks[q]!;
+      if (!(Number.isInteger(i) && i >= 0 && i < n)) throw new InputError(`block ${i} is outside 0..${n - 1}`);
+    }
   }
 
   private checkW(w: Float64Array): void {

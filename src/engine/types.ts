@@ -43,6 +43,16 @@ export interface BatchDecoder<Y> {
    * backend only proposes labels: the engine replaces a label that rechecks below 0 by the ground truth.
    */
   recheck(w: Float64Array, items: Items | null, hinge: Float64Array): void;
+  /**
+   * Optional: the loss-augmented score, decode and recheck of the items at (a copy of) w on a native thread of
+   * their own, on up to `threads` threads; returns at once, so that the caller can go on (and change w) while
+   * it runs. `finishBackground` waits for it, writes the items' hinges as `recheck` would, and returns the
+   * milliseconds [scoring, decoding, checking]; no other stage may be called in between. The results equal
+   * the three stages' at that w.
+   */
+  decodeInBackground?(w: Float64Array, items: Items, threads: number): void;
+  /** The second half of {@link decodeInBackground}: waits; the items' hinges, and milliseconds [scoring, decoding, checking]. */
+  finishBackground?(hinge: Float64Array): [number, number, number];
   /** The decoded label of example i (a fresh object the caller may keep). */
   label(i: number): Y;
   /** The ground truth of example i (a fresh object the caller may keep). */
@@ -111,4 +121,16 @@ export interface BatchOracle<Y> {
    * beyond the returned labels (in-memory sets; a streamed set reads the blocks first).
    */
   decodeSubset(w: Float64Array, blocks: Int32Array, count: number, labels: Y[], hinge: Float64Array): void;
+  /**
+   * Optional: decodeSubset in two halves, so that the caller can work (and change w) while the blocks are
+   * decoded. `startSubset` begins the decode of blocks[0 .. count) at w, on a native thread of its own when the
+   * model's decoder can ({@link BatchDecoder.decodeInBackground}) and more than one thread is allowed, else at
+   * once; `finishSubset` waits and writes what decodeSubset would have written at that w. One subset at a time,
+   * and no other call in between.
+   */
+  startSubset?(w: Float64Array, blocks: Int32Array, count: number): void;
+  /** The second half of {@link startSubset}: waits, then labels[q] and hinge[q] as decodeSubset writes them. */
+  finishSubset?(labels: Y[], hinge: Float64Array): void;
+  /** Optional: whether startSubset decodes in the background (given more than one thread): an in-memory set whose model's decoder can. */
+  decodesInBackground?(): boolean;
 }

@@ -132,6 +132,9 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
       },
       decode: (w, items) => batch.viterbi({ w, theta, labels, ...itemsOption(items), threads }),
       recheck: (w, items, hinge) => batch.hinges({ w, labels, hinge, ...itemsOption(items), threads }),
+      // Items always score with the native scorer, so the background decode computes what the stages would.
+      decodeInBackground: (w, items, threads) => batch.decodeInBackground({ w, ...itemsOption(items), threads }),
+      finishBackground: (hinge) => batch.finishBackground({ labels, hinge }),
       label: (i) => labels.slice(offsets[i]!, offsets[i + 1]!),
       truth: (i) => yAll.slice(offsets[i]!, offsets[i + 1]!),
     };

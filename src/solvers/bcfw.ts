@@ -53,10 +53,20 @@ export interface BcfwOptions extends CommonSolverOptions {
    * (Problem.batch.decodeSubset), then applies the tau updates one after another in sampled order, each with
    * line search at the iterate it is applied to (a corner found at a slightly older w is still a feasible
    * direction, and the dual never decreases). 1 is the sequential algorithm. At most n. Default:
-   * {@link defaultBatch} of the threads, n and whether mini-batches pay off on the problem (a batched oracle
-   * and Problem.miniBatches; a resumed run: the checkpoint's). Results depend on tau, not on threads.
+   * {@link defaultBatch} of the threads, n and whether mini-batches pay off on the problem (a batched oracle,
+   * and Problem.miniBatches or a decoder that works in the background; a resumed run: the checkpoint's).
+   * Results depend on tau, not on threads.
    */
   batch?: number;
+  /**
+   * Overlapped mini-batches (tau > 1): the next mini-batch of the pass is sampled and decoded at the current w
+   * while this one's updates are applied, on a native thread of its own where the model's batched decoder
+   * allows it (BatchDecoder.decodeInBackground: the chain models), so the oracle calls and the updates run at
+   * the same time; every corner is then one mini-batch older (still feasible, and the line search keeps the
+   * dual monotone). Results depend on it, not on threads: on one thread the decode just runs first. Default:
+   * on with tau > 1 when the decoder works in the background (a resumed run: the checkpoint's).
+   */
+  overlap?: boolean;
   /** Optimal step size (Alg. 4, line 6 with line search); otherwise gamma = 2n/(k + 2n) (FW steps only). Default true. */
   lineSearch?: boolean;
   /**
@@ -145,6 +155,8 @@ export interface BcfwResult extends SolverResult {
   blockGaps?: Float64Array;
   /** Blocks per step (tau). */
   batch: number;
+  /** Whether mini-batches overlapped (BcfwOptions.overlap). */
+  overlap: boolean;
   counters: BcfwCounters;
   /** Labels stored over all blocks (dual variables and cache), when kept. */
   storedLabels?: number;
@@ -187,19 +199,17 @@ export class BcfwSolver extends PassSolver {
   private readonly blockKind: 'dense' | 'sparse';
   private readonly heuristicExit: number | false;
   /**
-   * Blocks per step (tau) and the mini-batch's buffers: its blocks in sampled order, the blocks the cache
-   * does not serve (decoded together) with their labels, H and <w_i, w>, and for each position its decoded label's
-   * index (-1: none), and the sum-tree weights of the blocks while they are out of the tree. `taken` marks
-   * the blocks of the batch being sampled (distinct blocks).
+   * Blocks per step (tau), whether mini-batches overlap, and their buffers: two when they do (one applied, the
+   * next decoded), and the mini-batch being decoded while the current one is applied. While a mini-batch is
+   * sampled, `taken` marks its blocks and those of the mini-batch it overlaps (distinct blocks, none shared),
+   * and `batchWeights` and `excludedWeights` keep their sum-tree weights (out of the tree meanwhile).
    */
   private readonly batch: number;
-  private readonly batchBlocks: Int32Array;
-  private readonly batchMisses: Int32Array;
-  private readonly batchLabels: unknown[];
-  private readonly batchHinge: Float64Array;
-  private readonly batchDots: Float64Array;
-  private readonly batchDecoded: Int32Array;
+  private readonly overlap: boolean;
+  private readonly batches: MiniBatch[];
+  private inFlight: MiniBatch | undefined;
   private readonly batchWeights: Float64Array;
+  private readonly excludedWeights: Float64Array;
   private readonly taken: Uint8Array;
   /** v = sum_i w_i, kept unclipped (2016 App. H), and the w = clip(v) every oracle, gap and objective sees (box.w). */
   private readonly box: ClippedIterate;
@@ -263,16 +273,17 @@ export class BcfwSolver extends PassSolver {
     check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
     const { n, dim: d } = problem;
     // A resumed run keeps the batch it was made with (checkpoints before mini-batches: 1) unless told otherwise.
-    const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, problem.batch !== undefined && problem.miniBatches === true));
+    // Mini-batches pay off when the oracle is costly (Problem.miniBatches) or decodes in the background, where
+    // they overlap the updates (docs/results.md, multi-core training).
+    const background = problem.batch?.decodesInBackground?.() === true;
+    const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, problem.batch !== undefined && (problem.miniBatches === true || background)));
     check(Number.isInteger(batch) && batch >= 1, `batch must be a positive integer, got ${batch}`);
     this.batch = Math.min(batch, n);
-    this.batchBlocks = new Int32Array(this.batch);
-    this.batchMisses = new Int32Array(this.batch);
-    this.batchLabels = new Array<unknown>(this.batch);
-    this.batchHinge = new Float64Array(this.batch);
-    this.batchDots = new Float64Array(this.batch);
-    this.batchDecoded = new Int32Array(this.batch);
+    this.overlap = o.overlap ?? (restored ? restored.meta.options.overlap === true : this.batch > 1 && background);
+    check(typeof this.overlap === 'boolean', `overlap must be true or false, got ${String(this.overlap)}`);
+    this.batches = Array.from({ length: this.batch > 1 && this.overlap ? 2 : 1 }, () => new MiniBatch(this.batch));
     this.batchWeights = new Float64Array(this.batch);
+    this.excludedWeights = new Float64Array(this.batch);
     this.taken = new Uint8Array(this.batch > 1 ? n : 0);
     this.bounds = resolveBounds(problem);
     this.box = new ClippedIterate(d, this.bounds);
@@ -702,23 +713,49 @@ export class BcfwSolver extends PassSolver {
   }
 
   /**
-   * Steps s .. s+m-1 of the pass as one mini-batch (m <= min(tau, n - s)); returns m. The blocks are
-   * sampled distinct (gap sampling without replacement through the sum tree, ending the batch early when the
-   * blocks left all have zero estimates), the ones the cache would not serve at the current w are decoded
-   * together at it (on native threads when the problem batches), and the m block steps then run in sampled
-   * order at their own iterates.
+   * Steps s .. s+m-1 of the pass as one mini-batch (m <= min(tau, n - s)); returns m. Its blocks were sampled
+   * and their cache misses decoded together (startBatch) now, or while the previous mini-batch was applied
+   * (overlap); the m block steps then run in sampled order at their own iterates.
    */
   private miniBatchStep(s: number): number {
+    const b = this.inFlight ?? this.startBatch(this.batches[0]!, s);
+    this.inFlight = undefined;
+    this.finishBatch(b);
+    // Overlapped: the pass's next mini-batch (other blocks) is decoded at this w while b is applied.
+    if (this.overlap && s + b.m < this.problem.n) this.inFlight = this.startBatch(this.batches[b === this.batches[0] ? 1 : 0]!, s + b.m, b);
+    for (let q = 0; q < b.m; q++) {
+      const d = b.decoded[q]!;
+      this.blockStep(b.blocks[q]!, d >= 0, d >= 0 ? b.labels[d] : undefined, d >= 0 ? b.hinge[d]! : 0);
+    }
+    return b.m;
+  }
+
+  /**
+   * Samples the mini-batch of pass positions s, s+1, ... into b: distinct blocks (gap sampling without
+   * replacement through the sum tree, ending the batch early when the blocks left all have zero estimates),
+   * none of `exclude`'s (the mini-batch to be applied while b is decoded); the blocks the cache would not serve
+   * at the current w start decoding together at it (on native threads when the problem batches), and so do the
+   * products <w_i, w> of their exact gaps: in the background when b overlaps `exclude`.
+   */
+  private startBatch(b: MiniBatch, s: number, exclude?: MiniBatch): MiniBatch {
     const { problem, tree, taken } = this;
-    let m = Math.min(this.batch, problem.n - s);
-    const blocks = this.batchBlocks;
+    const excluded = exclude?.m ?? 0;
+    for (let q = 0; q < excluded; q++) {
+      const i = exclude!.blocks[q]!;
+      taken[i] = 1;
+      if (this.sampling === 'gap') {
+        this.excludedWeights[q] = tree.get(i);
+        if (this.excludedWeights[q]! > 0) tree.set(i, 0);
+      }
+    }
+    let m = Math.min(this.batch, problem.n - s, problem.n - excluded);
     for (let q = 0; q < m; q++) {
       const i = this.nextBlock(s + q, q > 0);
       if (i < 0) {
         m = q;
         break;
       }
-      blocks[q] = i;
+      b.blocks[q] = i;
       taken[i] = 1;
       // Out of the tree until the batch is sampled (drawn without replacement).
       if (this.sampling === 'gap') {
@@ -727,43 +764,69 @@ export class BcfwSolver extends PassSolver {
       }
     }
     for (let q = 0; q < m; q++) {
-      const i = blocks[q]!;
+      const i = b.blocks[q]!;
       taken[i] = 0;
       if (this.sampling === 'gap' && this.batchWeights[q]! > 0) tree.set(i, this.batchWeights[q]!);
     }
+    for (let q = 0; q < excluded; q++) {
+      const i = exclude!.blocks[q]!;
+      taken[i] = 0;
+      if (this.sampling === 'gap' && this.excludedWeights[q]! > 0) tree.set(i, this.excludedWeights[q]!);
+    }
+    b.m = m;
     let misses = 0;
     for (let q = 0; q < m; q++) {
-      const i = blocks[q]!;
-      if (this.cacheChoice(i) >= 0) this.batchDecoded[q] = -1;
+      const i = b.blocks[q]!;
+      if (this.cacheChoice(i) >= 0) b.decoded[q] = -1;
       else {
-        this.batchDecoded[q] = misses;
-        this.batchMisses[misses++] = i;
+        b.decoded[q] = misses;
+        b.missed[misses++] = i;
       }
     }
-    if (misses > 0) {
-      if (problem.batch) problem.batch.decodeSubset(this.w, this.batchMisses, misses, this.batchLabels, this.batchHinge);
-      else {
-        for (let q = 0; q < misses; q++) {
-          const i = this.batchMisses[q]!;
-          this.batchLabels[q] = problem.oracle(i, this.w);
-          this.corner(this.awayCorner, i, this.batchLabels[q]);
-          this.batchHinge[q] = checkedHinge(this.awayCorner.score, i);
-        }
-      }
-      this.oracleCalls += misses;
-      // Each block's exact gap at this w (2016 eq. 10), before the batch moves w: g_i = lambda <w_i, w> - l_i + H_i/n.
-      const { n } = problem;
-      this.blocks.dots(this.batchMisses, misses, this.w, this.batchDots);
+    b.misses = misses;
+    b.decoding = false;
+    if (misses === 0) return b;
+    // Decoded ahead (in the background where it can) when b overlaps `exclude`, else at once on every thread.
+    const batch = problem.batch;
+    if (exclude && batch?.startSubset) {
+      batch.startSubset(this.w, b.missed, misses);
+      b.decoding = true;
+    } else if (batch) batch.decodeSubset(this.w, b.missed, misses, b.labels, b.hinge);
+    else {
       for (let q = 0; q < misses; q++) {
-        const i = this.batchMisses[q]!;
-        this.batchHinge[q] = this.config.lambda * this.batchDots[q]! - this.lBlocks[i]! + this.batchHinge[q]! / n;
+        const i = b.missed[q]!;
+        b.labels[q] = problem.oracle(i, this.w);
+        this.corner(this.awayCorner, i, b.labels[q]);
+        b.hinge[q] = checkedHinge(this.awayCorner.score, i);
       }
     }
-    for (let q = 0; q < m; q++) {
-      const d = this.batchDecoded[q]!;
-      this.blockStep(blocks[q]!, d >= 0, d >= 0 ? this.batchLabels[d] : undefined, d >= 0 ? this.batchHinge[d]! : 0);
-    }
-    return m;
+    if (exclude) b.waitDots = this.blocks.startDots(b.missed, misses, this.w, b.dots);
+    else this.blocks.dots(b.missed, misses, this.w, b.dots);
+    return b;
+  }
+
+  /**
+   * Waits for b's decode and dot products, and turns its H_i into the blocks' exact gaps at the decode's w
+   * (2016 eq. 10): g_i = lambda <w_i, w> - l_i + H_i/n (neither w_i nor l_i has changed since: b's blocks were
+   * not in the mini-batch applied meanwhile).
+   */
+  private finishBatch(b: MiniBatch): void {
+    this.wait(b);
+    this.oracleCalls += b.misses;
+    for (let q = 0; q < b.misses; q++) b.hinge[q] = this.config.lambda * b.dots[q]! - this.lBlocks[b.missed[q]!]! + b.hinge[q]! / this.problem.n;
+  }
+
+  private wait(b: MiniBatch): void {
+    if (b.decoding) this.problem.batch!.finishSubset!(b.labels, b.hinge);
+    b.decoding = false;
+    b.waitDots?.();
+    b.waitDots = undefined;
+  }
+
+  /** Drops the mini-batch being decoded when the pass ends before its turn (waited for, unused). */
+  private dropInFlight(): void {
+    if (this.inFlight) this.wait(this.inFlight);
+    this.inFlight = undefined;
   }
 
   /**
@@ -792,7 +855,12 @@ export class BcfwSolver extends PassSolver {
         }
       }
       if (this.sampling === 'perm') this.rng.permutation(this.order);
-      const ended = yield* this.sweep((s) => (this.batch === 1 ? (this.blockStep(this.nextBlock(s)), 1) : this.miniBatchStep(s)), () => this.heuristicallyConverged());
+      let ended: 'complete' | 'interrupted' | 'converged';
+      try {
+        ended = yield* this.sweep((s) => (this.batch === 1 ? (this.blockStep(this.nextBlock(s)), 1) : this.miniBatchStep(s)), () => this.heuristicallyConverged());
+      } finally {
+        this.dropInFlight();
+      }
       const interrupted = ended === 'interrupted';
       const converged = ended === 'converged';
       this.passes++;
@@ -843,6 +911,7 @@ export class BcfwSolver extends PassSolver {
       ...this.baseResult(it.w, cert, certified),
       blockGaps: this.lastBlockGaps,
       batch: this.batch,
+      overlap: this.overlap,
       counters: { ...this.counters },
       storedLabels: this.storedLabels,
     };
@@ -863,6 +932,7 @@ export class BcfwSolver extends PassSolver {
         options: {
           ...this.baseOptions(), sampling: this.sampling, gapDegree: this.gapDegree, step: this.step, cache: this.cache ?? null,
           lineSearch: this.lineSearch, averaging: this.averaging, heuristicExit: this.heuristicExit, blockStorage: this.blockKind, batch: this.batch,
+          overlap: this.overlap,
         },
       },
       arrays,
@@ -874,8 +944,8 @@ export class BcfwSolver extends PassSolver {
     const m = r.meta;
     const mine = this.checkpoint().meta.options;
     // Checkpoints made before mini-batches stepped one block at a time.
-    const made: Record<string, unknown> = { ...m.options, batch: m.options.batch ?? 1 };
-    for (const key of ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit', 'blockStorage', 'batch']) {
+    const made: Record<string, unknown> = { ...m.options, batch: m.options.batch ?? 1, overlap: m.options.overlap ?? false };
+    for (const key of ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit', 'blockStorage', 'batch', 'overlap']) {
       check(JSON.stringify(made[key]) === JSON.stringify(mine[key]), `checkpoint was made with ${key} = ${JSON.stringify(made[key])}, not ${JSON.stringify(mine[key])}`);
     }
     this.loadDualPoint(r);
@@ -1039,9 +1109,9 @@ export class BcfwSolver extends PassSolver {
  * threads busy, but at most n/32 (at least 1), so that one step's blocks stay a small part of the data and
  * their updates close to sequential ones; 1 on one thread (the sequential algorithm), and 1 when `batched` is
  * false: a problem without a batched oracle (its decodes would run one by one, so a mini-batch only makes its
- * corners older) or whose oracle is too cheap for mini-batches to pay off (StructuredModel.miniBatches: on
- * OCR-large, tau 2-16 took 1.14-1.36x longer to the gap 0.01 than tau 1). See docs/results.md (multi-core
- * training) for the measurements behind it.
+ * corners older) or whose oracle is too cheap for mini-batches to pay off (StructuredModel.miniBatches) and
+ * does not decode in the background (on OCR-large, plain mini-batches of 2-16 took 1.14-1.36x longer to the gap
+ * 0.01 than tau 1; overlapped ones pay). See docs/results.md (multi-core training) for the measurements.
  */
 export function defaultBatch(threads: number, n: number, batched = true): number {
   if (!batched || threads <= 1) return 1;
@@ -1053,6 +1123,33 @@ export function bcfw(problem: Problem, options: BcfwOptions = {}): BcfwResult {
   const s = new BcfwSolver(problem, options);
   while (s.runPass());
   return s.result();
+}
+
+/**
+ * The buffers of one mini-batch: its m blocks in sampled order, for each position
+ * its decoded label's index (-1: served by the cache), the blocks decoded together (`missed`) with their
+ * labels, H_i (then their exact gaps) and <w_i, w>, and what is still running in the background.
+ */
+class MiniBatch {
+  m = 0;
+  misses = 0;
+  decoding = false;
+  waitDots: (() => void) | undefined;
+  readonly blocks: Int32Array;
+  readonly decoded: Int32Array;
+  readonly missed: Int32Array;
+  readonly labels: unknown[];
+  readonly hinge: Float64Array;
+  readonly dots: Float64Array;
+
+  constructor(tau: number) {
+    this.blocks = new Int32Array(tau);
+    this.decoded = new Int32Array(tau);
+    this.missed = new Int32Array(tau);
+    this.labels = new Array<unknown>(tau);
+    this.hinge = new Float64Array(tau);
+    this.dots = new Float64Array(tau);
+  }
 }
 
 function checkpointArray(r: SolverCheckpoint, name: string, length: number): Float64Array {

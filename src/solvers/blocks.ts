@@ -18,8 +18,14 @@ export interface BlockStorage {
   addSparse(i: number, w: Float64Array, v: SparseVector, scale: number): void;
   /** <w_i, v> for a dense v. */
   dot(i: number, v: Float64Array): number;
-  /** out[q] = dot(blocks[q], v) for q < count, bit for bit (dense storage: on native threads). */
+  /** out[q] = <w_{blocks[q]}, v> for q < count (dense storage: on native threads, the same on any number of them). */
   dots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): void;
+  /**
+   * `dots` at v as it is now, taken in the background where the storage can (dense: on the native background
+   * queue, which also brings the blocks into the shared cache for their steps); call the returned function
+   * before reading out. Until then those blocks must not change (v may).
+   */
+  startDots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): () => void;
   /** Replaces w_i by `values` (a dense d-vector) and moves w by the difference. */
   replace(i: number, w: Float64Array, values: Float64Array): void;
   /** Writes w_i densely into out (length d). */
@@ -83,6 +89,11 @@ export class DenseBlocks implements BlockStorage {
 
   dots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): void {
     native.blockDots(this.data, blocks, count, v, out, this.sweeps.threads);
+  }
+
+  startDots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): () => void {
+    const ticket = native.blockDots(this.data, blocks, count, v, out, 1, true);
+    return () => native.waitBackground(ticket);
   }
 
   replace(i: number, w: Float64Array, values: Float64Array): void {
@@ -235,6 +246,11 @@ export class SparseBlocks implements BlockStorage {
   dots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): void {
     for (let q = 0; q < count; q++) out[q] = this.dot(blocks[q]!, v);
   }
+  startDots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): () => void {
+    this.dots(blocks, count, v, out);
+    return () => {};
+  }
+
 
   replace(i: number, w: Float64Array, values: Float64Array): void {
     const idx = this.idx[i]!;
