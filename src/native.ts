@@ -167,14 +167,15 @@ export interface NativeChainBatch {
 
 /**
  * A dense chain batch also adds the first/last biases to theta scored elsewhere (a scoring backend), and decodes
- * in the background: scores (loss-augmented), viterbi and hinges of the items at a copy of w on the background
- * queue's thread; returns at once. finishBackground waits, writes the items' labels and hinges, and returns the
+ * in the background: scores (loss-augmented), viterbi, hinges and chainPsi of the items at a copy of w on the
+ * background queue's thread; returns at once. finishBackground waits, writes the items' labels and hinges, their
+ * psi one after another (psiCounts[q] entries for item q; room for 2 T D + 2 T + 4 per item), and returns the
  * milliseconds [scoring, decoding, checking]. No other method may be called in between.
  */
 export interface NativeDenseChainBatch extends NativeChainBatch {
   addBiases(options: NativeCall & { w: Float64Array; theta: Float64Array }): void;
   decodeInBackground(options: NativeCall & { w: Float64Array }): void;
-  finishBackground(options: { labels: Int32Array; hinge: Float64Array }): [number, number, number];
+  finishBackground(options: { labels: Int32Array; hinge: Float64Array; psiIndices: Int32Array; psiValues: Float64Array; psiCounts: Int32Array }): [number, number, number];
 }
 
 /** A prepared multiclass batch (w class-major, scores rows x K, labels and hinge rows). */

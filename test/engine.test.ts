@@ -154,10 +154,19 @@ describe.each(CASES.map((make) => [make().name, make] as const))('batched oracle
         w.fill(0.25); // the decode works on the w of its start
         const got: unknown[] = [];
         const h = new Float64Array(blocks.length);
-        batch.finishSubset!(got, h);
+        const psis: (SparseVector | undefined)[] = [];
+        batch.finishSubset!(got, h, psis);
         expect(bits(h.subarray(0, blocks.length - 1))).toEqual(bits(wantH.subarray(0, blocks.length - 1)));
         expect(asArrays(got)).toEqual(asArrays(want));
-        expect(() => batch.finishSubset!(got, h)).toThrow(/no subset is being decoded \(startSubset first\)/);
+        // A background decode (the dense chain's, on 2 threads) also gives each label's psi, as the model's.
+        expect(psis.length).toBe(blocks.length - 1);
+        expect(psis.some((p) => p !== undefined)).toBe(threads === 2 && c.name === 'dense chain');
+        psis.forEach((p, q) => {
+          if (p === undefined) return;
+          const mine = problem.psi(blocks[q]!, got[q]);
+          expect([Array.from(p.indices.subarray(0, p.nnz)), bits(p.values.subarray(0, p.nnz))]).toEqual([Array.from(mine.indices.subarray(0, mine.nnz)), bits(mine.values.subarray(0, mine.nnz))]);
+        });
+        expect(() => batch.finishSubset!(got, h, psis)).toThrow(/no subset is being decoded \(startSubset first\)/);
       } finally {
         setThreads(undefined);
       }

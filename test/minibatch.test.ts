@@ -33,7 +33,7 @@ const syntheticBatch = (replaced: Partial<NonNullable<Problem['batch']>> = {}): 
     pass: (w, out) => b.pass(w, out),
     decodeSubset: (w, blocks, count, labels, hinge) => b.decodeSubset(w, blocks, count, labels, hinge),
     startSubset: (w, blocks, count) => b.startSubset!(w, blocks, count),
-    finishSubset: (labels, hinge) => b.finishSubset!(labels, hinge),
+    finishSubset: (labels, hinge, psis) => b.finishSubset!(labels, hinge, psis),
     decodesInBackground: () => b.decodesInBackground!(),
     ...replaced,
   };
@@ -177,9 +177,9 @@ describe('overlapped mini-batches', () => {
             log.push(['start', Array.from(blocks.subarray(0, count))]);
             synthetic.batch!.startSubset!(w, blocks, count);
           },
-          finishSubset: (labels, hinge) => {
+          finishSubset: (labels, hinge, psis) => {
             log.push(['finish']);
-            synthetic.batch!.finishSubset!(labels, hinge);
+            synthetic.batch!.finishSubset!(labels, hinge, psis);
           },
         }),
       };

@@ -5,6 +5,7 @@
 // subset of the sequences (`items`) at a given w, on the thread pool.
 #include <napi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -152,13 +153,6 @@ class ChainBatchWrap : public Napi::ObjectWrap<Self> {
             W::InstanceMethod("hinges", static_cast<Method>(&Self::Hinges)), W::InstanceAccessor("size", static_cast<Method>(&Self::Size), nullptr)};
   }
 
-  // decodeInBackground and finishBackground, for a batch whose w is small enough to copy per call (dense chains).
-  static std::vector<typename Napi::ObjectWrap<Self>::PropertyDescriptor> BackgroundMethods() {
-    using Method = Napi::Value (Self::*)(const Napi::CallbackInfo&);
-    using W = Napi::ObjectWrap<Self>;
-    return {W::InstanceMethod("decodeInBackground", static_cast<Method>(&Self::DecodeInBackground)),
-            W::InstanceMethod("finishBackground", static_cast<Method>(&Self::FinishBackground))};
-  }
 
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(n_)); }
 
@@ -202,64 +196,6 @@ class ChainBatchWrap : public Napi::ObjectWrap<Self> {
     return info.Env().Undefined();
   }
 
-  // decodeInBackground({ w, items?, count?, threads }): the loss-augmented scores, the Viterbi labels and the
-  // hinges of the items at a copy of w, as scores/viterbi/hinges would compute them, on the background queue's
-  // thread (up to `threads` threads with the pool's) into buffers of the batch; returns at once, and w may
-  // change meanwhile. finishBackground({ labels, hinge }) waits, writes the items' labels (tokens) and hinges (n)
-  // where hinges and viterbi would, and returns the milliseconds [scoring, decoding, checking]. No other
-  // method may be called in between.
-  Napi::Value DecodeInBackground(const Napi::CallbackInfo& info) {
-    const std::string fn = name_ + ".decodeInBackground";
-    const Call c = Begin(info, fn);
-    snapshot_.assign(c.w, c.w + Dim());
-    job_items_.resize(static_cast<std::size_t>(c.items.count));
-    for (int64_t q = 0; q < c.items.count; ++q) job_items_[static_cast<std::size_t>(q)] = static_cast<int32_t>(c.items[q]);
-    job_theta_.resize(tokens_ * K_);
-    job_labels_.resize(tokens_);
-    job_hinge_.resize(n_);
-    const BatchItems items{job_items_.data(), c.items.count};
-    const int32_t threads = c.threads;
-    ticket_ = BackgroundQueue::instance().submit([this, items, threads] {
-      using Clock = std::chrono::steady_clock;
-      const double* w = snapshot_.data();
-      const auto t0 = Clock::now();
-      static_cast<Self*>(this)->ScoresOf(w, true, job_theta_.data(), items, threads);
-      const auto t1 = Clock::now();
-      chain_viterbi_items(layout_, w + Dim() - K_ * K_, job_theta_.data(), items, job_labels_.data(), threads);
-      const auto t2 = Clock::now();
-      static_cast<Self*>(this)->HingesOf(w, job_labels_.data(), job_hinge_.data(), items, threads);
-      const auto t3 = Clock::now();
-      const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-      job_ms_[0] = ms(t0, t1);
-      job_ms_[1] = ms(t1, t2);
-      job_ms_[2] = ms(t2, t3);
-    });
-    return info.Env().Undefined();
-  }
-
-  Napi::Value FinishBackground(const Napi::CallbackInfo& info) {
-    const std::string fn = name_ + ".finishBackground";
-    if (ticket_ == 0) throw Napi::Error::New(info.Env(), fn + ": no background decode was started");
-    const Napi::Object o = RequireOptions(info, 0, fn);
-    auto labels = OptionTypedArray<int32_t>(o, "labels", fn);
-    RequireLength(labels, tokens_, fn + ": labels");
-    auto hinge = OptionTypedArray<double>(o, "hinge", fn);
-    RequireLength(hinge, n_, fn + ": hinge");
-    const uint64_t ticket = std::exchange(ticket_, 0);
-    try {
-      BackgroundQueue::instance().wait(ticket);
-    } catch (const std::exception& e) {
-      throw Napi::Error::New(info.Env(), fn + ": " + e.what());
-    }
-    for (const int32_t i : job_items_) {
-      for (int32_t t = layout_.offsets[i]; t < layout_.offsets[i + 1]; ++t) labels[static_cast<std::size_t>(t)] = job_labels_[static_cast<std::size_t>(t)];
-      hinge[static_cast<std::size_t>(i)] = job_hinge_[static_cast<std::size_t>(i)];
-    }
-    Napi::Array ms = Napi::Array::New(info.Env(), 3);
-    for (uint32_t k = 0; k < 3; ++k) ms.Set(k, Napi::Number::New(info.Env(), job_ms_[k]));
-    return ms;
-  }
-
  protected:
   struct Call {
     Napi::Object o;
@@ -281,26 +217,12 @@ class ChainBatchWrap : public Napi::ObjectWrap<Self> {
 
   std::size_t Dim() const { return F_ * K_ + 2 * K_ + K_ * K_; }
 
-  // Waits for a background decode that was never finished: a subclass's destructor calls it, since the job
-  // reads the subclass's members.
-  void Drain() noexcept {
-    try {
-      if (ticket_ != 0) BackgroundQueue::instance().wait(ticket_);
-    } catch (...) {
-    }
-  }
 
   std::string name_;
   std::size_t n_ = 0, K_ = 0, F_ = 0, tokens_ = 0;
   ChainLayout layout_{};
   PinnedArrays pinned_;
-
- private:
-  // The background decode: its copy of w, its items, and the buffers it writes (the batch's layout).
-  std::vector<double> snapshot_, job_theta_, job_hinge_;
-  std::vector<int32_t> job_items_, job_labels_;
-  double job_ms_[3] = {0, 0, 0};
-  uint64_t ticket_ = 0;  // the background decode's ticket, 0 when none is running
+  uint64_t ticket_ = 0;  // a subclass's background decode, 0 when none is running (no other call meanwhile)
 };
 
 // new DenseChainBatch({ offsets, truth, numLabels, numFeatures: D, features: Float64Array (tokens x D, finite) }).
@@ -310,8 +232,9 @@ class DenseChainBatchWrap : public ChainBatchWrap<DenseChainBatchWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
     auto methods = Methods();
-    for (auto& m : BackgroundMethods()) methods.push_back(m);
     methods.push_back(InstanceMethod<&DenseChainBatchWrap::AddBiases>("addBiases"));
+    methods.push_back(InstanceMethod<&DenseChainBatchWrap::DecodeInBackground>("decodeInBackground"));
+    methods.push_back(InstanceMethod<&DenseChainBatchWrap::FinishBackground>("finishBackground"));
     return DefineClass(env, "DenseChainBatch", methods);
   }
 
@@ -327,7 +250,13 @@ class DenseChainBatchWrap : public ChainBatchWrap<DenseChainBatchWrap> {
     }
     batch_ = {layout_, static_cast<int32_t>(F_), pinned_.Pin(x), unit_.data()};
   }
-  ~DenseChainBatchWrap() override { Drain(); }
+  // A background decode never finished is waited for: it reads this object.
+  ~DenseChainBatchWrap() override {
+    try {
+      if (ticket_ != 0) BackgroundQueue::instance().wait(ticket_);
+    } catch (...) {
+    }
+  }
 
   Napi::Value AddBiases(const Napi::CallbackInfo& info) {
     const std::string fn = name_ + ".addBiases";
@@ -346,9 +275,108 @@ class DenseChainBatchWrap : public ChainBatchWrap<DenseChainBatchWrap> {
     batch_.hinges(w, labels, hinge, items, threads);
   }
 
+  // decodeInBackground({ w, items?, count?, threads }): the loss-augmented scores, the Viterbi labels, the hinges
+  // and the psi = phi(x, y) - phi(x, yhat) of the items at a copy of w, as scores/viterbi/hinges and chainPsi
+  // would compute them, on the background queue's thread (up to `threads` threads with the pool's) into
+  // buffers of the batch; returns at once, and w may change meanwhile. finishBackground({ labels, hinge,
+  // psiIndices, psiValues, psiCounts }) waits, writes the items' labels (tokens) and hinges (n) where hinges
+  // and viterbi would, the items' psi one after another (psiCounts[q] entries for item q; the arrays must hold
+  // the sum of their chain_psi capacities, 2 T D + 2 T + 4 per item), and returns the milliseconds
+  // [scoring, decoding, checking]. No other method may be called in between.
+  Napi::Value DecodeInBackground(const Napi::CallbackInfo& info) {
+    const std::string fn = name_ + ".decodeInBackground";
+    const Call c = Begin(info, fn);
+    snapshot_.assign(c.w, c.w + Dim());
+    job_items_.resize(static_cast<std::size_t>(c.items.count));
+    job_psi_start_.resize(static_cast<std::size_t>(c.items.count) + 1);
+    job_psi_nnz_.resize(static_cast<std::size_t>(c.items.count));
+    const ChainShape shape{static_cast<int32_t>(F_), static_cast<int32_t>(K_)};
+    int64_t capacity = 0;
+    for (int64_t q = 0; q < c.items.count; ++q) {
+      const int32_t i = static_cast<int32_t>(c.items[q]);
+      job_items_[static_cast<std::size_t>(q)] = i;
+      job_psi_start_[static_cast<std::size_t>(q)] = capacity;
+      capacity += chain_psi_capacity(shape, layout_.offsets[i + 1] - layout_.offsets[i]);
+    }
+    job_psi_start_.back() = capacity;
+    job_psi_idx_.resize(static_cast<std::size_t>(capacity));
+    job_psi_val_.resize(static_cast<std::size_t>(capacity));
+    job_theta_.resize(tokens_ * K_);
+    job_labels_.resize(tokens_);
+    job_hinge_.resize(n_);
+    const BatchItems items{job_items_.data(), c.items.count};
+    const int32_t threads = c.threads;
+    ticket_ = BackgroundQueue::instance().submit([this, items, threads, shape] {
+      using Clock = std::chrono::steady_clock;
+      const double* w = snapshot_.data();
+      const auto t0 = Clock::now();
+      batch_.scores(w, true, job_theta_.data(), items, threads);
+      const auto t1 = Clock::now();
+      chain_viterbi_items(layout_, w + Dim() - K_ * K_, job_theta_.data(), items, job_labels_.data(), threads);
+      const auto t2 = Clock::now();
+      batch_.hinges(w, job_labels_.data(), job_hinge_.data(), items, threads);
+      for (int64_t q = 0; q < items.count; ++q) {
+        const int32_t first = layout_.offsets[items.index[q]], T = layout_.offsets[items.index[q] + 1] - first;
+        const auto at = static_cast<std::size_t>(job_psi_start_[static_cast<std::size_t>(q)]);
+        job_psi_nnz_[static_cast<std::size_t>(q)] = chain_psi(shape, batch_.x + static_cast<std::size_t>(first) * F_, T, layout_.truth + first,
+                                                              job_labels_.data() + first, job_psi_idx_.data() + at, job_psi_val_.data() + at);
+      }
+      const auto t3 = Clock::now();
+      const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      job_ms_[0] = ms(t0, t1);
+      job_ms_[1] = ms(t1, t2);
+      job_ms_[2] = ms(t2, t3);
+    });
+    return info.Env().Undefined();
+  }
+
+  Napi::Value FinishBackground(const Napi::CallbackInfo& info) {
+    const std::string fn = name_ + ".finishBackground";
+    if (ticket_ == 0) throw Napi::Error::New(info.Env(), fn + ": no background decode was started");
+    const Napi::Object o = RequireOptions(info, 0, fn);
+    auto labels = OptionTypedArray<int32_t>(o, "labels", fn);
+    RequireLength(labels, tokens_, fn + ": labels");
+    auto hinge = OptionTypedArray<double>(o, "hinge", fn);
+    RequireLength(hinge, n_, fn + ": hinge");
+    auto psiIndices = OptionTypedArray<int32_t>(o, "psiIndices", fn);
+    auto psiValues = OptionTypedArray<double>(o, "psiValues", fn);
+    auto psiCounts = OptionTypedArray<int32_t>(o, "psiCounts", fn);
+    const auto capacity = static_cast<std::size_t>(job_psi_start_.back());
+    if (psiIndices.ElementLength() < capacity || psiValues.ElementLength() < capacity) {
+      throw Napi::RangeError::New(info.Env(), fn + ": psiIndices and psiValues need " + std::to_string(capacity) + " entries");
+    }
+    if (psiCounts.ElementLength() < job_items_.size()) throw Napi::RangeError::New(info.Env(), fn + ": psiCounts needs an entry per item");
+    const uint64_t ticket = std::exchange(ticket_, 0);
+    try {
+      BackgroundQueue::instance().wait(ticket);
+    } catch (const std::exception& e) {
+      throw Napi::Error::New(info.Env(), fn + ": " + e.what());
+    }
+    std::size_t out = 0;
+    for (std::size_t q = 0; q < job_items_.size(); ++q) {
+      const int32_t i = job_items_[q];
+      for (int32_t t = layout_.offsets[i]; t < layout_.offsets[i + 1]; ++t) labels[static_cast<std::size_t>(t)] = job_labels_[static_cast<std::size_t>(t)];
+      hinge[static_cast<std::size_t>(i)] = job_hinge_[static_cast<std::size_t>(i)];
+      const auto at = static_cast<std::size_t>(job_psi_start_[q]);
+      const auto nnz = static_cast<std::size_t>(job_psi_nnz_[q]);
+      std::copy(job_psi_idx_.begin() + at, job_psi_idx_.begin() + at + nnz, psiIndices.Data() + out);
+      std::copy(job_psi_val_.begin() + at, job_psi_val_.begin() + at + nnz, psiValues.Data() + out);
+      psiCounts[q] = static_cast<int32_t>(nnz);
+      out += nnz;
+    }
+    Napi::Array ms = Napi::Array::New(info.Env(), 3);
+    for (uint32_t k = 0; k < 3; ++k) ms.Set(k, Napi::Number::New(info.Env(), job_ms_[k]));
+    return ms;
+  }
  private:
   std::vector<double> unit_;
   DenseChainBatch batch_{};
+  // The background decode: its copy of w, its items, the buffers it writes (the batch's layout) and its psi
+  // (item q's at job_psi_start_[q], job_psi_nnz_[q] entries).
+  std::vector<double> snapshot_, job_theta_, job_hinge_, job_psi_val_;
+  std::vector<int32_t> job_items_, job_labels_, job_psi_idx_;
+  std::vector<int64_t> job_psi_start_, job_psi_nnz_;
+  double job_ms_[3] = {0, 0, 0};
 };
 
 // new SparseChainBatch({ offsets, truth, numLabels, numFeatures: F, rowOffsets: Int32Array (tokens+1),

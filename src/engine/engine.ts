@@ -10,9 +10,13 @@ import { performance } from 'node:perf_hooks';
 import type { ScoringBackend } from '../../kernels/backend.js';
 import { check, InputError } from '../core/errors.js';
 import { arrayDataset, chunksOf, toArrays, type Dataset } from '../data/dataset.js';
+import type { SparseVector } from '../core/vector.js';
 import { threads } from '../threads.js';
 import { addCounters, readCounters, subtractCounters, zeroCounters } from './counters.js';
 import type { BatchDecoder, BatchOracle, BatchPass, Items, OracleCounters, PassOutput, PassProgress } from './types.js';
+
+/** psi of the ground truth: 0. */
+const NO_PSI: SparseVector = { indices: new Int32Array(0), values: new Float64Array(0), nnz: 0 };
 
 /** What the engine needs of a model ({@link StructuredModel} has it). */
 export interface BatchModel<X, Y> {
@@ -155,7 +159,7 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
   }
 
   /** Waits for the subset of {@link startSubset} and writes what decodeSubset would have at its w. */
-  finishSubset(labels: Y[], hinge: Float64Array): void {
+  finishSubset(labels: Y[], hinge: Float64Array, psis: (SparseVector | undefined)[]): void {
     const started = this.started;
     check(started !== undefined, 'no subset is being decoded (startSubset first)');
     this.started = undefined;
@@ -164,11 +168,14 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
       for (let q = 0; q < count; q++) {
         labels[q] = started.labels[q]!;
         hinge[q] = started.hinge[q]!;
+        psis[q] = undefined;
       }
       return;
     }
     const { decoder } = this.inMemory();
     const [scoringMs, decodingMs, checkingMs] = decoder.finishBackground!(this.scratch);
+    // A label collect replaces by the ground truth (H < 0) has psi 0.
+    for (let q = 0; q < count; q++) psis[q] = this.scratch[indices[q]!]! < 0 ? NO_PSI : decoder.backgroundPsi?.(q);
     const out = this.subsetOut;
     this.collect(decoder, started.items, this.scratch, out, 0);
     for (let q = 0; q < count; q++) {

@@ -3,6 +3,7 @@
  * returns, and the counters it keeps. No runtime code: src/core and the models import these without a cycle.
  * @module
  */
+import type { SparseVector } from '../core/vector.js';
 
 /**
  * The examples a call works on: `indices[0 .. count)`, positions in the prepared batch (any order, repeats
@@ -53,6 +54,12 @@ export interface BatchDecoder<Y> {
   decodeInBackground?(w: Float64Array, items: Items, threads: number): void;
   /** The second half of {@link decodeInBackground}: waits; the items' hinges, and milliseconds [scoring, decoding, checking]. */
   finishBackground?(hinge: Float64Array): [number, number, number];
+  /**
+   * psi = phi(x_i, y_i) - phi(x_i, y) of the q-th item of the last background decode and its label y, as
+   * StructuredModel.psi gives it (the same entries in the same order), computed in the background too; a view
+   * valid until the next finishBackground.
+   */
+  backgroundPsi?(q: number): SparseVector;
   /** The decoded label of example i (a fresh object the caller may keep). */
   label(i: number): Y;
   /** The ground truth of example i (a fresh object the caller may keep). */
@@ -129,8 +136,12 @@ export interface BatchOracle<Y> {
    * and no other call in between.
    */
   startSubset?(w: Float64Array, blocks: Int32Array, count: number): void;
-  /** The second half of {@link startSubset}: waits, then labels[q] and hinge[q] as decodeSubset writes them. */
-  finishSubset?(labels: Y[], hinge: Float64Array): void;
+  /**
+   * The second half of {@link startSubset}: waits, then labels[q] and hinge[q] as decodeSubset writes them, and
+   * psis[q] = the model's psi of labels[q] when the decoder computed it in the background (else undefined; a
+   * view valid until the next finishSubset).
+   */
+  finishSubset?(labels: Y[], hinge: Float64Array, psis: (SparseVector | undefined)[]): void;
   /** Optional: whether startSubset decodes in the background (given more than one thread): an in-memory set whose model's decoder can. */
   decodesInBackground?(): boolean;
 }

@@ -1,6 +1,7 @@
 import { check, InputError } from '../core/errors.js';
 import type { BatchDecoder, StructuredModel } from '../core/problem.js';
 import { itemsOption } from '../engine/items.js';
+import type { Items } from '../engine/types.js';
 import type { ScoringBackend } from '../../kernels/backend.js';
 import { JsBackend } from '../../kernels/js.js';
 import { NativeBackend } from '../../kernels/native.js';
@@ -121,6 +122,8 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
     const aug = { labels: yAll, weight: unit };
     const theta = new Float64Array(tokens * K);
     const labels = new Int32Array(tokens);
+    // The background decode's psi: item q's are entries psiStart[q] .. psiStart[q] + psiCounts[q].
+    const background = { items: null as Items | null, psiIndices: new Int32Array(0), psiValues: new Float64Array(0), psiCounts: new Int32Array(0), psiStart: new Int32Array(1) };
     return {
       size: n,
       score: (w, items, plain) => {
@@ -132,9 +135,40 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
       },
       decode: (w, items) => batch.viterbi({ w, theta, labels, ...itemsOption(items), threads }),
       recheck: (w, items, hinge) => batch.hinges({ w, labels, hinge, ...itemsOption(items), threads }),
-      // Items always score with the native scorer, so the background decode computes what the stages would.
-      decodeInBackground: (w, items, threads) => batch.decodeInBackground({ w, ...itemsOption(items), threads }),
-      finishBackground: (hinge) => batch.finishBackground({ labels, hinge }),
+      // Items always score with the native scorer, so the background decode computes what the stages would,
+      // and its psi is chainPsi's (this.psi's with the native backend).
+      ...(this.backend === 'native'
+        ? {
+            decodeInBackground: (w: Float64Array, items: Items, threads: number) => {
+              batch.decodeInBackground({ w, ...itemsOption(items), threads });
+              background.items = items;
+            },
+            finishBackground: (hinge: Float64Array) => {
+              const items = background.items!;
+              let capacity = 0;
+              for (let q = 0; q < items.count; q++) {
+                const T = offsets[items.indices[q]! + 1]! - offsets[items.indices[q]!]!;
+                capacity += 2 * T * D + 2 * T + 4;
+              }
+              if (background.psiIndices.length < capacity) {
+                background.psiIndices = new Int32Array(2 * capacity);
+                background.psiValues = new Float64Array(2 * capacity);
+              }
+              if (background.psiCounts.length < items.count) {
+                background.psiCounts = new Int32Array(items.count);
+                background.psiStart = new Int32Array(items.count + 1);
+              }
+              const ms = batch.finishBackground({ labels, hinge, psiIndices: background.psiIndices, psiValues: background.psiValues, psiCounts: background.psiCounts });
+              for (let q = 0; q < items.count; q++) background.psiStart[q + 1] = background.psiStart[q]! + background.psiCounts[q]!;
+              return ms;
+            },
+            backgroundPsi: (q: number): SparseVector => {
+              const at = background.psiStart[q]!;
+              const nnz = background.psiCounts[q]!;
+              return { indices: background.psiIndices.subarray(at, at + nnz), values: background.psiValues.subarray(at, at + nnz), nnz };
+            },
+          }
+        : {}),
       label: (i) => labels.slice(offsets[i]!, offsets[i + 1]!),
       truth: (i) => yAll.slice(offsets[i]!, offsets[i + 1]!),
     };

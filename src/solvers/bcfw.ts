@@ -358,8 +358,8 @@ export class BcfwSolver extends PassSolver {
   // ---------------------------------------------------------------------------------------------
   // One block step
 
-  private corner(target: Corner, i: number, label: unknown): void {
-    copySparseInto(this.problem.psi(i, label), target.psi);
+  private corner(target: Corner, i: number, label: unknown, psi?: SparseVector): void {
+    copySparseInto(psi ?? this.problem.psi(i, label), target.psi);
     target.loss = this.problem.loss(i, label);
     target.score = target.loss - dotSparse(this.w, target.psi);
   }
@@ -388,11 +388,12 @@ export class BcfwSolver extends PassSolver {
   /**
    * One block step at the current w (2013 Alg. 4; 2016 Alg. 3-5). The FW corner is the cache's label, else
    * `label` when the mini-batch `decoded` it (at the batch's w: its score is re-evaluated here), else the
-   * max-oracle's. A decoded block's gap estimate is the larger of its exact gap at the batch's w (`startGap`)
+   * max-oracle's (with its psi when the background decode computed it). A decoded block's gap estimate is the
+   * larger of its exact gap at the batch's w (`startGap`)
    * and its gap towards that corner here (a lower bound on its gap here), so that stale corners do not make
    * estimates that starve gap sampling or end a pass of steps early.
    */
-  private blockStep(i: number, decoded = false, label?: unknown, startGap = 0): void {
+  private blockStep(i: number, decoded = false, label?: unknown, startGap = 0, decodedPsi?: SparseVector): void {
     const { problem, w, stats, atoms } = this;
     this.estimatesExact = false;
     const { n } = problem;
@@ -413,7 +414,7 @@ export class BcfwSolver extends PassSolver {
     if (!cacheHit) {
       oracleLabel = decoded ? label : problem.oracle(i, w);
       if (!decoded) this.oracleCalls++;
-      this.corner(s, i, oracleLabel);
+      this.corner(s, i, oracleLabel, decodedPsi);
       // The ground truth scores 0. When the label does not beat it (the oracle's, up to rounding: checked; one
       // decoded at the mini-batch's older w: legitimately), the ground truth is the corner: w_s = 0, l_s = 0.
       if (!((decoded ? s.score : checkedHinge(s.score, i)) > 0)) {
@@ -725,7 +726,7 @@ export class BcfwSolver extends PassSolver {
     if (this.overlap && s + b.m < this.problem.n) this.inFlight = this.startBatch(this.batches[b === this.batches[0] ? 1 : 0]!, s + b.m, b);
     for (let q = 0; q < b.m; q++) {
       const d = b.decoded[q]!;
-      this.blockStep(b.blocks[q]!, d >= 0, d >= 0 ? b.labels[d] : undefined, d >= 0 ? b.hinge[d]! : 0);
+      this.blockStep(b.blocks[q]!, d >= 0, d >= 0 ? b.labels[d] : undefined, d >= 0 ? b.hinge[d]! : 0, d >= 0 ? b.psis[d] : undefined);
     }
     return b.m;
   }
@@ -785,6 +786,7 @@ export class BcfwSolver extends PassSolver {
     }
     b.misses = misses;
     b.decoding = false;
+    b.psis.fill(undefined);
     if (misses === 0) return b;
     // Decoded ahead (in the background where it can) when b overlaps `exclude`, else at once on every thread.
     const batch = problem.batch;
@@ -817,7 +819,7 @@ export class BcfwSolver extends PassSolver {
   }
 
   private wait(b: MiniBatch): void {
-    if (b.decoding) this.problem.batch!.finishSubset!(b.labels, b.hinge);
+    if (b.decoding) this.problem.batch!.finishSubset!(b.labels, b.hinge, b.psis);
     b.decoding = false;
     b.waitDots?.();
     b.waitDots = undefined;
@@ -1139,6 +1141,8 @@ class MiniBatch {
   readonly decoded: Int32Array;
   readonly missed: Int32Array;
   readonly labels: unknown[];
+  /** The decoded labels' psi, where the background decode computed them. */
+  readonly psis: (SparseVector | undefined)[];
   readonly hinge: Float64Array;
   readonly dots: Float64Array;
 
@@ -1147,6 +1151,7 @@ class MiniBatch {
     this.decoded = new Int32Array(tau);
     this.missed = new Int32Array(tau);
     this.labels = new Array<unknown>(tau);
+    this.psis = new Array<SparseVector | undefined>(tau);
     this.hinge = new Float64Array(tau);
     this.dots = new Float64Array(tau);
   }
