@@ -128,6 +128,13 @@ export interface NativePoseBatch {
    * and co-occurrence biases (states x max types). Writes x, y, types (n x parts) and levels (n).
    */
   decode(options: NativeCall & { w: Float64Array; springs: Float64Array; biases: Float64Array; augmented?: boolean; x: Int32Array; y: Int32Array; types: Int32Array; levels: Int32Array }): void;
+  /**
+   * decode's argmax of the items at copies of w's filters, the springs and the biases, on the background
+   * queue's thread (images with features only); returns at once. finishBackground waits, writes the items'
+   * x, y, types and levels where decode would, and returns the decode's milliseconds. No other call in between.
+   */
+  decodeInBackground(options: NativeCall & { w: Float64Array; springs: Float64Array; biases: Float64Array; augmented?: boolean }): void;
+  finishBackground(options: { x: Int32Array; y: Int32Array; types: Int32Array; levels: Int32Array }): number;
 }
 
 /**

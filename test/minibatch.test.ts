@@ -232,7 +232,7 @@ describe('mini-batch sizes and defaults', () => {
     expect(() => setThreads(0)).toThrow(/threads must be an integer in 1\.\.256, got 0/);
   });
 
-  it('the default: 4 blocks per thread, at most n/32, overlapped where the decoder works in the background; 1 on one thread, without a batched oracle or with a cheap one', () => {
+  it('the default: 4 blocks per thread, at most n/32, overlapped where the decoder works in the background and the oracle is cheap; 1 on one thread, without a batched oracle or with a cheap one', () => {
     expect(defaultBatch(1, 10000)).toBe(1);
     expect(defaultBatch(2, 10000)).toBe(8);
     expect(defaultBatch(16, 10000)).toBe(64);
@@ -253,6 +253,8 @@ describe('mini-batch sizes and defaults', () => {
     expect(run(foreground).batch).toBe(1);
     expect(run(costly)).toMatchObject({ batch: 8, overlap: false });
     expect(run(synthetic)).toMatchObject({ batch: 8, overlap: true });
+    // A costly oracle that also decodes in the background (pose): plain mini-batches (docs/results.md).
+    expect(run({ ...synthetic, miniBatches: true })).toMatchObject({ batch: 8, overlap: false });
     expect(bcfw(synthetic, { lambda: 0.01, maxPasses: 1, batch: 1 }).overlap).toBe(false);
     setThreads(1);
     expect(run(costly).batch).toBe(1);

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { modelProblem } from '../src/core/problem.js';
 import { Rng } from '../src/core/rng.js';
-import { dotSparse, toDense } from '../src/core/vector.js';
+import { dotSparse, toDense, type SparseVector } from '../src/core/vector.js';
 import { cellToPixel } from '../src/data/lsp.js';
 import { hasData } from '../src/data/paths.js';
 import { preparedPass } from '../src/engine/engine.js';
@@ -18,6 +18,7 @@ import { LSP_TREE_PARENTS, lspTree } from '../src/models/pose-eval.js';
 import { assignPoseTypes, kmeans2d, poseTypeAnchors } from '../src/models/pose-types.js';
 import { PoseModel, topologicalOrder, type CellOffset, type PoseGrid, type PoseInput, type PoseLabel } from '../src/models/pose.js';
 import { train } from '../src/solvers/index.js';
+import { setThreads, threadCap } from '../src/threads.js';
 import { buildModel } from '../src/tasks/model-kinds.js';
 import { cli } from './helpers/capture.js';
 import { lspTraceRuns, poseTraceRuns } from './helpers/pose-traces.js';
@@ -187,6 +188,72 @@ describe('PoseModel with types, joints and a pyramid', () => {
       }
     });
   }
+
+  it('decodes a subset in the background: the labels, hinges and psi of decodeSubset at the w it started from, whatever w does meanwhile', () => {
+    const { model, xs, ys, w } = typedCase(8, { levels: 2, float32: true, images: 7 });
+    const problem = modelProblem(model, xs, ys);
+    const batch = problem.batch!;
+    expect(batch.decodesInBackground!()).toBe(true);
+    const blocks = Int32Array.of(5, 1, 6, 3);
+    const want: PoseLabel[] = [];
+    const wantHinge = new Float64Array(4);
+    batch.decodeSubset(w, blocks, 4, want, wantHinge);
+    const cap = threadCap();
+    try {
+      for (const n of [2, 1]) {
+        setThreads(n);
+        const moving = Float64Array.from(w);
+        batch.startSubset!(moving, blocks, 4);
+        expect(() => batch.decodeSubset(w, blocks, 4, [], new Float64Array(4))).toThrow(/a subset is being decoded/);
+        moving.fill(0); // the decode reads its own copy
+        const got: PoseLabel[] = [];
+        const hinge = new Float64Array(4);
+        const psis: (SparseVector | undefined)[] = [];
+        batch.finishSubset!(got, hinge, psis);
+        expect([...hinge]).toEqual([...wantHinge]);
+        expect(got.map(plain)).toEqual(want.map(plain));
+        blocks.forEach((i, q) => {
+          if (n === 1) expect(psis[q]).toBeUndefined(); // decoded at once: the step builds its psi
+          else if (hinge[q]! > 0) {
+            const psi = model.psi(xs[i]!, ys[i]!, got[q]!);
+            expect([...psis[q]!.indices.subarray(0, psis[q]!.nnz)]).toEqual([...psi.indices.subarray(0, psi.nnz)]);
+            expect([...psis[q]!.values.subarray(0, psis[q]!.nnz)]).toEqual([...psi.values.subarray(0, psi.nnz)]);
+          }
+        });
+      }
+      // Score maps (float64 features: TypeScript scores them) are written by the JavaScript thread: no background decode.
+      const f64 = typedCase(8, { levels: 2, float32: false, images: 2 });
+      expect(modelProblem(f64.model, f64.xs, f64.ys).batch!.decodesInBackground!()).toBe(false);
+    } finally {
+      setThreads(cap);
+    }
+  });
+
+  it('overlapped mini-batches (--overlap): the same trace and model on 1 and on 2 threads, and the optimum of sequential steps', () => {
+    const { model, xs, ys } = typedCase(11, { levels: 2, float32: true, images: 12 });
+    const problem = modelProblem(model, xs, ys);
+    const cap = threadCap();
+    const run = (n: number, batch: number) => {
+      setThreads(n);
+      return train(problem, { lambda: 0.1, batch, overlap: batch > 1, maxPasses: 400, gapCheck: 5, gapThreshold: 0.05, seed: 2, averaging: false });
+    };
+    try {
+      const two = run(2, 4);
+      const one = run(1, 4);
+      expect(two.batch).toBe(4);
+      expect(two.overlap).toBe(true);
+      expect(one.overlap).toBe(true);
+      expect(two.trace.map((t) => [t.gap, t.primal])).toEqual(one.trace.map((t) => [t.gap, t.primal]));
+      expect([...two.w]).toEqual([...one.w]);
+      const sequential = run(2, 1);
+      // Both certify their gap, so their primal values lie within it of the optimum; stale corners cost passes.
+      for (const r of [two, sequential]) expect(r.stopReason).toBe('gap');
+      expect(Math.abs(two.primal - sequential.primal)).toBeLessThanOrEqual(Math.max(two.gap, sequential.gap));
+      expect(two.passes).toBeLessThanOrEqual(1.5 * sequential.passes);
+    } finally {
+      setThreads(cap);
+    }
+  });
 
   it('maps the truth onto every level: the loss of a label on another level is the loss in pixels', () => {
     const model = new PoseModel({ parents: [-1, 0], meanOffsets: [{ dx: 0, dy: 0 }, { dx: 0, dy: 2 }], scales: [1, 0.8, 1.25], filterSize: 1, featureDim: 1 });

@@ -262,6 +262,21 @@ describe('PoseModel batched exact pass (native tree decoder on threads)', () => 
     expect(() => new native.PoseBatch({ ...tree, images: [{ levels: image.levels }] }).decode({ w, springs: new Float64Array(30), biases: new Float64Array(5), augmented: true, ...out })).toThrow(/image 0 has no truth to augment with/);
     // finite weights whose responses overflow: a clear error, not a read outside the grid
     expect(decode({ w: Float64Array.from(w, (v, j) => (j % 2 === 0 ? 1e308 : -1e308)) })).toThrow(/not finite/);
+    // the background decode: one at a time, nothing else meanwhile, its errors at finishBackground
+    const batch = make()();
+    const call = { w, springs: new Float64Array(30), biases: new Float64Array(5), augmented: true };
+    expect(() => batch.finishBackground(out)).toThrow(/no background decode was started/);
+    batch.decodeInBackground(call);
+    expect(() => batch.decode({ ...call, ...out })).toThrow(/a background decode is in flight/);
+    expect(() => batch.decodeInBackground(call)).toThrow(/a background decode is in flight/);
+    const want = { x: new Int32Array(5), y: new Int32Array(5), types: new Int32Array(5), levels: new Int32Array(1) };
+    expect(typeof batch.finishBackground(out)).toBe('number');
+    make()().decode({ ...call, ...want });
+    expect([...out.x, ...out.y]).toEqual([...want.x, ...want.y]);
+    batch.decodeInBackground({ ...call, w: Float64Array.from(w, (v, j) => (j % 2 === 0 ? 1e308 : -1e308)) });
+    expect(() => batch.finishBackground(out)).toThrow(/PoseBatch.finishBackground: .*not finite/);
+    const maps = new native.PoseBatch({ ...tree, images: [{ levels: [{ rows: xs[0]!.rows, cols: xs[0]!.cols, maps: new Float64Array(5 * xs[0]!.rows * xs[0]!.cols) }], truth: image.truth }] });
+    expect(() => maps.decodeInBackground(call)).toThrow(/image 0 has score maps, which only decode reads/);
   });
 });
 

@@ -4,16 +4,19 @@
 #include <napi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "binding/common.h"
 #include "binding/register.h"
+#include "common/background.h"
 #include "pose/tree.h"
 
 namespace gapbcfw::binding {
@@ -26,10 +29,13 @@ namespace {
 // Int32Array (P, cells of its level), scale, level } }] }).
 // decode({ w, springs: Float64Array (6 per state: ax, bx, ay, by, mx, my), biases: Float64Array (states x
 // max types), augmented?, items?, count?, threads?, x, y, types: Int32Array (n x P), levels: Int32Array (n) }).
+// decodeInBackground / finishBackground: the same decode on the background queue (see below).
 class PoseBatchWrap : public Napi::ObjectWrap<PoseBatchWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
-    return DefineClass(env, "PoseBatch", {InstanceMethod<&PoseBatchWrap::Decode>("decode"), InstanceAccessor<&PoseBatchWrap::Size>("size")});
+    return DefineClass(env, "PoseBatch",
+                       {InstanceMethod<&PoseBatchWrap::Decode>("decode"), InstanceMethod<&PoseBatchWrap::DecodeInBackground>("decodeInBackground"),
+                        InstanceMethod<&PoseBatchWrap::FinishBackground>("finishBackground"), InstanceAccessor<&PoseBatchWrap::Size>("size")});
   }
 
   explicit PoseBatchWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PoseBatchWrap>(info) {
@@ -58,16 +64,126 @@ class PoseBatchWrap : public Napi::ObjectWrap<PoseBatchWrap> {
 
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(images_.size())); }
 
+  // A background decode never finished is waited for: it reads this object.
+  ~PoseBatchWrap() override {
+    try {
+      if (ticket_ != 0) BackgroundQueue::instance().wait(ticket_);
+    } catch (...) {
+    }
+  }
+
   Napi::Value Decode(const Napi::CallbackInfo& info) {
     const std::string fn = "PoseBatch.decode";
     const Napi::Env env = info.Env();
+    const Call c = Begin(info, fn);
+    const std::size_t P = parents_.size(), n = images_.size();
+    auto x = OptionTypedArray<int32_t>(c.o, "x", fn);
+    auto y = OptionTypedArray<int32_t>(c.o, "y", fn);
+    auto types = OptionTypedArray<int32_t>(c.o, "types", fn);
+    auto levels = OptionTypedArray<int32_t>(c.o, "levels", fn);
+    RequireLength(x, n * P, fn + ": x");
+    RequireLength(y, n * P, fn + ": y");
+    RequireLength(types, n * P, fn + ": types");
+    RequireLength(levels, n, fn + ": levels");
+    try {
+      pose::DecodeBatch(batch_, TreeOf(c.biases), c.w, c.augmented, c.items, {x.Data(), y.Data(), types.Data(), levels.Data()}, c.threads);
+    } catch (const std::bad_alloc&) {
+      throw Napi::Error::New(env, fn + ": out of memory");
+    } catch (const std::exception& e) {
+      throw Napi::Error::New(env, fn + ": " + e.what());
+    }
+    return env.Undefined();
+  }
+
+  // decodeInBackground({ w, springs, biases, augmented?, items?, count?, threads? }): decode's argmax of the items
+  // at copies of w's filters, the springs and the biases, on the background queue's thread (up to `threads`
+  // threads with the pool's) into buffers of the batch; returns at once, and the caller's arrays may change
+  // meanwhile. Images with maps are refused (the caller rewrites those). finishBackground({ x, y, types, levels })
+  // waits, writes the items' entries where decode would, and returns the milliseconds the decode took. No other
+  // method may be called in between.
+  Napi::Value DecodeInBackground(const Napi::CallbackInfo& info) {
+    const std::string fn = "PoseBatch.decodeInBackground";
+    const Call c = Begin(info, fn);
+    const std::size_t P = parents_.size(), n = images_.size(), L = static_cast<std::size_t>(batch_.levels);
+    for (int64_t q = 0; q < c.items.count; ++q) {
+      const std::size_t i = static_cast<std::size_t>(c.items[q]);
+      for (std::size_t l = 0; l < L; ++l) {
+        if (levels_[i * L + l].maps != nullptr) throw Napi::TypeError::New(info.Env(), fn + ": image " + std::to_string(i) + " has score maps, which only decode reads");
+      }
+    }
+    job_w_.assign(c.w, c.w + Filters());
+    job_biases_.assign(c.biases, c.biases + states_ * static_cast<std::size_t>(max_types_));
+    job_items_.resize(static_cast<std::size_t>(c.items.count));
+    for (int64_t q = 0; q < c.items.count; ++q) job_items_[static_cast<std::size_t>(q)] = static_cast<int32_t>(c.items[q]);
+    job_x_.resize(n * P);
+    job_y_.resize(n * P);
+    job_types_.resize(n * P);
+    job_levels_.resize(n);
+    const BatchItems items{job_items_.data(), c.items.count};
+    const bool augmented = c.augmented;
+    const int32_t threads = c.threads;
+    ticket_ = BackgroundQueue::instance().submit([this, items, augmented, threads] {
+      const auto t0 = std::chrono::steady_clock::now();
+      pose::DecodeBatch(batch_, TreeOf(job_biases_.data()), job_w_.data(), augmented, items, {job_x_.data(), job_y_.data(), job_types_.data(), job_levels_.data()},
+                        threads);
+      job_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    });
+    return info.Env().Undefined();
+  }
+
+  Napi::Value FinishBackground(const Napi::CallbackInfo& info) {
+    const std::string fn = "PoseBatch.finishBackground";
+    const Napi::Env env = info.Env();
+    if (ticket_ == 0) throw Napi::Error::New(env, fn + ": no background decode was started");
+    const Napi::Object o = RequireOptions(info, 0, fn);
+    const std::size_t P = parents_.size(), n = images_.size();
+    auto x = OptionTypedArray<int32_t>(o, "x", fn);
+    auto y = OptionTypedArray<int32_t>(o, "y", fn);
+    auto types = OptionTypedArray<int32_t>(o, "types", fn);
+    auto levels = OptionTypedArray<int32_t>(o, "levels", fn);
+    RequireLength(x, n * P, fn + ": x");
+    RequireLength(y, n * P, fn + ": y");
+    RequireLength(types, n * P, fn + ": types");
+    RequireLength(levels, n, fn + ": levels");
+    const uint64_t ticket = std::exchange(ticket_, 0);
+    try {
+      BackgroundQueue::instance().wait(ticket);
+    } catch (const std::bad_alloc&) {
+      throw Napi::Error::New(env, fn + ": out of memory");
+    } catch (const std::exception& e) {
+      throw Napi::Error::New(env, fn + ": " + e.what());
+    }
+    for (const int32_t i : job_items_) {
+      const std::size_t at = static_cast<std::size_t>(i) * P;
+      std::copy_n(job_x_.begin() + at, P, x.Data() + at);
+      std::copy_n(job_y_.begin() + at, P, y.Data() + at);
+      std::copy_n(job_types_.begin() + at, P, types.Data() + at);
+      levels[static_cast<std::size_t>(i)] = job_levels_[static_cast<std::size_t>(i)];
+    }
+    return Napi::Number::New(env, job_ms_);
+  }
+
+ private:
+  struct Call {
+    Napi::Object o;
+    const double* w;
+    const double* biases;
+    bool augmented;
+    BatchItems items;
+    int32_t threads;
+  };
+
+  // The checked options every decode takes: w's filters, the springs (into springs_), the biases, augmented
+  // (every item then needs its truth), the items and threads. Refused while a background decode is in flight.
+  Call Begin(const Napi::CallbackInfo& info, const std::string& fn) {
+    const Napi::Env env = info.Env();
+    if (ticket_ != 0) throw Napi::Error::New(env, fn + ": a background decode is in flight (finishBackground first)");
     pinned_.Check(env, fn);
     const Napi::Object o = RequireOptions(info, 0, fn);
-    const std::size_t P = parents_.size(), S = states_, n = images_.size();
+    const std::size_t S = states_, n = images_.size();
     const auto w = OptionTypedArray<double>(o, "w", fn);
-    const std::size_t filters = S * batch_.filter_size * batch_.filter_size * batch_.dim;
-    RequireMinLength(w, filters, fn + ": w");
-    RequireNoNaN(env, w.Data(), filters, fn + ": w", false, false);
+    RequireMinLength(w, Filters(), fn + ": w");
+    RequireNoNaN(env, w.Data(), Filters(), fn + ": w", false, false);
     const auto springValues = OptionTypedArray<double>(o, "springs", fn);
     RequireLength(springValues, 6 * S, fn + ": springs");
     springs_.resize(S);
@@ -91,26 +207,16 @@ class PoseBatchWrap : public Napi::ObjectWrap<PoseBatchWrap> {
         if (images_[items[q]].truth_x == nullptr) throw Napi::TypeError::New(env, fn + ": image " + std::to_string(items[q]) + " has no truth to augment with");
       }
     }
-    auto x = OptionTypedArray<int32_t>(o, "x", fn);
-    auto y = OptionTypedArray<int32_t>(o, "y", fn);
-    auto types = OptionTypedArray<int32_t>(o, "types", fn);
-    auto levels = OptionTypedArray<int32_t>(o, "levels", fn);
-    RequireLength(x, n * P, fn + ": x");
-    RequireLength(y, n * P, fn + ": y");
-    RequireLength(types, n * P, fn + ": types");
-    RequireLength(levels, n, fn + ": levels");
-    const pose::Tree tree{static_cast<int32_t>(P), parents_.data(), order_.data(), types_.data(), first_.data(), max_types_, springs_.data(), biases.Data()};
-    try {
-      pose::DecodeBatch(batch_, tree, w.Data(), augmented, items, {x.Data(), y.Data(), types.Data(), levels.Data()}, OptionThreads(o, fn));
-    } catch (const std::bad_alloc&) {
-      throw Napi::Error::New(env, fn + ": out of memory");
-    } catch (const std::exception& e) {
-      throw Napi::Error::New(env, fn + ": " + e.what());
-    }
-    return env.Undefined();
+    return {o, w.Data(), biases.Data(), augmented, items, OptionThreads(o, fn)};
   }
 
- private:
+  // The length of w's state filters, the part of w the decoder reads.
+  std::size_t Filters() const { return states_ * static_cast<std::size_t>(batch_.filter_size) * batch_.filter_size * batch_.dim; }
+
+  pose::Tree TreeOf(const double* biases) const {
+    return {static_cast<int32_t>(parents_.size()), parents_.data(), order_.data(), types_.data(), first_.data(), max_types_, springs_.data(), biases};
+  }
+
   // parents, order (every part after its parent, the root first), types (>= 1 per part) and joints (the
   // leading parts that carry the loss), copied.
   void ReadTree(const Napi::Object& o, const std::string& fn) {
@@ -205,6 +311,12 @@ class PoseBatchWrap : public Napi::ObjectWrap<PoseBatchWrap> {
   std::vector<pose::Spring> springs_;
   pose::PoseBatch batch_{};
   PinnedArrays pinned_;
+  // The background decode: its copies of w's filters and the biases (the springs stay in springs_, which only
+  // Begin writes), its items and the labels it writes (the batch's layout); 0 when none is in flight.
+  uint64_t ticket_ = 0;
+  std::vector<double> job_w_, job_biases_;
+  std::vector<int32_t> job_items_, job_x_, job_y_, job_types_, job_levels_;
+  double job_ms_ = 0;
 };
 
 }  // namespace

@@ -3,7 +3,7 @@
  * together on native threads, against the sequential engine, side by side in one run.
  *
  *   npx tsx scripts/bench/minibatch.ts [--data ocr,conll,horse,lsp] [--horse DIR] [--threads 1,2] [--taus 1,2,4,8,16,32]
- *       [--repeats 3] [--gaps 0.1,0.01] [--gaps-of horse=0.1,0.03 ...] [--throughput-only lsp]
+ *       [--repeats 3] [--gaps 0.1,0.01] [--gaps-of horse=0.1,0.03 ...] [--lambda-of lsp=0.1 ...] [--throughput-only lsp]
  *       [--method bcfw|bcpfw-gap-cache] [--overlap off|on|both] [--time-budget SECONDS] [--plot docs/figures/minibatch]
  *
  * Two measurements per data set, for every thread count (setThreads: the mini-batch decodes and the exact
@@ -44,6 +44,7 @@ const { values } = parseArgs({
     overlap: { type: 'string', default: 'off' },
     'time-budget': { type: 'string', default: '900' },
     'gaps-of': { type: 'string', multiple: true, default: [] },
+    'lambda-of': { type: 'string', multiple: true, default: [] },
     'throughput-only': { type: 'string', default: '' },
     plot: { type: 'string' },
   },
@@ -53,6 +54,8 @@ const taus = values.taus.split(',').map(Number);
 const gaps = values.gaps.split(',').map(Number);
 /** Per data set targets (--gaps-of NAME=G,G), for sets where --gaps is out of reach within the time budget. */
 const gapsOf = new Map(values['gaps-of'].map((s) => { const [name, list] = s.split('='); return [name!, list!.split(',').map(Number)]; }));
+/** Per data set lambda (--lambda-of NAME=L) instead of the set's default below. */
+const lambdaOf = new Map(values['lambda-of'].map((s) => { const [name, value] = s.split('='); return [name!, Number(value)]; }));
 const repeats = Number(values.repeats);
 const throughputOnly = new Set(values['throughput-only'].split(',').filter(Boolean));
 const METHODS: Record<string, BcfwOptions> = {
@@ -83,7 +86,7 @@ async function dataSet(name: string): Promise<DataSet> {
   const [data, load, lambda, passes] = entry;
   const task = await loadTask(data, load);
   const problem = modelProblem(buildModel(task.spec), task.train);
-  return { name, problem, lambda: lambda ?? taskOf(parseDataSpec(data).kind).defaults?.lambda ?? 1 / problem.n, passes };
+  return { name, problem, lambda: lambdaOf.get(name) ?? lambda ?? taskOf(parseDataSpec(data).kind).defaults?.lambda ?? 1 / problem.n, passes };
 }
 
 interface Config {

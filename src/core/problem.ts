@@ -55,8 +55,9 @@ export interface StructuredModel<X, Y> {
    * costs far more than a block update (sparse Viterbi over CoNLL's features, graph cuts, pose max-sum), so
    * that decoding several blocks on native threads wins; a cheap one (dense chains such as OCR, multiclass)
    * loses more to the mini-batch's overhead and staler corners than the threads give, unless its decoder works
-   * in the background (BatchDecoder.decodeInBackground: OCR's dense chains), where overlapped mini-batches pay
-   * (docs/results.md, multi-core training). Only the defaults of batch and overlap depend on it.
+   * in the background (BatchDecoder.decodeInBackground: OCR's dense chains), where overlapped mini-batches pay;
+   * a costly one's mini-batches are not overlapped by default (their staler corners cost pose more passes than
+   * the overlap saved time; docs/results.md, multi-core training). Only the defaults of batch and overlap depend on it.
    */
   readonly miniBatches?: boolean;
   /**

@@ -149,10 +149,10 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
     this.checkBlocks(blocks, count);
     const indices = Int32Array.from(blocks.subarray(0, count));
     const started = { items: { indices, count }, background: false, labels: new Array<Y>(count), hinge: new Float64Array(count) };
-    // The JavaScript thread goes on with its own work: the background decode takes the other threads.
-    const helpers = threads() - 1;
-    if (count > 0 && helpers >= 1 && this.decodesInBackground()) {
-      this.inMemory().decoder.decodeInBackground!(w, started.items, helpers);
+    // The JavaScript thread goes on with its own work meanwhile; the decoder picks how many of the threads to take.
+    const allowed = threads();
+    if (count > 0 && allowed > 1 && this.decodesInBackground()) {
+      this.inMemory().decoder.decodeInBackground!(w, started.items, allowed);
       started.background = true;
     } else this.decodeSubset(w, indices, count, started.labels, started.hinge);
     this.started = started;

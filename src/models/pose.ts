@@ -553,8 +553,52 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
           const y = this.labelOf(out, i);
           hinge[i] = this.loss(ys[i]!, y) - dotSparse(w, this.psi(xs[i]!, ys[i]!, y));
         }),
+      // Images with features only (the decoder computes their responses): maps are written by score.
+      ...(maps ? {} : this.backgroundDecode(batch, xs, ys, out)),
       label: (i) => this.labelOf(out, i),
       truth: (i) => copyLabel(ys[i]!),
+    };
+  }
+
+  /**
+   * The background half of prepareBatch's decoder: the native decode at copies of w's filters, springs and
+   * biases on the background queue, then on the JavaScript thread the recheck at the copy of w it kept, whose
+   * psi the block steps reuse (one psi per decoded block instead of two).
+   */
+  private backgroundDecode(batch: NativePoseBatch, xs: readonly PoseInput[], ys: readonly PoseLabel[], out: { x: Int32Array; y: Int32Array; types: Int32Array; levels: Int32Array }): Pick<BatchDecoder<PoseLabel>, 'decodeInBackground' | 'finishBackground' | 'backgroundPsi'> {
+    const wAtDecode = new Float64Array(this.dim);
+    let started: Items | null = null;
+    // psi of item q: its own growing buffers, so that every item's stays valid until the next finish.
+    const psis: { indices: Int32Array; values: Float64Array; nnz: number }[] = [];
+    return {
+      decodeInBackground: (w, items, threads) => {
+        wAtDecode.set(w);
+        batch.decodeInBackground({ w, ...this.springsAndBiases(w), augmented: true, items: items.indices, count: items.count, threads });
+        started = items;
+      },
+      finishBackground: (hinge) => {
+        const items = started!;
+        started = null;
+        const decodingMs = batch.finishBackground(out);
+        const t0 = performance.now();
+        for (let q = 0; q < items.count; q++) {
+          const i = items.indices[q]!;
+          const y = this.labelOf(out, i);
+          const psi = this.psi(xs[i]!, ys[i]!, y);
+          if (psis.length <= q) psis.push({ indices: new Int32Array(0), values: new Float64Array(0), nnz: 0 });
+          const kept = psis[q]!;
+          if (kept.indices.length < psi.nnz) {
+            kept.indices = new Int32Array(psi.nnz);
+            kept.values = new Float64Array(psi.nnz);
+          }
+          kept.indices.set(psi.indices.subarray(0, psi.nnz));
+          kept.values.set(psi.values.subarray(0, psi.nnz));
+          kept.nnz = psi.nnz;
+          hinge[i] = this.loss(ys[i]!, y) - dotSparse(wAtDecode, psi);
+        }
+        return [0, decodingMs, performance.now() - t0];
+      },
+      backgroundPsi: (q) => psis[q]!,
     };
   }
 

@@ -61,10 +61,11 @@ export interface BcfwOptions extends CommonSolverOptions {
   /**
    * Overlapped mini-batches (tau > 1): the next mini-batch of the pass is sampled and decoded at the current w
    * while this one's updates are applied, on a native thread of its own where the model's batched decoder
-   * allows it (BatchDecoder.decodeInBackground: the chain models), so the oracle calls and the updates run at
+   * allows it (BatchDecoder.decodeInBackground: dense chains, pose), so the oracle calls and the updates run at
    * the same time; every corner is then one mini-batch older (still feasible, and the line search keeps the
    * dual monotone). Results depend on it, not on threads: on one thread the decode just runs first. Default:
-   * on with tau > 1 when the decoder works in the background (a resumed run: the checkpoint's).
+   * on with tau > 1 when the decoder works in the background and the oracle is cheap (not Problem.miniBatches:
+   * OCR's dense chains); a resumed run: the checkpoint's.
    */
   overlap?: boolean;
   /** Optimal step size (Alg. 4, line 6 with line search); otherwise gamma = 2n/(k + 2n) (FW steps only). Default true. */
@@ -279,7 +280,10 @@ export class BcfwSolver extends PassSolver {
     const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, problem.batch !== undefined && (problem.miniBatches === true || background)));
     check(Number.isInteger(batch) && batch >= 1, `batch must be a positive integer, got ${batch}`);
     this.batch = Math.min(batch, n);
-    this.overlap = o.overlap ?? (restored ? restored.meta.options.overlap === true : this.batch > 1 && background);
+    // Overlap by default where the updates are the larger part of a step (a cheap oracle that decodes in the
+    // background: OCR's dense chains). A costly oracle (miniBatches: pose) already keeps the threads busy with
+    // plain mini-batches, and the extra mini-batch of staleness cost it more passes than the overlap saved time.
+    this.overlap = o.overlap ?? (restored ? restored.meta.options.overlap === true : this.batch > 1 && background && problem.miniBatches !== true);
     check(typeof this.overlap === 'boolean', `overlap must be true or false, got ${String(this.overlap)}`);
     this.batches = Array.from({ length: this.batch > 1 && this.overlap ? 2 : 1 }, () => new MiniBatch(this.batch));
     this.batchWeights = new Float64Array(this.batch);
