@@ -562,8 +562,9 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
 
   /**
    * The background half of prepareBatch's decoder: the native decode at copies of w's filters, springs and
-   * biases on the background queue, then on the JavaScript thread the recheck at the copy of w it kept, whose
-   * psi the block steps reuse (one psi per decoded block instead of two).
+   * biases on the background queue (on every thread: the decode takes far longer than the steps the JavaScript
+   * thread applies meanwhile), then on the JavaScript thread the recheck at the copy of w it kept, whose psi the
+   * block steps reuse (one psi per decoded block instead of two).
    */
   private backgroundDecode(batch: NativePoseBatch, xs: readonly PoseInput[], ys: readonly PoseLabel[], out: { x: Int32Array; y: Int32Array; types: Int32Array; levels: Int32Array }): Pick<BatchDecoder<PoseLabel>, 'decodeInBackground' | 'finishBackground' | 'backgroundPsi'> {
     const wAtDecode = new Float64Array(this.dim);
@@ -573,7 +574,7 @@ export class PoseModel implements StructuredModel<PoseInput, PoseLabel> {
     return {
       decodeInBackground: (w, items, threads) => {
         wAtDecode.set(w);
-        batch.decodeInBackground({ w, ...this.springsAndBiases(w), augmented: true, items: items.indices, count: items.count, threads });
+        batch.decodeInBackground({ w, ...this.springsAndBiases(w), augmented: true, items: items.indices, count: items.count, threads: Math.min(threads, this.threads) });
         started = items;
       },
       finishBackground: (hinge) => {
