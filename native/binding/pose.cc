@@ -76,17 +76,9 @@ class PoseBatchWrap : public Napi::ObjectWrap<PoseBatchWrap> {
     const std::string fn = "PoseBatch.decode";
     const Napi::Env env = info.Env();
     const Call c = Begin(info, fn);
-    const std::size_t P = parents_.size(), n = images_.size();
-    auto x = OptionTypedArray<int32_t>(c.o, "x", fn);
-    auto y = OptionTypedArray<int32_t>(c.o, "y", fn);
-    auto types = OptionTypedArray<int32_t>(c.o, "types", fn);
-    auto levels = OptionTypedArray<int32_t>(c.o, "levels", fn);
-    RequireLength(x, n * P, fn + ": x");
-    RequireLength(y, n * P, fn + ": y");
-    RequireLength(types, n * P, fn + ": types");
-    RequireLength(levels, n, fn + ": levels");
+    const pose::PoseLabels out = Outputs(c.o, fn);
     try {
-      pose::DecodeBatch(batch_, TreeOf(c.biases), c.w, c.augmented, c.items, {x.Data(), y.Data(), types.Data(), levels.Data()}, c.threads);
+      pose::DecodeBatch(batch_, TreeOf(c.biases), c.w, c.augmented, c.items, out, c.threads);
     } catch (const std::bad_alloc&) {
       throw Napi::Error::New(env, fn + ": out of memory");
     } catch (const std::exception& e) {
@@ -135,16 +127,8 @@ class PoseBatchWrap : public Napi::ObjectWrap<PoseBatchWrap> {
     const std::string fn = "PoseBatch.finishBackground";
     const Napi::Env env = info.Env();
     if (ticket_ == 0) throw Napi::Error::New(env, fn + ": no background decode was started");
-    const Napi::Object o = RequireOptions(info, 0, fn);
-    const std::size_t P = parents_.size(), n = images_.size();
-    auto x = OptionTypedArray<int32_t>(o, "x", fn);
-    auto y = OptionTypedArray<int32_t>(o, "y", fn);
-    auto types = OptionTypedArray<int32_t>(o, "types", fn);
-    auto levels = OptionTypedArray<int32_t>(o, "levels", fn);
-    RequireLength(x, n * P, fn + ": x");
-    RequireLength(y, n * P, fn + ": y");
-    RequireLength(types, n * P, fn + ": types");
-    RequireLength(levels, n, fn + ": levels");
+    const pose::PoseLabels out = Outputs(RequireOptions(info, 0, fn), fn);
+    const std::size_t P = parents_.size();
     const uint64_t ticket = std::exchange(ticket_, 0);
     try {
       BackgroundQueue::instance().wait(ticket);
@@ -155,10 +139,10 @@ class PoseBatchWrap : public Napi::ObjectWrap<PoseBatchWrap> {
     }
     for (const int32_t i : job_items_) {
       const std::size_t at = static_cast<std::size_t>(i) * P;
-      std::copy_n(job_x_.begin() + at, P, x.Data() + at);
-      std::copy_n(job_y_.begin() + at, P, y.Data() + at);
-      std::copy_n(job_types_.begin() + at, P, types.Data() + at);
-      levels[static_cast<std::size_t>(i)] = job_levels_[static_cast<std::size_t>(i)];
+      std::copy_n(job_x_.begin() + at, P, out.x + at);
+      std::copy_n(job_y_.begin() + at, P, out.y + at);
+      std::copy_n(job_types_.begin() + at, P, out.type + at);
+      out.level[i] = job_levels_[static_cast<std::size_t>(i)];
     }
     return Napi::Number::New(env, job_ms_);
   }
@@ -208,6 +192,20 @@ class PoseBatchWrap : public Napi::ObjectWrap<PoseBatchWrap> {
       }
     }
     return {o, w.Data(), biases.Data(), augmented, items, OptionThreads(o, fn)};
+  }
+
+  // The label arrays x, y, types (n x parts) and levels (n) of the options, checked.
+  pose::PoseLabels Outputs(const Napi::Object& o, const std::string& fn) const {
+    const std::size_t P = parents_.size(), n = images_.size();
+    auto x = OptionTypedArray<int32_t>(o, "x", fn);
+    auto y = OptionTypedArray<int32_t>(o, "y", fn);
+    auto types = OptionTypedArray<int32_t>(o, "types", fn);
+    auto levels = OptionTypedArray<int32_t>(o, "levels", fn);
+    RequireLength(x, n * P, fn + ": x");
+    RequireLength(y, n * P, fn + ": y");
+    RequireLength(types, n * P, fn + ": types");
+    RequireLength(levels, n, fn + ": levels");
+    return {x.Data(), y.Data(), types.Data(), levels.Data()};
   }
 
   // The length of w's state filters, the part of w the decoder reads.

@@ -47,9 +47,10 @@ export interface BatchDecoder<Y> {
   /**
    * Optional: the loss-augmented score, decode and recheck of the items at (a copy of) w on a native thread of
    * their own; returns at once, so that the caller can go on (and change w) while it runs. `threads` is every
-   * thread allowed, the caller's included: a decode that is short next to the caller's work leaves it one. `finishBackground` waits for it, writes the items' hinges as `recheck` would, and returns the
-   * milliseconds [scoring, decoding, checking]; no other stage may be called in between. The results equal
-   * the three stages' at that w.
+   * thread allowed, the caller's included: a decode that is short next to the caller's work leaves it one.
+   * `finishBackground` waits for it, writes the items' hinges as `recheck` would, and returns the milliseconds
+   * [scoring, decoding, checking]; no other stage may be called in between. The results equal the three
+   * stages' at that w.
    */
   decodeInBackground?(w: Float64Array, items: Items, threads: number): void;
   /** The second half of {@link decodeInBackground}: waits; the items' hinges, and milliseconds [scoring, decoding, checking]. */
