@@ -37,6 +37,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterChain(env, exports);
   RegisterBatch(env, exports);
   RegisterSolver(env, exports);
+  RegisterBlocks(env, exports);
+  RegisterSteps(env, exports);
   RegisterMaxflow(env, exports);
   RegisterSlic(env, exports);
   RegisterHog(env, exports);

@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "binding/common.h"
+#include "binding/prepared.h"
 #include "binding/register.h"
 #include "scoring/batch.h"
 #include "scoring/segmentation.h"
+#include "solver/models.h"
 
 namespace gapbcfw::binding {
 
@@ -29,7 +31,8 @@ class MulticlassBatchWrap : public Napi::ObjectWrap<MulticlassBatchWrap> {
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "MulticlassBatch",
                        {InstanceMethod<&MulticlassBatchWrap::Scores>("scores"), InstanceMethod<&MulticlassBatchWrap::Argmax>("argmax"),
-                        InstanceMethod<&MulticlassBatchWrap::Hinges>("hinges"), InstanceAccessor<&MulticlassBatchWrap::Size>("size")});
+                        InstanceMethod<&MulticlassBatchWrap::Hinges>("hinges"), InstanceMethod<&MulticlassBatchWrap::DualDots>("dualDots"),
+                        InstanceMethod<&MulticlassBatchWrap::DualSum>("dualSum"), InstanceAccessor<&MulticlassBatchWrap::Size>("size")});
   }
 
   explicit MulticlassBatchWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MulticlassBatchWrap>(info) {
@@ -66,6 +69,36 @@ class MulticlassBatchWrap : public Napi::ObjectWrap<MulticlassBatchWrap> {
     }
     batch_ = {static_cast<int32_t>(rows), static_cast<int32_t>(F), static_cast<int32_t>(K), pinned_.Pin(offsets), pinned_.Pin(ids),
               pinned_.Pin(values), pinned_.Pin(truth), distinct};
+    napi_type_tag_object(info.Env(), info.This(), &kMulticlassTag);
+  }
+
+  // The native step loop's model over this batch (binding/steps.cc).
+  PreparedModel StepModel() const { return {std::make_unique<MulticlassBlocks>(batch_), &pinned_}; }
+
+  // dualDots({ alpha: Float64Array (rows x K), scale, w, out: Float64Array (rows), threads }): out[r] = <w_r, w> for the
+  // blocks w_r = (e_{y_r} - alpha_r) (x) x_r * scale of exact steps; dualSum({ alpha, scale, w }): w = sum_r w_r.
+  Napi::Value DualDots(const Napi::CallbackInfo& info) {
+    const std::string fn = "MulticlassBatch.dualDots";
+    const Call c = Begin(info, fn, true);
+    const auto alpha = OptionTypedArray<double>(c.o, "alpha", fn);
+    RequireLength(alpha, Rows() * batch_.K, fn + ": alpha");
+    auto out = OptionTypedArray<double>(c.o, "out", fn);
+    RequireLength(out, Rows(), fn + ": out");
+    batch_.dual_dots(alpha.Data(), OptionFinite(c.o, "scale", fn), c.w, out.Data(), c.threads);
+    return info.Env().Undefined();
+  }
+
+  Napi::Value DualSum(const Napi::CallbackInfo& info) {
+    const std::string fn = "MulticlassBatch.dualSum";
+    pinned_.Check(info.Env(), fn);
+    const Napi::Object o = RequireOptions(info, 0, fn);
+    const auto alpha = OptionTypedArray<double>(o, "alpha", fn);
+    RequireLength(alpha, Rows() * batch_.K, fn + ": alpha");
+    auto w = OptionTypedArray<double>(o, "w", fn);
+    RequireLength(w, static_cast<std::size_t>(batch_.F) * batch_.K, fn + ": w");
+    RequireDisjoint(alpha, fn + ": alpha", w, fn + ": w");
+    batch_.dual_sum(alpha.Data(), OptionFinite(o, "scale", fn), w.Data());
+    return info.Env().Undefined();
   }
 
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), batch_.rows); }
@@ -258,6 +291,11 @@ class SegmentationBatchWrap : public Napi::ObjectWrap<SegmentationBatchWrap> {
 };
 
 }  // namespace
+
+PreparedModel MulticlassStepModel(Napi::Env env, Napi::Value v) {
+  if (HasTag(env, v, kMulticlassTag)) return MulticlassBatchWrap::Unwrap(v.As<Napi::Object>())->StepModel();
+  return {};
+}
 
 void RegisterBatch(Napi::Env env, Napi::Object exports) {
   exports.Set("MulticlassBatch", MulticlassBatchWrap::Define(env));

@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "binding/common.h"
+#include "binding/prepared.h"
 #include "common/background.h"
 #include "binding/register.h"
 #include "scoring/batch.h"
 #include "scoring/chain.h"
+#include "solver/models.h"
 
 namespace gapbcfw::binding {
 
@@ -249,7 +251,11 @@ class DenseChainBatchWrap : public ChainBatchWrap<DenseChainBatchWrap> {
       for (int32_t t = a; t < b; ++t) unit_[static_cast<std::size_t>(t)] = 1.0 / (b - a);
     }
     batch_ = {layout_, static_cast<int32_t>(F_), pinned_.Pin(x), unit_.data()};
+    napi_type_tag_object(info.Env(), info.This(), &kDenseChainTag);
   }
+
+  // The native step loop's model over this batch (binding/steps.cc).
+  PreparedModel StepModel() const { return {std::make_unique<DenseChainBlocks>(batch_), &pinned_}; }
   // A background decode never finished is waited for: it reads this object.
   ~DenseChainBatchWrap() override {
     try {
@@ -410,7 +416,11 @@ class SparseChainBatchWrap : public ChainBatchWrap<SparseChainBatchWrap> {
       values = pinned_.Pin(v);
     }
     batch_ = {layout_, static_cast<int32_t>(F_), pinned_.Pin(rows), pinned_.Pin(ids), values};
+    napi_type_tag_object(info.Env(), info.This(), &kSparseChainTag);
   }
+
+  // The native step loop's model over this batch (binding/steps.cc).
+  PreparedModel StepModel() const { return {std::make_unique<SparseChainBlocks>(batch_), &pinned_}; }
 
   void ScoresOf(const double* w, bool augmented, double* theta, BatchItems items, int32_t threads) const {
     batch_.scores(w, augmented, theta, items, threads);
@@ -425,6 +435,12 @@ class SparseChainBatchWrap : public ChainBatchWrap<SparseChainBatchWrap> {
 };
 
 }  // namespace
+
+PreparedModel ChainStepModel(Napi::Env env, Napi::Value v) {
+  if (HasTag(env, v, kDenseChainTag)) return DenseChainBatchWrap::Unwrap(v.As<Napi::Object>())->StepModel();
+  if (HasTag(env, v, kSparseChainTag)) return SparseChainBatchWrap::Unwrap(v.As<Napi::Object>())->StepModel();
+  return {};
+}
 
 void RegisterChain(Napi::Env env, Napi::Object exports) {
   exports.Set("chainDecode", Napi::Function::New(env, ChainDecode, "chainDecode"));

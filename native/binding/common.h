@@ -274,6 +274,15 @@ inline std::size_t OptionSize(const Napi::Object& o, const char* key, const std:
   return static_cast<std::size_t>(x);
 }
 
+/// options[key] as a finite number (TypeError unless a number, RangeError when NaN or infinite).
+inline double OptionFinite(const Napi::Object& o, const char* key, const std::string& fn) {
+  const Napi::Value v = o.Get(key);
+  if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), fn + ": " + key + " must be a number, got " + DescribeValue(v));
+  const double x = v.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(x)) throw Napi::RangeError::New(o.Env(), fn + ": " + key + " must be finite, got " + FormatNumber(x));
+  return x;
+}
+
 /// options[key] as a boolean (`fallback` when absent).
 inline bool OptionBool(const Napi::Object& o, const char* key, const std::string& fn, bool fallback) {
   const Napi::Value v = o.Get(key);

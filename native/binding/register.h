@@ -9,6 +9,8 @@ void RegisterScoring(Napi::Env env, Napi::Object exports);
 void RegisterChain(Napi::Env env, Napi::Object exports);
 void RegisterBatch(Napi::Env env, Napi::Object exports);
 void RegisterSolver(Napi::Env env, Napi::Object exports);
+void RegisterBlocks(Napi::Env env, Napi::Object exports);
+void RegisterSteps(Napi::Env env, Napi::Object exports);
 void RegisterMaxflow(Napi::Env env, Napi::Object exports);
 void RegisterSlic(Napi::Env env, Napi::Object exports);
 void RegisterHog(Napi::Env env, Napi::Object exports);

@@ -117,39 +117,60 @@ void SparseChainBatch::scores(const double* w, bool augmented, double* theta, Ba
   });
 }
 
-void SparseChainBatch::hinges(const double* w, const int32_t* yhat, double* hinge, BatchItems items, int32_t threads) const {
+int64_t SparseChainBatch::psi_capacity(int64_t i) const {
+  const int32_t t0 = chain.offsets[i], t1 = chain.offsets[i + 1];
+  return 2 * static_cast<int64_t>(row_offsets[t1] - row_offsets[t0]) + 2 * static_cast<int64_t>(t1 - t0) + 4;
+}
+
+int64_t SparseChainBatch::psi(int64_t i, const int32_t* z, int32_t* idx, double* val) const {
   const int32_t K = chain.K;
   const int64_t first = static_cast<int64_t>(F) * K, last = first + K, trans = first + 2 * K;
-  const size_t dim = static_cast<size_t>(trans + static_cast<int64_t>(K) * K);
+  thread_local TouchStorage storage;
+  TouchAccumulator acc(storage, static_cast<size_t>(trans + static_cast<int64_t>(K) * K));
+  const int32_t t0 = chain.offsets[i], T = chain.offsets[i + 1] - t0;
+  const int32_t* y = chain.truth + t0;
+  for (int32_t t = 0; t < T; ++t) {
+    const int32_t a = y[t], b = z[t];
+    if (a == b) continue;
+    for (int32_t j = row_offsets[t0 + t]; j < row_offsets[t0 + t + 1]; ++j) {
+      const int64_t o = static_cast<int64_t>(ids[j]) * K;
+      const double v = values != nullptr ? values[j] : 1.0;
+      acc.add(o + a, v);
+      acc.add(o + b, -v);
+    }
+  }
+  for (int32_t t = 1; t < T; ++t) {
+    acc.add(trans + y[t - 1] + static_cast<int64_t>(K) * y[t], 1.0);
+    acc.add(trans + z[t - 1] + static_cast<int64_t>(K) * z[t], -1.0);
+  }
+  acc.add(first + y[0], 1.0);
+  acc.add(first + z[0], -1.0);
+  acc.add(last + y[T - 1], 1.0);
+  acc.add(last + z[T - 1], -1.0);
+  int64_t nnz = 0;
+  acc.drain([&](int32_t j, double v) {
+    idx[nnz] = j;
+    val[nnz++] = v;
+  });
+  return nnz;
+}
+
+void SparseChainBatch::hinges(const double* w, const int32_t* yhat, double* hinge, BatchItems items, int32_t threads) const {
   for_items(items, item_tokens(chain, items) * 64, threads, [&](int64_t i) {
-    thread_local TouchStorage storage;
-    TouchAccumulator acc(storage, dim);
+    thread_local std::vector<int32_t> idx;
+    thread_local std::vector<double> val;
+    const auto cap = static_cast<size_t>(psi_capacity(i));
+    if (idx.size() < cap) {
+      idx.resize(cap);
+      val.resize(cap);
+    }
     const int32_t t0 = chain.offsets[i], T = chain.offsets[i + 1] - t0;
-    const int32_t* y = chain.truth + t0;
-    const int32_t* z = yhat + t0;
-    // SparseChainModel.psi: the unary differences token by token, then transitions, then first/last biases.
-    int32_t mismatches = 0;
-    for (int32_t t = 0; t < T; ++t) {
-      const int32_t a = y[t], b = z[t];
-      if (a == b) continue;
-      ++mismatches;
-      for (int32_t j = row_offsets[t0 + t]; j < row_offsets[t0 + t + 1]; ++j) {
-        const int64_t o = static_cast<int64_t>(ids[j]) * K;
-        const double v = values != nullptr ? values[j] : 1.0;
-        acc.add(o + a, v);
-        acc.add(o + b, -v);
-      }
-    }
-    for (int32_t t = 1; t < T; ++t) {
-      acc.add(trans + y[t - 1] + static_cast<int64_t>(K) * y[t], 1.0);
-      acc.add(trans + z[t - 1] + static_cast<int64_t>(K) * z[t], -1.0);
-    }
-    acc.add(first + y[0], 1.0);
-    acc.add(first + z[0], -1.0);
-    acc.add(last + y[T - 1], 1.0);
-    acc.add(last + z[T - 1], -1.0);
+    // SparseChainModel.psi, then the dot in its order: bit-identical to the per-object path.
+    const int64_t nnz = psi(i, yhat + t0, idx.data(), val.data());
     double dot = 0.0;
-    acc.drain([&](int32_t j, double v) { dot += w[j] * v; });
+    for (int64_t k = 0; k < nnz; ++k) dot += w[idx[k]] * val[k];
+    int32_t mismatches = 0;
+    for (int32_t t = 0; t < T; ++t) mismatches += yhat[t0 + t] != chain.truth[t0 + t] ? 1 : 0;
     hinge[i] = static_cast<double>(mismatches) / T - dot;
   });
 }
@@ -200,6 +221,59 @@ void MulticlassBatch::hinges(const double* w, const int32_t* yhat, double* hinge
     acc.drain([&](int32_t j, double v) { dot += w[j] * v; });
     hinge[r] = 1.0 - dot;
   });
+}
+
+int64_t MulticlassBatch::psi(int64_t r, int32_t z, int32_t* idx, double* val) const {
+  const int32_t y = truth[r];
+  if (z == y) return 0;
+  int64_t nnz = 0;
+  const auto emit = [&](int32_t j, double v) {
+    if (v == 0.0) return;  // the accumulator drops exact zeros
+    idx[nnz] = j;
+    val[nnz++] = v;
+  };
+  if (distinct) {
+    for (int32_t j = row_offsets[r]; j < row_offsets[r + 1]; ++j) {
+      emit(y * F + ids[j], values[j]);
+      emit(z * F + ids[j], -values[j]);
+    }
+    return nnz;
+  }
+  thread_local TouchStorage storage;
+  TouchAccumulator acc(storage, static_cast<size_t>(F) * K);
+  for (int32_t j = row_offsets[r]; j < row_offsets[r + 1]; ++j) {
+    acc.add(static_cast<int64_t>(y) * F + ids[j], values[j]);
+    acc.add(static_cast<int64_t>(z) * F + ids[j], -values[j]);
+  }
+  acc.drain(emit);
+  return nnz;
+}
+
+void MulticlassBatch::dual_dots(const double* alpha, double scale, const double* v, double* out, int32_t threads) const {
+  for_items({nullptr, rows}, static_cast<int64_t>(row_offsets[rows]) * K, threads, [&](int64_t r) {
+    double s = 0.0;
+    for (int32_t k = 0; k < K; ++k) {
+      const double beta = (k == truth[r] ? 1.0 : 0.0) - alpha[r * K + k];
+      if (beta == 0.0) continue;
+      const double* vk = v + static_cast<int64_t>(k) * F;
+      double dot = 0.0;
+      for (int32_t j = row_offsets[r]; j < row_offsets[r + 1]; ++j) dot += vk[ids[j]] * values[j];
+      s += beta * dot;
+    }
+    out[r] = s * scale;
+  });
+}
+
+void MulticlassBatch::dual_sum(const double* alpha, double scale, double* w) const {
+  std::fill(w, w + static_cast<int64_t>(F) * K, 0.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int32_t k = 0; k < K; ++k) {
+      const double beta = ((k == truth[r] ? 1.0 : 0.0) - alpha[r * K + k]) * scale;
+      if (beta == 0.0) continue;
+      double* wk = w + static_cast<int64_t>(k) * F;
+      for (int32_t j = row_offsets[r]; j < row_offsets[r + 1]; ++j) wk[ids[j]] += beta * values[j];
+    }
+  }
 }
 
 }  // namespace gapbcfw

@@ -64,6 +64,11 @@ struct SparseChainBatch {
   // hinge[i] = L - <w, psi_i(yhat_i)> with SparseChainModel.psi's accumulation (first-touch order, exact zeros
   // dropped) and dotSparse's order: bit-identical to the per-object path.
   void hinges(const double* w, const int32_t* yhat, double* hinge, BatchItems items, int32_t threads) const;
+  // SparseChainModel.psi of sequence i for the label z of its tokens (the unary differences token by token, then
+  // transitions, then first/last biases; first-touch order, exact zeros dropped) into idx/val, which need
+  // psi_capacity(i) entries; returns nnz.
+  int64_t psi(int64_t i, const int32_t* z, int32_t* idx, double* val) const;
+  int64_t psi_capacity(int64_t i) const;
 };
 
 // Crammer-Singer multiclass rows (w class-major: class k owns w[k*F .. k*F+F)): row r has the features
@@ -84,6 +89,13 @@ struct MulticlassBatch {
   void argmax(const double* scores, int32_t* labels, BatchItems items) const;
   // hinge[r] = 0 if yhat = y_r, else 1 - <w, psi_r(yhat)> with MulticlassModel.psi's arithmetic.
   void hinges(const double* w, const int32_t* yhat, double* hinge, BatchItems items, int32_t threads) const;
+  // MulticlassModel.psi of row r for class z (x in block y_r, -x in block z; repeats merged, exact zeros dropped,
+  // first-touch order) into idx/val, which need 2 * (the row's entries) room; returns nnz (0 when z = y_r).
+  int64_t psi(int64_t r, int32_t z, int32_t* idx, double* val) const;
+  // With dual weights alpha (rows x K, each row on the simplex) and w_r = (e_{y_r} - alpha_r) (x) x_r * scale (the
+  // exact steps' blocks): out[r] = <w_r, v> for every row, and w = sum_r w_r (rows in order).
+  void dual_dots(const double* alpha, double scale, const double* v, double* out, int32_t threads) const;
+  void dual_sum(const double* alpha, double scale, double* w) const;
 };
 
 }  // namespace gapbcfw

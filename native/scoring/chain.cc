@@ -41,21 +41,30 @@ GAPBCFW_WIDE_SIMD void viterbi_forward(const double* tt, int32_t K, const double
 
 }  // namespace
 
+void chain_unary_scores(const double* w, ChainShape s, const double* x, int32_t T, double* out) {
+  const int32_t D = s.D, K = s.K;
+  for (int32_t t = 0; t < T; ++t) {
+    const double* xt = x + static_cast<size_t>(t) * D;
+    double* th = out + static_cast<size_t>(t) * K;
+    for (int32_t k = 0; k < K; ++k) th[k] = dot(w + static_cast<size_t>(k) * D, xt, D);
+  }
+}
+
 void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T, const int32_t* y_true,
                        double* theta) {
   const int32_t D = s.D, K = s.K;
   const double* first = w + static_cast<size_t>(K) * D;
   const double* last = first + K;
   const double loss_unit = T > 0 ? 1.0 / T : 0.0;
-  for (int32_t t = 0; t < T; ++t) {
-    const double* xt = x + static_cast<size_t>(t) * D;
-    double* th = theta + static_cast<size_t>(t) * K;
-    for (int32_t k = 0; k < K; ++k) th[k] = dot(w + static_cast<size_t>(k) * D, xt, D);
-    // The loss before the biases, with the same operations as the batched pass and the TypeScript decoder
-    // (so that all three break exact ties alike).
-    if (y_true != nullptr)
+  chain_unary_scores(w, s, x, T, theta);
+  // The loss before the biases, with the same operations as the batched pass and the TypeScript decoder (so that
+  // all three break exact ties alike).
+  if (y_true != nullptr) {
+    for (int32_t t = 0; t < T; ++t) {
+      double* th = theta + static_cast<size_t>(t) * K;
       for (int32_t k = 0; k < K; ++k)
         if (k != y_true[t]) th[k] += loss_unit;
+    }
   }
   if (T > 0) {
     for (int32_t k = 0; k < K; ++k) theta[k] += first[k];

@@ -59,25 +59,35 @@ double dot_4(const double* a, const double* b, int64_t d) {
 
 }  // namespace
 
-BlockStats block_stats(const double* wi, const double* w, int64_t d, const int32_t* idx, const double* val,
-                       int64_t nnz, bool chunked, int32_t threads) {
-  double dw = 0.0, sq = 0.0;
+void block_dense_sums(const double* wi, const double* w, int64_t d, bool chunked, int32_t threads, double& dw, double& sq) {
+  dw = 0.0;
+  sq = 0.0;
   if (!chunked) {
     dense_sums(wi, w, 0, d, dw, sq);
-  } else {
-    constexpr int64_t kMaxChunks = 64;  // longer vectors take longer chunks (the same for every thread count)
-    const int64_t chunk = std::max(kBlockChunk, (d + kMaxChunks - 1) / kMaxChunks);
-    const int64_t chunks = (d + chunk - 1) / chunk;
-    double part_dw[kMaxChunks], part_sq[kMaxChunks];
-    parallel_for(chunks, d >= kParallelSweep ? threads : 1, [&](int64_t c) { dense_sums_4(wi, w, c * chunk, std::min(d, (c + 1) * chunk), part_dw[c], part_sq[c]); });
-    for (int64_t c = 0; c < chunks; ++c) {
-      dw += part_dw[c];
-      sq += part_sq[c];
-    }
+    return;
   }
+  constexpr int64_t kMaxChunks = 64;  // longer vectors take longer chunks (the same for every thread count)
+  const int64_t chunk = std::max(kBlockChunk, (d + kMaxChunks - 1) / kMaxChunks);
+  const int64_t chunks = (d + chunk - 1) / chunk;
+  double part_dw[kMaxChunks], part_sq[kMaxChunks];
+  parallel_for(chunks, d >= kParallelSweep ? threads : 1, [&](int64_t c) { dense_sums_4(wi, w, c * chunk, std::min(d, (c + 1) * chunk), part_dw[c], part_sq[c]); });
+  for (int64_t c = 0; c < chunks; ++c) {
+    dw += part_dw[c];
+    sq += part_sq[c];
+  }
+}
+
+double block_dot_sparse(const double* wi, const int32_t* idx, const double* val, int64_t nnz) {
   double dp = 0.0;
   for (int64_t q = 0; q < nnz; ++q) dp += wi[idx[q]] * val[q];
-  return {dw, sq, dp};
+  return dp;
+}
+
+BlockStats block_stats(const double* wi, const double* w, int64_t d, const int32_t* idx, const double* val,
+                       int64_t nnz, bool chunked, int32_t threads) {
+  double dw, sq;
+  block_dense_sums(wi, w, d, chunked, threads, dw, sq);
+  return {dw, sq, block_dot_sparse(wi, idx, val, nnz)};
 }
 
 void block_dots(const double* blocks, int64_t d, const int32_t* which, int64_t count, const double* w, double* out,

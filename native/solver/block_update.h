@@ -29,6 +29,11 @@ struct BlockStats {
 BlockStats block_stats(const double* wi, const double* w, int64_t d, const int32_t* idx, const double* val,
                        int64_t nnz, bool chunked, int32_t threads);
 
+// The two halves of block_stats: the dense sums (<w_i, w>, ||w_i||^2) and the sparse <w_i, psi>, with its
+// arithmetic (block_stats is these two), for a step that takes the dense sums once and several <w_i, psi>.
+void block_dense_sums(const double* wi, const double* w, int64_t d, bool chunked, int32_t threads, double& dw, double& sq);
+double block_dot_sparse(const double* wi, const int32_t* idx, const double* val, int64_t nnz);
+
 // out[q] = <w_{which[q]}, w> for the blocks w_0..w_{n-1} stored row by row (d each), each sum taken with four
 // interleaved partial sums in a fixed order (no fused multiply-add), so the result does not depend on the
 // threads. The blocks run on up to `threads` threads (the mini-batch's exact block gaps).

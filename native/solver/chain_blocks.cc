@@ -1,0 +1,159 @@
+#include <algorithm>
+
+#include "scoring/chain.h"
+#include "scoring/rows.h"
+#include "solver/models.h"
+
+namespace gapbcfw {
+
+namespace {
+
+// The batched pass's collect (src/engine): a label whose hinge rechecks below 0 is replaced by the ground truth.
+void collect_chains(const ChainLayout& c, BatchItems items, int32_t* labels, double* hinge) {
+  for (int64_t q = 0; q < items.count; ++q) {
+    const int64_t i = items[q];
+    if (!(hinge[i] < 0)) continue;
+    hinge[i] = 0.0;
+    std::copy(c.truth + c.offsets[i], c.truth + c.offsets[i + 1], labels + c.offsets[i]);
+  }
+}
+
+}  // namespace
+
+int32_t ChainBlocks::max_label_length() const {
+  int32_t m = 0;
+  for (int32_t i = 0; i < chain_.n; ++i) m = std::max(m, label_length(i));
+  return m;
+}
+
+double ChainBlocks::loss(int32_t i, const int32_t* y) const {
+  const int32_t T = label_length(i);
+  const int32_t* truth = chain_.truth + chain_.offsets[i];
+  int32_t m = 0;
+  for (int32_t t = 0; t < T; ++t) m += y[t] != truth[t] ? 1 : 0;
+  return static_cast<double>(m) / T;
+}
+
+double ChainBlocks::path_score(const int32_t* y) const {
+  const int32_t K = chain_.K;
+  const double* tr = transitions(w_);
+  double s = plain_[static_cast<size_t>(y[0])];
+  for (int32_t t = 1; t < T_; ++t) s += plain_[static_cast<size_t>(t) * K + y[t]] + tr[y[t - 1] + static_cast<int64_t>(K) * y[t]];
+  return s;
+}
+
+double ChainBlocks::score(const int32_t* y) const { return loss(i_, y) + path_score(y) - truth_score_; }
+
+void ChainBlocks::viterbi(const double* w, int32_t* y) { chain_viterbi(transitions(w), chain_.K, aug_.data(), T_, y, work_); }
+
+// ---- dense chains ------------------------------------------------------------------------------------------
+
+DenseChainBlocks::DenseChainBlocks(const DenseChainBatch& batch)
+    : ChainBlocks(batch.chain, static_cast<int64_t>(batch.chain.K) * batch.D + 2 * batch.chain.K + static_cast<int64_t>(batch.chain.K) * batch.chain.K),
+      batch_(batch) {}
+
+int64_t DenseChainBlocks::psi_capacity(int32_t i) const { return chain_psi_capacity({batch_.D, chain_.K}, label_length(i)); }
+
+int64_t DenseChainBlocks::psi(int32_t i, const int32_t* y, int32_t* idx, double* val) const {
+  const int32_t t0 = chain_.offsets[i];
+  return chain_psi({batch_.D, chain_.K}, batch_.x + static_cast<size_t>(t0) * batch_.D, label_length(i), chain_.truth + t0, y, idx, val);
+}
+
+// The unary scores once; theta = unary + biases (chainNodeScores' order, the plain node scores of labelScores).
+void DenseChainBlocks::prepare(int32_t i, const double* w) {
+  const int32_t K = chain_.K, D = batch_.D;
+  i_ = i;
+  w_ = w;
+  T_ = label_length(i);
+  const size_t TK = static_cast<size_t>(T_) * K;
+  if (unary_.size() < TK) {
+    unary_.resize(TK);
+    plain_.resize(TK);
+    aug_.resize(TK);
+  }
+  chain_unary_scores(w, {D, K}, batch_.x + static_cast<size_t>(chain_.offsets[i]) * D, T_, unary_.data());
+  const double* first = w + static_cast<int64_t>(K) * D;
+  const double* last = first + K;
+  std::copy(unary_.begin(), unary_.begin() + static_cast<std::ptrdiff_t>(TK), plain_.begin());
+  for (int32_t k = 0; k < K; ++k) plain_[static_cast<size_t>(k)] += first[k];
+  for (int32_t k = 0; k < K; ++k) plain_[static_cast<size_t>(T_ - 1) * K + k] += last[k];
+  truth_score_ = path_score(truth(i));
+}
+
+// chain_decode's theta: unary, + 1/T on the wrong states, + first/last biases (in that order), then Viterbi.
+void DenseChainBlocks::oracle(const double* w, int32_t* y) {
+  const int32_t K = chain_.K, D = batch_.D;
+  const double unit = 1.0 / T_;
+  const int32_t* yt = truth(i_);
+  for (int32_t t = 0; t < T_; ++t) {
+    const double* u = unary_.data() + static_cast<size_t>(t) * K;
+    double* a = aug_.data() + static_cast<size_t>(t) * K;
+    for (int32_t k = 0; k < K; ++k) a[k] = k != yt[t] ? u[k] + unit : u[k];
+  }
+  const double* first = w + static_cast<int64_t>(K) * D;
+  for (int32_t k = 0; k < K; ++k) aug_[static_cast<size_t>(k)] += first[k];
+  for (int32_t k = 0; k < K; ++k) aug_[static_cast<size_t>(T_ - 1) * K + k] += first[K + k];
+  viterbi(w, y);
+}
+
+void DenseChainBlocks::decode(const double* w, BatchItems items, int32_t* labels, double* hinge, int32_t threads) {
+  const size_t size = static_cast<size_t>(label_total()) * chain_.K;
+  if (theta_.size() < size) theta_.resize(size);
+  batch_.scores(w, true, theta_.data(), items, threads);
+  chain_viterbi_items(chain_, transitions(w), theta_.data(), items, labels, threads);
+  batch_.hinges(w, labels, hinge, items, threads);
+  collect_chains(chain_, items, labels, hinge);
+}
+
+// ---- sparse chains -----------------------------------------------------------------------------------------
+
+SparseChainBlocks::SparseChainBlocks(const SparseChainBatch& batch)
+    : ChainBlocks(batch.chain, static_cast<int64_t>(batch.F) * batch.chain.K + 2 * batch.chain.K + static_cast<int64_t>(batch.chain.K) * batch.chain.K),
+      batch_(batch) {}
+
+// SparseChainModel.nodeScores: the features' weights summed token by token, then the first/last biases.
+void SparseChainBlocks::prepare(int32_t i, const double* w) {
+  const int32_t K = chain_.K;
+  i_ = i;
+  w_ = w;
+  T_ = label_length(i);
+  const size_t TK = static_cast<size_t>(T_) * K;
+  if (plain_.size() < TK) {
+    plain_.resize(TK);
+    aug_.resize(TK);
+  }
+  const int32_t t0 = chain_.offsets[i];
+  for (int32_t t = 0; t < T_; ++t) {
+    score_sparse_row(batch_.row_offsets[t0 + t], batch_.row_offsets[t0 + t + 1], batch_.ids, batch_.values, w, K, plain_.data() + static_cast<size_t>(t) * K);
+  }
+  const double* first = w + static_cast<int64_t>(batch_.F) * K;
+  for (int32_t k = 0; k < K; ++k) {
+    plain_[static_cast<size_t>(k)] += first[k];
+    plain_[static_cast<size_t>(T_ - 1) * K + k] += first[K + k];
+  }
+  truth_score_ = path_score(truth(i));
+}
+
+// lossAugmentedDecode: the node scores, + 1/T on the wrong states (augmentLoss), then Viterbi.
+void SparseChainBlocks::oracle(const double* w, int32_t* y) {
+  const int32_t K = chain_.K;
+  const double unit = 1.0 / T_;
+  const int32_t* yt = truth(i_);
+  const size_t TK = static_cast<size_t>(T_) * K;
+  std::copy(plain_.begin(), plain_.begin() + static_cast<std::ptrdiff_t>(TK), aug_.begin());
+  for (int32_t t = 0; t < T_; ++t)
+    for (int32_t k = 0; k < K; ++k)
+      if (k != yt[t]) aug_[static_cast<size_t>(t) * K + k] += unit;
+  viterbi(w, y);
+}
+
+void SparseChainBlocks::decode(const double* w, BatchItems items, int32_t* labels, double* hinge, int32_t threads) {
+  const size_t size = static_cast<size_t>(label_total()) * chain_.K;
+  if (theta_.size() < size) theta_.resize(size);
+  batch_.scores(w, true, theta_.data(), items, threads);
+  chain_viterbi_items(chain_, transitions(w), theta_.data(), items, labels, threads);
+  batch_.hinges(w, labels, hinge, items, threads);
+  collect_chains(chain_, items, labels, hinge);
+}
+
+}  // namespace gapbcfw

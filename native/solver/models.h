@@ -1,0 +1,106 @@
+// The built-in models of the native step loop over their prepared batches (scoring/batch.h), with the arithmetic of
+// their per-object paths: ChainModel (dense features: native chain kernels), SparseChainModel and MulticlassModel
+// (their TypeScript sums, in the same order). The batches' arrays must outlive the models.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "solver/block_model.h"
+
+namespace gapbcfw {
+
+// What both chain models share: labels are the states of a sequence's tokens, the loss is the normalised Hamming
+// distance, w ends with K first, K last and K x K transitions (prev + K*next); potentials are node scores with the
+// biases (the plain theta of ChainStructure.scoreLabels) and the loss-augmented theta of the oracle.
+class ChainBlocks : public BlockModel {
+ public:
+  explicit ChainBlocks(const ChainLayout& chain, int64_t dim) : chain_(chain), dim_(dim) {}
+  int32_t n() const override { return chain_.n; }
+  int32_t states() const override { return chain_.K; }
+  int64_t dim() const override { return dim_; }
+  int32_t label_length(int32_t i) const override { return chain_.offsets[i + 1] - chain_.offsets[i]; }
+  int32_t max_label_length() const override;
+  const int32_t* truth(int32_t i) const override { return chain_.truth + chain_.offsets[i]; }
+  double loss(int32_t i, const int32_t* y) const override;
+  double score(const int32_t* y) const override;
+  int64_t label_offset(int32_t i) const override { return chain_.offsets[i]; }
+  int64_t label_total() const override { return chain_.offsets[chain_.n]; }
+
+ protected:
+  // Path score of y over the plain theta: theta[y_0] + sum_t (theta[t, y_t] + trans[y_{t-1}, y_t]).
+  double path_score(const int32_t* y) const;
+  // Viterbi of the current block over aug_ (the oracle).
+  void viterbi(const double* w, int32_t* y);
+  const double* transitions(const double* w) const { return w + dim_ - static_cast<int64_t>(chain_.K) * chain_.K; }
+  ChainLayout chain_;
+  int64_t dim_;
+  int32_t i_ = -1, T_ = 0;
+  const double* w_ = nullptr;
+  double truth_score_ = 0.0;
+  std::vector<double> plain_, aug_, work_;
+};
+
+// OCR-type chains: x is tokens x D dense; unary weights state-major (k*D + j).
+class DenseChainBlocks final : public ChainBlocks {
+ public:
+  explicit DenseChainBlocks(const DenseChainBatch& batch);
+  int64_t psi_capacity(int32_t i) const override;
+  int64_t psi(int32_t i, const int32_t* y, int32_t* idx, double* val) const override;
+  void prepare(int32_t i, const double* w) override;
+  void oracle(const double* w, int32_t* y) override;
+  void decode(const double* w, BatchItems items, int32_t* labels, double* hinge, int32_t threads) override;
+
+ private:
+  DenseChainBatch batch_;
+  std::vector<double> unary_, theta_;
+};
+
+// CoNLL-type chains: sparse token features, unary weights feature-major (f*K + k).
+class SparseChainBlocks final : public ChainBlocks {
+ public:
+  explicit SparseChainBlocks(const SparseChainBatch& batch);
+  int64_t psi_capacity(int32_t i) const override { return batch_.psi_capacity(i); }
+  int64_t psi(int32_t i, const int32_t* y, int32_t* idx, double* val) const override { return batch_.psi(i, y, idx, val); }
+  void prepare(int32_t i, const double* w) override;
+  void oracle(const double* w, int32_t* y) override;
+  void decode(const double* w, BatchItems items, int32_t* labels, double* hinge, int32_t threads) override;
+
+ private:
+  SparseChainBatch batch_;
+  std::vector<double> theta_;
+};
+
+// Crammer-Singer rows: a label is one class; the potentials are the K class scores <w_k, x_i> (MulticlassModel's
+// classScore: the row's features in order).
+class MulticlassBlocks final : public BlockModel {
+ public:
+  explicit MulticlassBlocks(const MulticlassBatch& batch) : batch_(batch), scores_(static_cast<size_t>(batch.K)) {}
+  int32_t n() const override { return batch_.rows; }
+  int32_t states() const override { return batch_.K; }
+  int64_t dim() const override { return static_cast<int64_t>(batch_.F) * batch_.K; }
+  int32_t label_length(int32_t) const override { return 1; }
+  int32_t max_label_length() const override { return 1; }
+  const int32_t* truth(int32_t i) const override { return batch_.truth + i; }
+  double loss(int32_t i, const int32_t* y) const override { return *y == batch_.truth[i] ? 0.0 : 1.0; }
+  int64_t psi_capacity(int32_t i) const override { return 2 * static_cast<int64_t>(batch_.row_offsets[i + 1] - batch_.row_offsets[i]); }
+  int64_t psi(int32_t i, const int32_t* y, int32_t* idx, double* val) const override { return batch_.psi(i, *y, idx, val); }
+  void prepare(int32_t i, const double* w) override;
+  double score(const int32_t* y) const override;
+  void oracle(const double* w, int32_t* y) override;
+  void decode(const double* w, BatchItems items, int32_t* labels, double* hinge, int32_t threads) override;
+  int64_t label_offset(int32_t i) const override { return i; }
+  int64_t label_total() const override { return batch_.rows; }
+
+  // The exact block solve (step 'exact') reads these: the class scores of the prepared row, the row and K.
+  const MulticlassBatch& batch() const { return batch_; }
+  const double* class_scores() const { return scores_.data(); }
+
+ private:
+  MulticlassBatch batch_;
+  std::vector<double> scores_;
+  std::vector<double> batch_scores_;
+  int32_t i_ = -1;
+};
+
+}  // namespace gapbcfw
