@@ -88,6 +88,13 @@ export interface NativeBinding {
   SparseChainBatch: new (options: ChainBatchOptions & { rowOffsets: Int32Array; ids: Int32Array; values?: Float64Array | null }) => NativeChainBatch;
   /** Crammer-Singer multiclass rows of a batched pass (src/models/multiclass.ts). */
   MulticlassBatch: new (options: { rowOffsets: Int32Array; ids: Int32Array; values: Float64Array; truth: Int32Array; numFeatures: number; numLabels: number }) => NativeMulticlassBatch;
+  /** Sparse block storage of block-coordinate FW (src/solvers/blocks.ts SparseBlocks; the native step loop takes it). */
+  SparseBlocks: new (options: { n: number; d: number }) => NativeSparseBlocks;
+  /**
+   * The native step loop of BCFW (native/solver/bcfw_loop.h; src/solvers/native-steps.ts) over a built-in model's
+   * prepared batch (DenseChainBatch, SparseChainBatch or MulticlassBatch) and the solver's own state arrays.
+   */
+  BcfwSteps: new (options: NativeBcfwStepsOptions) => NativeBcfwSteps;
   /** Superpixel graphs of a batched segmentation pass (src/models/segmentation.ts, segmentationBatch). */
   SegmentationBatch: new (options: { dUnary: number; dPairwise: number; images: SegmentationBatchImage[] }) => NativeSegmentationBatch;
   /**
@@ -188,10 +195,86 @@ export interface NativeDenseChainBatch extends NativeChainBatch {
 /** A prepared multiclass batch (w class-major, scores rows x K, labels and hinge rows). */
 export interface NativeMulticlassBatch {
   readonly size: number;
+  readonly numLabels: number;
   scores(options: NativeCall & { w: Float64Array; scores: Float64Array; augmented?: boolean }): void;
   /** labels[r] = argmax of row r's scores, ties to the smallest class. */
   argmax(options: NativeCall & { scores: Float64Array; labels: Int32Array }): void;
   hinges(options: NativeCall & { w: Float64Array; labels: Int32Array; hinge: Float64Array }): void;
+  /** out[r] = <w_r, w> for the items' rows, with w_r = (e_{y_r} - alpha_r) (x) x_r * scale (the blocks of exact steps). */
+  dualDots(options: NativeCall & { alpha: Float64Array; scale: number; w: Float64Array; out: Float64Array }): void;
+  /** w = sum_r w_r with w_r as in dualDots. */
+  dualSum(options: { alpha: Float64Array; scale: number; w: Float64Array }): void;
+}
+
+/** Sparse blocks w_i (native/solver/block_store.h), the arithmetic of the dense kernels' callers. */
+export interface NativeSparseBlocks {
+  /** out = [<w_i, w>, ||w_i||^2, <w_i, psi>]. */
+  stats(i: number, w: Float64Array, idx: Int32Array, val: Float64Array, nnz: number, out: Float64Array): void;
+  /** w_i <- (1 - gamma) w_i + gamma * scale * psi; w by the same difference. */
+  update(i: number, w: Float64Array, idx: Int32Array, val: Float64Array, nnz: number, gamma: number, scale: number): void;
+  /** w_i += scale * v, w += scale * v. */
+  addSparse(i: number, w: Float64Array, idx: Int32Array, val: Float64Array, nnz: number, scale: number): void;
+  dot(i: number, v: Float64Array): number;
+  /** w_i <- values (dense), w by the difference. */
+  replace(i: number, w: Float64Array, values: Float64Array): void;
+  read(i: number, out: Float64Array): void;
+  sumInto(w: Float64Array): void;
+  scaleAll(s: number): void;
+  readonly stored: number;
+  save(): { blockPtr: Int32Array; blockIdx: Int32Array; blockVal: Float64Array };
+  load(arrays: { blockPtr: Int32Array; blockIdx: Int32Array; blockVal: Float64Array }): void;
+}
+
+/** Settings and state arrays of a {@link NativeBinding.BcfwSteps} (see src/solvers/native-steps.ts). */
+export interface NativeBcfwStepsOptions {
+  model: unknown;
+  lambda: number;
+  step: 'fw' | 'pairwise' | 'away' | 'hybrid' | 'exact';
+  sampling: 'uniform' | 'perm' | 'gap';
+  gapDegree: number;
+  lineSearch: boolean;
+  averaging: boolean;
+  cache: { factor: number; nu: number; maxSize: number } | null;
+  /** The heuristic exit: a run of steps ends when the estimated gap is <= this (-Infinity: never). */
+  exitBelow: number;
+  threads: number;
+  /** Dense block sums per chunk (mini-batch runs). */
+  chunked: boolean;
+  w: Float64Array;
+  wAvg: Float64Array | null;
+  lBlocks: Float64Array;
+  scalars: Float64Array;
+  counters: Float64Array;
+  gapEst: Float64Array;
+  estTotals: Float64Array;
+  tree: Float64Array;
+  firstVisit: Int32Array;
+  order: Int32Array;
+  rng: Uint32Array;
+  bounds: { at: Int32Array; lower: Float64Array; upper: Float64Array; vAt: Float64Array } | null;
+  /** Dense rows (n x d) or a SparseBlocks object; null with classAlpha (exact multiclass steps). */
+  blocks: Float64Array | NativeSparseBlocks | null;
+  classAlpha: Float64Array | null;
+}
+
+/** The per-block label stores of a native step loop, flattened (labels: each block's in turn). */
+export interface NativeAtoms {
+  sizes: Int32Array;
+  labels: Int32Array;
+  alpha: Float64Array;
+  loss: Float64Array;
+  exact: Uint8Array;
+}
+
+/** A native step loop. */
+export interface NativeBcfwSteps {
+  /** The block steps at pass positions from .. to-1, testing the heuristic exit before each. */
+  run(from: number, to: number): { steps: number; converged: boolean };
+  /** The label stores (null when none are kept). */
+  atoms(): NativeAtoms | null;
+  setAtoms(atoms: NativeAtoms): void;
+  /** Labels stored over all blocks (0 when none are kept). */
+  readonly storedLabels: number;
 }
 
 /** One image of a SegmentationBatch: features, graph, truth and loss weights (read), cut capacities (written). */

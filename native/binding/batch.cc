@@ -32,7 +32,8 @@ class MulticlassBatchWrap : public Napi::ObjectWrap<MulticlassBatchWrap> {
     return DefineClass(env, "MulticlassBatch",
                        {InstanceMethod<&MulticlassBatchWrap::Scores>("scores"), InstanceMethod<&MulticlassBatchWrap::Argmax>("argmax"),
                         InstanceMethod<&MulticlassBatchWrap::Hinges>("hinges"), InstanceMethod<&MulticlassBatchWrap::DualDots>("dualDots"),
-                        InstanceMethod<&MulticlassBatchWrap::DualSum>("dualSum"), InstanceAccessor<&MulticlassBatchWrap::Size>("size")});
+                        InstanceMethod<&MulticlassBatchWrap::DualSum>("dualSum"), InstanceAccessor<&MulticlassBatchWrap::Size>("size"),
+                        InstanceAccessor<&MulticlassBatchWrap::NumLabels>("numLabels")});
   }
 
   explicit MulticlassBatchWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MulticlassBatchWrap>(info) {
@@ -75,8 +76,9 @@ class MulticlassBatchWrap : public Napi::ObjectWrap<MulticlassBatchWrap> {
   // The native step loop's model over this batch (binding/steps.cc).
   PreparedModel StepModel() const { return {std::make_unique<MulticlassBlocks>(batch_), &pinned_}; }
 
-  // dualDots({ alpha: Float64Array (rows x K), scale, w, out: Float64Array (rows), threads }): out[r] = <w_r, w> for the
-  // blocks w_r = (e_{y_r} - alpha_r) (x) x_r * scale of exact steps; dualSum({ alpha, scale, w }): w = sum_r w_r.
+  // dualDots({ alpha: Float64Array (rows x K), scale, w, out: Float64Array (rows), items?, count?, threads }): out[r] =
+  // <w_r, w> for the items' rows and the blocks w_r = (e_{y_r} - alpha_r) (x) x_r * scale of exact steps;
+  // dualSum({ alpha, scale, w }): w = sum_r w_r.
   Napi::Value DualDots(const Napi::CallbackInfo& info) {
     const std::string fn = "MulticlassBatch.dualDots";
     const Call c = Begin(info, fn, true);
@@ -84,7 +86,7 @@ class MulticlassBatchWrap : public Napi::ObjectWrap<MulticlassBatchWrap> {
     RequireLength(alpha, Rows() * batch_.K, fn + ": alpha");
     auto out = OptionTypedArray<double>(c.o, "out", fn);
     RequireLength(out, Rows(), fn + ": out");
-    batch_.dual_dots(alpha.Data(), OptionFinite(c.o, "scale", fn), c.w, out.Data(), c.threads);
+    batch_.dual_dots(alpha.Data(), OptionFinite(c.o, "scale", fn), c.w, out.Data(), c.items, c.threads);
     return info.Env().Undefined();
   }
 
@@ -102,6 +104,7 @@ class MulticlassBatchWrap : public Napi::ObjectWrap<MulticlassBatchWrap> {
   }
 
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), batch_.rows); }
+  Napi::Value NumLabels(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), batch_.K); }
 
   Napi::Value Scores(const Napi::CallbackInfo& info) {
     const std::string fn = "MulticlassBatch.scores";

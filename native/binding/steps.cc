@@ -81,7 +81,7 @@ class BcfwStepsWrap : public Napi::ObjectWrap<BcfwStepsWrap> {
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "BcfwSteps",
                        {InstanceMethod<&BcfwStepsWrap::Run>("run"), InstanceMethod<&BcfwStepsWrap::Atoms>("atoms"),
-                        InstanceMethod<&BcfwStepsWrap::SetAtoms>("setAtoms")});
+                        InstanceMethod<&BcfwStepsWrap::SetAtoms>("setAtoms"), InstanceAccessor<&BcfwStepsWrap::StoredLabels>("storedLabels")});
   }
 
   // new BcfwSteps({ model: a prepared batch, settings (lambda, step, sampling, gapDegree, lineSearch, averaging, cache,
@@ -162,6 +162,13 @@ class BcfwStepsWrap : public Napi::ObjectWrap<BcfwStepsWrap> {
     out.Set("loss", loss);
     out.Set("exact", exact);
     return out;
+  }
+
+  Napi::Value StoredLabels(const Napi::CallbackInfo& info) {
+    double s = 0;
+    if (loop_->keeps_atoms())
+      for (const auto& A : loop_->atoms()) s += A.size();
+    return Napi::Number::New(info.Env(), s);
   }
 
   // setAtoms({ sizes, labels, alpha, loss, exact }) in atoms()'s layout: labels checked against the model's states.

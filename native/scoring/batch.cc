@@ -249,8 +249,8 @@ int64_t MulticlassBatch::psi(int64_t r, int32_t z, int32_t* idx, double* val) co
   return nnz;
 }
 
-void MulticlassBatch::dual_dots(const double* alpha, double scale, const double* v, double* out, int32_t threads) const {
-  for_items({nullptr, rows}, static_cast<int64_t>(row_offsets[rows]) * K, threads, [&](int64_t r) {
+void MulticlassBatch::dual_dots(const double* alpha, double scale, const double* v, double* out, BatchItems items, int32_t threads) const {
+  for_items(items, (items.index == nullptr ? row_offsets[rows] : items.count * 256) * static_cast<int64_t>(K), threads, [&](int64_t r) {
     double s = 0.0;
     for (int32_t k = 0; k < K; ++k) {
       const double beta = (k == truth[r] ? 1.0 : 0.0) - alpha[r * K + k];

@@ -93,8 +93,8 @@ struct MulticlassBatch {
   // first-touch order) into idx/val, which need 2 * (the row's entries) room; returns nnz (0 when z = y_r).
   int64_t psi(int64_t r, int32_t z, int32_t* idx, double* val) const;
   // With dual weights alpha (rows x K, each row on the simplex) and w_r = (e_{y_r} - alpha_r) (x) x_r * scale (the
-  // exact steps' blocks): out[r] = <w_r, v> for every row, and w = sum_r w_r (rows in order).
-  void dual_dots(const double* alpha, double scale, const double* v, double* out, int32_t threads) const;
+  // exact steps' blocks): out[r] = <w_r, v> for the items' rows, and w = sum_r w_r (rows in order).
+  void dual_dots(const double* alpha, double scale, const double* v, double* out, BatchItems items, int32_t threads) const;
   void dual_sum(const double* alpha, double scale, double* w) const;
 };
 

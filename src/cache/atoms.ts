@@ -40,6 +40,11 @@ export class BlockAtoms<Y> {
     }
   }
 
+  /** Removes every atom. */
+  clear(): void {
+    for (const a of [this.labels, this.keys, this.alpha, this.loss] as unknown[][]) a.length = 0;
+  }
+
   activeCount(): number {
     let c = 0;
     for (const a of this.alpha) if (a > 0) c++;

@@ -203,6 +203,7 @@ function progressReported<Y>(engine: BatchOracle<Y>, onProgress: ProblemOptions[
       ? { startSubset: engine.startSubset.bind(engine), finishSubset: engine.finishSubset.bind(engine) }
       : {}),
     ...(engine.decodesInBackground ? { decodesInBackground: engine.decodesInBackground.bind(engine) } : {}),
+    ...(engine.stepModel ? { stepModel: engine.stepModel.bind(engine) } : {}),
   };
 }
 

@@ -4,7 +4,7 @@
  * and its 4-word state can be saved in a checkpoint and restored exactly.
  */
 export class Rng {
-  private s: Uint32Array;
+  private readonly s: Uint32Array;
 
   constructor(seed: number | Uint32Array = 1) {
     if (seed instanceof Uint32Array) {
@@ -29,6 +29,11 @@ export class Rng {
   /** The generator state (a copy), for checkpoints. */
   get state(): Uint32Array {
     return Uint32Array.from(this.s);
+  }
+
+  /** The generator state itself (4 words): native code that draws from the same stream works on it. */
+  get words(): Uint32Array {
+    return this.s;
   }
 
   /** Next 32-bit unsigned integer. */

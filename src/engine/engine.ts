@@ -135,6 +135,11 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
     }
   }
 
+  /** The decoder's native step model (an in-memory set only: a streamed one is prepared a chunk at a time). */
+  stepModel(): unknown {
+    return this.data.streamed ? undefined : this.inMemory().decoder.stepModel;
+  }
+
   /** Whether startSubset decodes in the background (given more than one thread). */
   decodesInBackground(): boolean {
     if (this.data.streamed) return false;

@@ -61,6 +61,12 @@ export interface BatchDecoder<Y> {
    * valid until the next finishBackground.
    */
   backgroundPsi?(q: number): SparseVector;
+  /**
+   * Optional: the prepared native batch of a built-in model (DenseChainBatch, SparseChainBatch, MulticlassBatch) on
+   * which the native step loop runs whole block steps (src/solvers/native-steps.ts); absent for models decoded in
+   * TypeScript.
+   */
+  readonly stepModel?: unknown;
   /** The decoded label of example i (a fresh object the caller may keep). */
   label(i: number): Y;
   /** The ground truth of example i (a fresh object the caller may keep). */
@@ -145,4 +151,6 @@ export interface BatchOracle<Y> {
   finishSubset?(labels: Y[], hinge: Float64Array, psis: (SparseVector | undefined)[]): void;
   /** Optional: whether startSubset decodes in the background (given more than one thread): an in-memory set whose model's decoder can. */
   decodesInBackground?(): boolean;
+  /** Optional: the decoder's {@link BatchDecoder.stepModel} for an in-memory set (prepared on first use), else undefined. */
+  stepModel?(): unknown;
 }

@@ -170,6 +170,7 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
             },
           }
         : {}),
+      ...(this.backend === 'native' ? { stepModel: batch } : {}),
       label: (i) => labels.slice(offsets[i]!, offsets[i + 1]!),
       truth: (i) => yAll.slice(offsets[i]!, offsets[i + 1]!),
     };

@@ -132,6 +132,7 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
       },
       decode: (_w, items) => batch.argmax({ scores, labels, ...itemsOption(items) }),
       recheck: (w, items, hinge) => batch.hinges({ w, labels, hinge, ...itemsOption(items), threads }),
+      stepModel: batch,
       label: (i) => labels[i]!,
       truth: (i) => ys[i]!,
     };

@@ -270,6 +270,7 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
       },
       decode: (w, items) => batch.viterbi({ w, theta, labels, ...itemsOption(items), threads }),
       recheck: (w, items, hinge) => batch.hinges({ w, labels, hinge, ...itemsOption(items), threads }),
+      ...(this.backend === 'native' ? { stepModel: batch } : {}),
       label: (i) => labels.slice(seq[i]!, seq[i + 1]!),
       truth: (i) => yAll.slice(seq[i]!, seq[i + 1]!),
     };

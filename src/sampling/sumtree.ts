@@ -7,8 +7,10 @@ import { check } from '../core/errors.js';
  */
 export class SumTree {
   readonly n: number;
-  private readonly size: number;
-  private readonly tree: Float64Array;
+  /** Leaves (n rounded up to a power of two). */
+  readonly size: number;
+  /** The nodes: sums at [1, size), leaves at [size, 2 size) (the native step loop works on this array). */
+  readonly nodes: Float64Array;
 
   constructor(n: number) {
     check(Number.isInteger(n) && n >= 1, `SumTree needs n >= 1, got ${n}`);
@@ -16,30 +18,31 @@ export class SumTree {
     let size = 1;
     while (size < n) size *= 2;
     this.size = size;
-    this.tree = new Float64Array(2 * size);
+    this.nodes = new Float64Array(2 * size);
   }
 
   get total(): number {
-    return this.tree[1]!;
+    return this.nodes[1]!;
   }
 
   /** Current weight of item i. */
   get(i: number): number {
-    return this.tree[this.size + i]!;
+    return this.nodes[this.size + i]!;
   }
 
   /** Sets weight i (finite, >= 0) and updates the sums on the path to the root. */
   set(i: number, weight: number): void {
     check(weight >= 0 && Number.isFinite(weight), () => `SumTree weight must be finite and >= 0, got ${weight}`);
+    const t = this.nodes;
     let k = this.size + i;
-    this.tree[k] = weight;
-    for (k >>= 1; k >= 1; k >>= 1) this.tree[k] = this.tree[2 * k]! + this.tree[2 * k + 1]!;
+    t[k] = weight;
+    for (k >>= 1; k >= 1; k >>= 1) t[k] = t[2 * k]! + t[2 * k + 1]!;
   }
 
   /** Sets all weights at once and rebuilds the sums in O(n) (also clears accumulated rounding). */
   setAll(weights: ArrayLike<number>): void {
     check(weights.length === this.n, `SumTree.setAll needs ${this.n} weights`);
-    const { size, tree } = this;
+    const { size, nodes: tree } = this;
     tree.fill(0);
     for (let i = 0; i < this.n; i++) {
       const w = weights[i]!;
@@ -54,7 +57,7 @@ export class SumTree {
    * Descends towards a child with positive weight, so rounding never returns a zero-weight leaf.
    */
   sample(u: number): number {
-    const { tree, size } = this;
+    const { nodes: tree, size } = this;
     if (!(tree[1]! > 0)) return -1;
     let target = u * tree[1]!;
     let k = 1;

@@ -1,30 +1,41 @@
+import { performance } from 'node:perf_hooks';
 import { check } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import { Rng } from '../core/rng.js';
-import { dot, dotSparse, normSqSparse, type SparseVector } from '../core/vector.js';
 import { BlockAtoms } from '../cache/atoms.js';
-import { SumTree } from '../sampling/sumtree.js';
+import type { NativeMulticlassBatch } from '../native.js';
+import { GapSampler } from '../sampling/gap-sampler.js';
 import { threads } from '../threads.js';
-import { DenseBlocks, SparseBlocks, type BlockStorage } from './blocks.js';
-import { ClippedIterate, clipInto, resolveBounds, type ClipBounds } from './bounds.js';
+import { ClassDualBlocks, DenseBlocks, SparseBlocks, type BlockStorage } from './blocks.js';
+import { BlockStepper, type ResolvedCache } from './block-step.js';
+import { resolveBounds } from './bounds.js';
 import {
   blockGaps,
   certificate,
-  checkedHinge,
   fullOraclePass,
   PassSolver,
   resolveCommon,
   runSteps,
   type PassStep,
   type CommonSolverOptions,
+  type ResolvedCommon,
   type SolverCheckpoint,
   type SolverResult,
 } from './common.js';
+import { DualState } from './dual-state.js';
+import { MiniBatchScheduler } from './minibatch.js';
+import { NativeSteps, nativeStepModel } from './native-steps.js';
+import { StateCodec } from './state-codec.js';
 
 /** Block order: uniform with replacement, a fresh permutation per pass, or proportional to gap estimates. */
 export type Sampling = 'uniform' | 'perm' | 'gap';
-/** Which moves a block step may take: FW only (BCFW), pairwise only (BCPFW), FW or away (BCAFW), or the best of all three. */
-export type StepType = 'fw' | 'pairwise' | 'away' | 'hybrid';
+/**
+ * Which moves a block step may take: FW only (BCFW), pairwise only (BCPFW), FW or away (BCAFW), the best of all three,
+ * or 'exact': the block's subproblem solved exactly over its few corners (multiclass: its K classes, Keerthi et al.
+ * 2008, i.e. LIBLINEAR -s 4) or its working set (the stored labels and the oracle's corner; MP-BCFW's approximate
+ * passes, Shah et al. 2015).
+ */
+export type StepType = 'fw' | 'pairwise' | 'away' | 'hybrid' | 'exact';
 
 /** Gap-based caching (2016 paper, Alg. 5). */
 export interface CacheOptions {
@@ -108,14 +119,23 @@ export interface BcfwOptions extends CommonSolverOptions {
    */
   monitorEvery?: number;
   /**
-   * Storage of the per-block vectors w_i: 'dense' (n x d doubles, SIMD kernels) or 'sparse' (the coordinates
-   * each block touched; for large sparse feature maps, no averaging). Default: dense up to 1 GiB, else sparse.
+   * Storage of the per-block vectors w_i: 'dense' (n x d doubles, SIMD kernels), 'sparse' (the coordinates each block
+   * touched; for large sparse feature maps, no averaging) or 'classes' (exact steps on multiclass rows in native code:
+   * the classes' dual weights, n x K, w_i implied). Default: classes for native exact multiclass steps, else dense up to
+   * 1 GiB, else sparse.
    */
-  blockStorage?: 'dense' | 'sparse';
-  /** Verify alpha >= 0, sum alpha = 1, w_i = sum alpha psi/(lambda n), l_i = sum alpha L/n after every step (slow; tests). */
+  blockStorage?: 'dense' | 'sparse' | 'classes';
+  /** Verify alpha >= 0, sum alpha = 1, w_i = sum alpha psi/(lambda n), l_i = sum alpha L/n after every step (slow; tests; TypeScript steps). */
   checkConsistency?: boolean;
-  /** Debugging hook called after every block step with the dual of the current (not averaged) iterate; costs O(d) per step. */
+  /** Debugging hook called after every block step with the dual of the current (not averaged) iterate; costs O(d) per step (TypeScript steps). */
   onStep?: (step: BlockStepInfo) => void;
+  /**
+   * Run the block steps in native code where the model's oracle, psi and scores are native (dense and sparse chains,
+   * multiclass; an in-memory set): the same algorithm with the same arithmetic as the TypeScript steps, so the same
+   * trace. false: the TypeScript steps. The native loop steps one block at a time (batch 1); onStep and
+   * checkConsistency need the TypeScript steps. Default true.
+   */
+  native?: boolean;
 }
 
 /** Start a run at a new lambda from a checkpoint taken at another (2016 paper, Prop. 1 / App. I): keep the primal w (rescaling the dual) or keep the dual variables. */
@@ -130,8 +150,8 @@ export interface BlockStepInfo {
   /** Steps done before this one. */
   k: number;
   block: number;
-  /** 'none' when no move improved the dual. */
-  kind: 'fw' | 'away' | 'pairwise' | 'none';
+  /** 'none' when no move improved the dual; 'exact' for an exact block solve. */
+  kind: 'fw' | 'away' | 'pairwise' | 'exact' | 'none';
   gamma: number;
   /** FW block gap g_i at the start of the step. */
   blockGap: number;
@@ -149,6 +169,8 @@ export interface BcfwCounters {
   dropSteps: number;
   /** Steps where no move improved the dual. */
   nullSteps: number;
+  /** Exact block solves (step 'exact'). */
+  exactSteps: number;
 }
 
 /** BCFW result: per-block exact gaps are known when averaging is off (the blocks belong to the returned iterate). */
@@ -161,503 +183,168 @@ export interface BcfwResult extends SolverResult {
   counters: BcfwCounters;
   /** Labels stored over all blocks (dual variables and cache), when kept. */
   storedLabels?: number;
+  /** Whether the block steps ran in native code (BcfwOptions.native). */
+  native: boolean;
 }
 
-interface ResolvedCache {
-  factor: number;
-  nu: number;
-  maxSize: number;
-  initialGap: number;
+
+/** The resolved settings of a BCFW run (see BcfwOptions). */
+interface BcfwSettings {
+  sampling: Sampling;
+  gapDegree: number;
+  step: StepType;
+  cache: ResolvedCache | undefined;
+  lineSearch: boolean;
+  averaging: boolean;
+  blockStorage: 'dense' | 'sparse' | 'classes';
+  heuristicExit: number | false;
+  batch: number;
+  overlap: boolean;
+  /** The native step model the steps run on, when they run natively. */
+  nativeModel: unknown;
 }
 
-/** A corner of block i's polytope: a label with its psi (copied into an engine-owned buffer) and loss. */
-interface Corner {
-  psi: SparseVector;
-  loss: number;
-  /** L_i(y) - <w, psi_i(y)> at the current w. */
-  score: number;
-}
+/** The settings a resumed run must share with its checkpoint. */
+const RESUMED_SETTINGS = ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit', 'blockStorage', 'batch', 'overlap'] as const;
 
 /**
- * Block-coordinate Frank-Wolfe for the structural SVM dual (Lacoste-Julien et al. 2013, Algorithm 4) with
- * the switches of "Minding the Gaps" (Osokin et al. 2016): gap sampling (Alg. 2), pairwise and away steps
- * (Alg. 3-4, and the hybrid that takes the move with the largest dual improvement), gap-based caching
- * (Alg. 5). One engine; every combination of sampling x step x cache x averaging runs.
+ * Block-coordinate Frank-Wolfe for the structural SVM dual (Lacoste-Julien et al. 2013, Algorithm 4) with the
+ * switches of "Minding the Gaps" (Osokin et al. 2016): gap sampling (Alg. 2), pairwise and away steps (Alg. 3-4, and
+ * the hybrid that takes the move with the largest dual improvement), gap-based caching (Alg. 5), and exact block
+ * solves over few corners. One engine; every combination of sampling x step x cache x averaging runs.
  *
- * State: per-block w_i (dense, n x d) and l_i with w = sum_i w_i, l = sum_i l_i, kept incrementally and
- * rebuilt from the blocks at every scheduled exact check. The block gap towards a corner y is
- * g_i(y) = lambda w_i^T w - l_i + s_i(y)/n with s_i(y) = L_i(y) - <w, psi_i(y)> (2016 eq. 10).
- * Gap estimates g_i are set by oracle calls (clipped at 0) and refreshed by the exact pass every `gapCheck`
- * passes, whose total is the stopping certificate; the run always ends with an exact gap.
+ * This class drives passes, exact checks, events and checkpoints. Its collaborators: the dual point (DualState), the
+ * gap sampler (estimates and sum tree), the block step (BlockStepper in TypeScript; the native step loop,
+ * NativeSteps, for built-in models with native oracles: the same algorithm and arithmetic), the mini-batch scheduler
+ * and the state codec (checkpoints, warm starts). The block gap towards a corner y is
+ * g_i(y) = lambda w_i^T w - l_i + s_i(y)/n with s_i(y) = L_i(y) - <w, psi_i(y)> (2016 eq. 10). Gap estimates g_i are
+ * set by oracle calls (clipped at 0) and refreshed by the exact pass every `gapCheck` passes, whose total is the
+ * stopping certificate; the run always ends with an exact gap.
  */
 export class BcfwSolver extends PassSolver {
-  private readonly sampling: Sampling;
-  private readonly gapDegree: number;
-  private readonly step: StepType;
-  private readonly cache: ResolvedCache | undefined;
-  private readonly lineSearch: boolean;
-  private readonly averaging: boolean;
-  private readonly blockKind: 'dense' | 'sparse';
-  private readonly heuristicExit: number | false;
-  /**
-   * Blocks per step (tau), whether mini-batches overlap, and their buffers: two when they do (one applied, the
-   * next decoded), and the mini-batch being decoded while the current one is applied. While a mini-batch is
-   * sampled, `taken` marks its blocks and those of the mini-batch it overlaps (distinct blocks, none shared),
-   * and `batchWeights` and `excludedWeights` keep their sum-tree weights (out of the tree meanwhile).
-   */
-  private readonly batch: number;
-  private readonly overlap: boolean;
-  private readonly batches: MiniBatch[];
-  private inFlight: MiniBatch | undefined;
-  private readonly batchWeights: Float64Array;
-  private readonly excludedWeights: Float64Array;
-  private readonly taken: Uint8Array;
-  /** v = sum_i w_i, kept unclipped (2016 App. H), and the w = clip(v) every oracle, gap and objective sees (box.w). */
-  private readonly box: ClippedIterate;
-  private readonly w: Float64Array;
-  private readonly bounds: ClipBounds | undefined;
-  private l = 0;
-  private readonly blocks: BlockStorage;
-  private readonly lBlocks: Float64Array;
-  private readonly wAvg: Float64Array;
-  private lAvg = 0;
-  /** Block steps done (the k of Alg. 4). */
-  private k = 0;
-  private rng: Rng;
+  private readonly s: BcfwSettings;
+  private readonly dual: DualState;
+  private readonly sampler: GapSampler;
+  private readonly rng: Rng;
   private readonly order: Int32Array;
-  /** Gap estimates g_i (+Infinity until block i is visited) and their p-th powers in a sum tree. */
-  private readonly gapEst: Float64Array;
-  private readonly tree: SumTree;
-  private estSum = 0;
-  private unvisited: number;
-  /** Blocks in the random order of their first visit (gap sampling draws unvisited blocks from here). */
-  private readonly firstVisitOrder: Int32Array;
-  /** Total exact gap of the last exact pass: the G of the global cache criterion. */
-  private lastExactTotal: number;
-  private readonly atoms: BlockAtoms<unknown>[] | undefined;
-  private readonly counters: BcfwCounters = { cacheHits: 0, fwSteps: 0, awaySteps: 0, pairwiseSteps: 0, dropSteps: 0, nullSteps: 0 };
-  private readonly stats = new Float64Array(3);
-  private scores = new Float64Array(64);
-  private readonly fwCorner: Corner = { psi: emptySparse(), loss: 0, score: 0 };
-  private readonly awayCorner: Corner = { psi: emptySparse(), loss: 0, score: 0 };
-  private readonly pairScratch: Float64Array;
+  private readonly codec: StateCodec;
+  private readonly stepper: BlockStepper | undefined;
+  private readonly scheduler: MiniBatchScheduler | undefined;
+  private readonly native: NativeSteps | undefined;
   private last: { primal: number; dual: number; gap: number } | undefined;
   private checkedAt = -1;
   private passesSinceCheck = 0;
   private lastBlockGaps: Float64Array | undefined;
-  /** True while the gap estimates are the exact block gaps of the current iterate (no step since the last exact pass). */
-  private estimatesExact = false;
   private finished = false;
 
   constructor(problem: Problem, private readonly bcfwOptions: BcfwOptions = {}, restored?: SolverCheckpoint) {
     const config = resolveCommon(problem, bcfwOptions, 200);
     super('bcfw', problem, bcfwOptions, config, restored);
     const o = bcfwOptions;
-    this.sampling = o.sampling ?? 'uniform';
-    check(['uniform', 'perm', 'gap'].includes(this.sampling), `unknown sampling '${this.sampling}' (uniform | perm | gap)`);
-    this.gapDegree = o.gapDegree ?? 1;
-    check(Number.isFinite(this.gapDegree) && this.gapDegree > 0, `gapDegree must be > 0, got ${this.gapDegree}`);
-    this.step = o.step ?? 'fw';
-    check(['fw', 'pairwise', 'away', 'hybrid'].includes(this.step), `unknown step '${this.step}' (fw | pairwise | away | hybrid)`);
-    this.cache = resolveCache(o.cache);
-    this.lineSearch = o.lineSearch ?? true;
-    check(this.lineSearch || this.step === 'fw', 'steps other than fw need line search');
-    this.blockKind = o.blockStorage ?? (problem.n * problem.dim * 8 <= 2 ** 30 ? 'dense' : 'sparse');
-    check(this.blockKind === 'dense' || this.blockKind === 'sparse', `blockStorage must be dense or sparse, got '${this.blockKind}'`);
-    const plain = this.sampling !== 'gap' && this.step === 'fw' && !this.cache && this.blockKind === 'dense';
-    this.averaging = o.averaging ?? plain;
-    check(!(this.averaging && this.blockKind === 'sparse'), 'averaging costs O(d) per step: it needs dense block storage');
-    check(!(this.averaging && this.sampling === 'gap'), 'gap sampling needs the block gaps of the current iterate: it cannot be combined with averaging');
-    this.heuristicExit = o.heuristicExit ?? (this.averaging ? false : 0.8);
-    check(this.heuristicExit === false || (this.heuristicExit > 0 && Number.isFinite(this.heuristicExit)), 'heuristicExit must be a positive multiplier or false');
-    check(!(this.averaging && this.heuristicExit !== false), 'the heuristic exit uses gap estimates of the current iterate: it cannot be combined with averaging');
-    check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
-    const { n, dim: d } = problem;
-    // A resumed run keeps the batch it was made with (checkpoints before mini-batches: 1) unless told otherwise.
-    // Mini-batches pay off when the oracle is costly (Problem.miniBatches) or decodes in the background, where
-    // they overlap the updates (docs/results.md, multi-core training).
-    const background = problem.batch?.decodesInBackground?.() === true;
-    const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, problem.batch !== undefined && (problem.miniBatches === true || background)));
-    check(Number.isInteger(batch) && batch >= 1, `batch must be a positive integer, got ${batch}`);
-    this.batch = Math.min(batch, n);
-    // Overlap by default where the updates are the larger part of a step (a cheap oracle that decodes in the
-    // background: OCR's dense chains). A costly oracle (miniBatches: pose) already keeps the threads busy with
-    // plain mini-batches, and the extra mini-batch of staleness cost it more passes than the overlap saved time.
-    this.overlap = o.overlap ?? (restored ? restored.meta.options.overlap === true : this.batch > 1 && background && problem.miniBatches !== true);
-    check(typeof this.overlap === 'boolean', `overlap must be true or false, got ${String(this.overlap)}`);
-    this.batches = Array.from({ length: this.batch > 1 && this.overlap ? 2 : 1 }, () => new MiniBatch(this.batch));
-    this.batchWeights = new Float64Array(this.batch);
-    this.excludedWeights = new Float64Array(this.batch);
-    this.taken = new Uint8Array(this.batch > 1 ? n : 0);
-    this.bounds = resolveBounds(problem);
-    this.box = new ClippedIterate(d, this.bounds);
-    this.w = this.box.w;
-    // Mini-batch runs take the dense dot products chunk by chunk (on threads, the same on any number of them).
-    this.blocks = this.blockKind === 'dense' ? new DenseBlocks(n, d, { chunkedStats: this.batch > 1, threads: Math.min(threads(), 256) }) : new SparseBlocks(n, d);
-    this.lBlocks = new Float64Array(n);
-    this.wAvg = new Float64Array(this.averaging ? d : 0);
+    this.s = resolveSettings(problem, o, restored);
+    const { n } = problem;
+    this.dual = new DualState(config.lambda, n, problem.dim, this.makeBlocks(config), resolveBounds(problem), this.s.averaging, this.makeAtoms());
+    this.dual.cacheGap = this.s.cache?.initialGap ?? Infinity;
     this.order = new Int32Array(n);
     this.rng = new Rng(config.seed);
-    this.gapEst = new Float64Array(n).fill(Infinity);
-    this.tree = new SumTree(n);
-    this.unvisited = n;
-    this.firstVisitOrder = this.rng.permutation(new Int32Array(n));
-    this.lastExactTotal = this.cache?.initialGap ?? Infinity;
-    this.pairScratch = new Float64Array(this.step === 'fw' ? 0 : d);
-    if (this.step !== 'fw' || this.cache) {
-      this.atoms = Array.from({ length: n }, (_, i) => {
-        const a = new BlockAtoms<unknown>();
-        const gt = problem.groundTruth(i);
-        a.add(gt, problem.labelKey(gt), 0, 1);
-        return a;
-      });
-    }
+    this.sampler = new GapSampler(n, this.s.gapDegree, this.rng);
+    this.codec = new StateCodec(problem, this.dual, this.sampler, this.rng, this.s.averaging);
     check(!(o.start && o.warmStart), 'start and warmStart exclude each other');
     if (restored) this.restore(restored);
-    else if (o.warmStart) this.warmStartFrom(o.warmStart);
-    else if (o.start) this.startAtCorners(o.start);
+    else if (o.warmStart) this.codec.warmStart(o.warmStart);
+    else if (o.start) this.codec.startAtCorners(o.start, this.s.cache !== undefined);
+    if (this.s.nativeModel !== undefined) this.native = this.makeNative();
+    else {
+      this.stepper = this.makeStepper();
+      if (this.s.batch > 1) this.scheduler = this.makeScheduler(this.stepper);
+    }
+  }
+
+  private makeBlocks(config: ResolvedCommon): BlockStorage {
+    const { n, dim: d } = this.problem;
+    if (this.s.blockStorage === 'classes') {
+      const batch = this.s.nativeModel as NativeMulticlassBatch;
+      return new ClassDualBlocks(n, batch.numLabels, (i) => this.problem.groundTruth(i) as number, batch, 1 / (config.lambda * n));
+    }
+    // Mini-batch runs take the dense dot products chunk by chunk (on threads, the same on any number of them).
+    if (this.s.blockStorage === 'dense') return new DenseBlocks(n, d, { chunkedStats: this.s.batch > 1, threads: Math.min(threads(), 256) });
+    return new SparseBlocks(n, d);
+  }
+
+  /** The dual variables and cache: every block starts with its ground truth at weight 1. */
+  private makeAtoms(): BlockAtoms<unknown>[] | undefined {
+    if ((this.s.step === 'fw' && !this.s.cache) || this.s.blockStorage === 'classes') return undefined;
+    const { problem } = this;
+    return Array.from({ length: problem.n }, (_, i) => {
+      const a = new BlockAtoms<unknown>();
+      const gt = problem.groundTruth(i);
+      a.add(gt, problem.labelKey(gt), 0, 1);
+      return a;
+    });
+  }
+
+  private stepSettings() {
+    const { s } = this;
+    return { step: s.step, cache: s.cache, lineSearch: s.lineSearch, averaging: s.averaging, checkConsistency: this.bcfwOptions.checkConsistency === true, onStep: this.bcfwOptions.onStep };
+  }
+
+  private makeStepper(): BlockStepper {
+    return new BlockStepper(this.problem, this.stepSettings(), this.dual, this.sampler, () => this.oracleCalls++);
+  }
+
+  private makeScheduler(stepper: BlockStepper): MiniBatchScheduler {
+    const scheduler: MiniBatchScheduler = new MiniBatchScheduler(this.problem, this.s.batch, this.s.overlap, this.s.sampling === 'gap', this.dual, this.sampler, stepper,
+      (s: number, orNone: boolean): number => this.nextBlock(s, orNone, scheduler.taken), (calls) => (this.oracleCalls += calls));
+    return scheduler;
+  }
+
+  private makeNative(): NativeSteps {
+    const { s, config } = this;
+    const exitBelow = s.heuristicExit === false ? -Infinity : s.heuristicExit * config.gapThreshold;
+    return new NativeSteps(s.nativeModel, this.problem, {
+      step: s.step, sampling: s.sampling, gapDegree: s.gapDegree, lineSearch: s.lineSearch, averaging: s.averaging, cache: s.cache, exitBelow,
+      threads: Math.min(threads(), 256), chunked: s.batch > 1,
+    }, this.dual, this.sampler, this.rng, this.order);
   }
 
   // ---------------------------------------------------------------------------------------------
   // Sampling (2016 Alg. 2)
 
-  private setEstimate(i: number, g: number): void {
-    const old = this.gapEst[i]!;
-    if (old === Infinity) this.unvisited--;
-    else this.estSum -= old;
-    this.gapEst[i] = g;
-    this.estSum += g;
-    this.tree.set(i, this.gapDegree === 1 ? g : g ** this.gapDegree);
+  /** The block at pass position s: the permutation's, a gap-sampled one (-1 with orNone when only zero estimates are left), or uniform. */
+  private nextBlock(s: number, orNone: boolean, taken: Uint8Array): number {
+    const uniform = () => {
+      let i: number;
+      do i = this.rng.int(this.problem.n);
+      while (taken[i] === 1);
+      return i;
+    };
+    switch (this.s.sampling) {
+      case 'perm':
+        return this.order[s]!;
+      case 'gap':
+        return this.sampler.draw(this.rng, taken, orNone, uniform);
+      default:
+        return uniform();
+    }
   }
 
   /** Sum of the gap estimates (Infinity while a block is unvisited). */
   get gapEstimate(): number {
-    return this.unvisited > 0 ? Infinity : Math.max(this.estSum, 0);
-  }
-
-  /**
-   * A block drawn with probability proportional to its gap estimate^p, unvisited blocks first. While a
-   * mini-batch is sampled, its blocks are `taken` and out of the tree (drawn without replacement). When every
-   * estimate left is 0, any block; or -1 with `orNone` (a mini-batch then ends: such blocks are not worth
-   * a step unless nothing else is).
-   */
-  private drawGapBlock(orNone = false): number {
-    // Unvisited blocks count as +inf: they come first, in a random order.
-    for (let p = this.firstVisitOrder.length - this.unvisited; this.unvisited > 0 && p < this.firstVisitOrder.length; p++) {
-      const i = this.firstVisitOrder[p]!;
-      if (this.gapEst[i] === Infinity && this.taken[i] !== 1) return i;
-    }
-    const i = this.tree.sample(this.rng.next());
-    return i >= 0 ? i : orNone ? -1 : this.uniformBlock();
-  }
-
-  /** A uniform block, not one already taken by the mini-batch being sampled. */
-  private uniformBlock(): number {
-    let i: number;
-    do i = this.rng.int(this.problem.n);
-    while (this.taken[i] === 1);
-    return i;
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // One block step
-
-  private corner(target: Corner, i: number, label: unknown, psi?: SparseVector): void {
-    copySparseInto(psi ?? this.problem.psi(i, label), target.psi);
-    target.loss = this.problem.loss(i, label);
-    target.score = target.loss - dotSparse(this.w, target.psi);
-  }
-
-  /**
-   * Scores block i's stored labels at the current w (into `scores`) and returns the index of the one the
-   * cache serves (2016 Alg. 5: its block gap is > 0 and >= max(F g_i, nu G / n)), or -1.
-   */
-  private cacheChoice(i: number): number {
-    const { problem, w, stats } = this;
-    const A = this.atoms?.[i];
-    if (!A) return -1;
-    if (this.scores.length < A.size + 1) this.scores = new Float64Array(2 * (A.size + 1));
-    problem.labelScores(i, w, A.labels, this.scores);
-    if (!this.cache || A.size === 0) return -1;
-    const { n } = problem;
-    // g_i(y) = base + s_i(y)/n with base = lambda <w_i, w> - l_i.
-    this.blocks.stats(i, w, EMPTY, stats);
-    const base = this.config.lambda * stats[0]! - this.lBlocks[i]!;
-    let c = 0;
-    for (let k = 1; k < A.size; k++) if (this.scores[k]! > this.scores[c]!) c = k;
-    const gCache = base + this.scores[c]! / n;
-    return gCache > 0 && gCache >= Math.max(this.cache.factor * this.gapEst[i]!, (this.cache.nu * this.lastExactTotal) / n) ? c : -1;
-  }
-
-  /**
-   * One block step at the current w (2013 Alg. 4; 2016 Alg. 3-5). The FW corner is the cache's label, else
-   * `label` when the mini-batch `decoded` it (at the batch's w: its score is re-evaluated here), else the
-   * max-oracle's (with its psi when the background decode computed it). A decoded block's gap estimate is the
-   * larger of its exact gap at the batch's w (`startGap`)
-   * and its gap towards that corner here (a lower bound on its gap here), so that stale corners do not make
-   * estimates that starve gap sampling or end a pass of steps early.
-   */
-  private blockStep(i: number, decoded = false, label?: unknown, startGap = 0, decodedPsi?: SparseVector): void {
-    const { problem, w, stats, atoms } = this;
-    this.estimatesExact = false;
-    const { n } = problem;
-    const lambda = this.config.lambda;
-    const lambdaN = lambda * n;
-    const { blocks } = this;
-    const li = this.lBlocks[i]!;
-    const A = atoms?.[i];
-    // FW corner: the cache (Alg. 5) or the max-oracle; the stored labels' scores at w are left in `scores`.
-    let sIndex = this.cacheChoice(i);
-    const cacheHit = sIndex >= 0;
-    const s = this.fwCorner;
-    if (cacheHit) {
-      this.counters.cacheHits++;
-      this.corner(s, i, A!.labels[sIndex]);
-    }
-    let oracleLabel: unknown;
-    if (!cacheHit) {
-      oracleLabel = decoded ? label : problem.oracle(i, w);
-      if (!decoded) this.oracleCalls++;
-      this.corner(s, i, oracleLabel, decodedPsi);
-      // The ground truth scores 0. When the label does not beat it (the oracle's, up to rounding: checked; one
-      // decoded at the mini-batch's older w: legitimately), the ground truth is the corner: w_s = 0, l_s = 0.
-      if (!((decoded ? s.score : checkedHinge(s.score, i)) > 0)) {
-        oracleLabel = problem.groundTruth(i);
-        s.psi.nnz = 0;
-        s.loss = 0;
-        s.score = 0;
-      }
-    }
-    blocks.stats(i, w, s.psi, stats);
-    // g_i(y) = base + s_i(y)/n with base = lambda <w_i, w> - l_i (2016 eq. 10).
-    const base = lambda * stats[0]! - li;
-    const wiSq = stats[1]!;
-    const gFW = base + s.score / n;
-    if (!cacheHit) {
-      this.setEstimate(i, Math.max(gFW, decoded ? startGap : 0, 0));
-      if (A) {
-        const key = problem.labelKey(oracleLabel);
-        sIndex = A.indexOf(key);
-        if (sIndex < 0) {
-          sIndex = A.add(oracleLabel, key, s.loss);
-          this.scores[sIndex] = s.score;
-        }
-      }
-    }
-    // ||w_i - w_s||^2 = ||w_i||^2 - 2 <w_i, psi_s>/(lambda n) + ||psi_s||^2/(lambda n)^2
-    const fwDistSq = Math.max(wiSq - (2 * stats[2]!) / lambdaN + normSqSparse(s.psi) / (lambdaN * lambdaN), 0);
-
-    let kind: BlockStepInfo['kind'] = 'none';
-    let gamma = 0;
-    let best = 0;
-    let drop = false;
-    const consider = (k: BlockStepInfo['kind'], gap: number, distSq: number, gammaMax: number) => {
-      const g = Math.min(Math.max(gap / (lambda * distSq + Number.EPSILON), 0), gammaMax);
-      const improvement = g * gap - 0.5 * g * g * lambda * distSq; // dual decrease of the move (exact: quadratic)
-      if (improvement > best) {
-        best = improvement;
-        kind = k;
-        gamma = g;
-        drop = g === gammaMax;
-      }
-    };
-    if (this.step === 'fw' || this.step === 'away' || this.step === 'hybrid') {
-      if (this.lineSearch) consider('fw', gFW, fwDistSq, 1);
-      else {
-        kind = 'fw';
-        gamma = (2 * n) / (this.k + 2 * n);
-        drop = gamma === 1;
-      }
-    }
-    // Away corner: the active atom with the smallest score (2016 Sec. 3.3).
-    let aIndex = -1;
-    if (A && this.step !== 'fw') {
-      for (let k = 0; k < A.size; k++) if (A.alpha[k]! > 0 && (aIndex < 0 || this.scores[k]! < this.scores[aIndex]!)) aIndex = k;
-      const alphaA = A.alpha[aIndex]!;
-      const a = this.awayCorner;
-      if (aIndex !== sIndex || this.step !== 'pairwise') this.corner(a, i, A.labels[aIndex]);
-      // Away gap g^A = lambda w^T (w_a - w_i) + l_i - l_a = -(base + s_a/n).
-      const gA = -(base + a.score / n);
-      if ((this.step === 'away' || this.step === 'hybrid') && alphaA < 1) {
-        blocks.stats(i, w, a.psi, stats);
-        const awayDistSq = Math.max(wiSq - (2 * stats[2]!) / lambdaN + normSqSparse(a.psi) / (lambdaN * lambdaN), 0);
-        consider('away', gA, awayDistSq, alphaA / (1 - alphaA));
-      }
-      if ((this.step === 'pairwise' || this.step === 'hybrid') && aIndex !== sIndex) {
-        // ||w_s - w_a||^2 = ||psi_s - psi_a||^2 / (lambda n)^2
-        const pairDistSq = sparseDistSq(s.psi, a.psi, this.pairScratch) / (lambdaN * lambdaN);
-        consider('pairwise', gFW + gA, pairDistSq, alphaA);
-      }
-    }
-
-    const rho = 2 / (this.k + 2);
-    const avg = this.averaging ? this.wAvg : null;
-    let liNew = li;
-    const v = this.box.unclip(); // w holds v until reclip() below
-    switch (kind as BlockStepInfo['kind']) {
-      case 'fw':
-        // w_i <- (1 - gamma) w_i + gamma w_s (Alg. 4 line 7)
-        blocks.update(i, v, avg, s.psi, gamma, 1 / lambdaN, rho);
-        liNew = (1 - gamma) * li + (gamma * s.loss) / n;
-        this.counters.fwSteps++;
-        if (A) {
-          for (let k = 0; k < A.size; k++) A.alpha[k] = drop ? 0 : (1 - gamma) * A.alpha[k]!;
-          A.alpha[sIndex] = drop ? 1 : A.alpha[sIndex]! + gamma;
-        }
-        break;
-      case 'away': {
-        // w_i <- (1 + gamma) w_i - gamma w_a (Alg. 4 of 2016): blockUpdate with -gamma towards w_a.
-        const a = this.awayCorner;
-        blocks.update(i, v, avg, a.psi, -gamma, 1 / lambdaN, rho);
-        liNew = (1 + gamma) * li - (gamma * a.loss) / n;
-        this.counters.awaySteps++;
-        for (let k = 0; k < A!.size; k++) A!.alpha[k] = (1 + gamma) * A!.alpha[k]!;
-        A!.alpha[aIndex] = drop ? 0 : A!.alpha[aIndex]! - gamma;
-        break;
-      }
-      case 'pairwise': {
-        // w_i <- w_i + gamma (w_s - w_a) (Alg. 3 of 2016)
-        const a = this.awayCorner;
-        const scale = gamma / lambdaN;
-        blocks.addSparse(i, v, s.psi, scale);
-        blocks.addSparse(i, v, a.psi, -scale);
-        if (avg) blocks.update(i, v, avg, EMPTY, 0, 0, rho);
-        liNew = li + (gamma * (s.loss - a.loss)) / n;
-        this.counters.pairwiseSteps++;
-        A!.alpha[sIndex] = A!.alpha[sIndex]! + gamma;
-        A!.alpha[aIndex] = drop ? 0 : A!.alpha[aIndex]! - gamma;
-        break;
-      }
-      case 'none':
-        this.counters.nullSteps++;
-        if (avg) blocks.update(i, v, avg, EMPTY, 0, 0, rho);
-        break;
-    }
-    if (drop && kind !== 'none') this.counters.dropSteps++;
-    this.box.reclip();
-    this.lBlocks[i] = liNew;
-    this.l += liNew - li;
-    if (this.averaging) this.lAvg = (1 - rho) * this.lAvg + rho * this.l;
-    if (A) {
-      this.tidyAtoms(A, sIndex, i);
-      if (this.bcfwOptions.checkConsistency) this.checkBlock(i);
-    }
-    this.bcfwOptions.onStep?.({ k: this.k, block: i, kind, gamma, blockGap: gFW, cacheHit, dual: this.dualOf(this.box.v(), w, this.l) });
-    this.k++;
-  }
-
-  /**
-   * After a step: renormalise drifted weights, drop inactive labels when there is no cache, and evict
-   * down to maxSize with the authors' rule ([G]): the inactive label with the lowest score goes first;
-   * active labels are never evicted with away/pairwise steps (the store grows instead); with FW steps
-   * only, the lowest-scoring active label goes and the block's weights become approximate.
-   */
-  private tidyAtoms(A: BlockAtoms<unknown>, sIndex: number, i: number): void {
-    let sum = 0;
-    for (const a of A.alpha) sum += a;
-    if (A.exact && Math.abs(sum - 1) > 1e-12) {
-      for (let k = 0; k < A.size; k++) A.alpha[k] = A.alpha[k]! / sum;
-      this.rebuildBlock(i);
-    }
-    if (!this.cache) {
-      for (let k = A.size - 1; k >= 0; k--) if (A.alpha[k] === 0) A.remove(k);
-      return;
-    }
-    while (A.size > this.cache.maxSize) {
-      let victim = -1;
-      for (let k = 0; k < A.size; k++) {
-        if (k !== sIndex && A.alpha[k] === 0 && (victim < 0 || this.scores[k]! < this.scores[victim]!)) victim = k;
-      }
-      if (victim < 0) {
-        if (this.step !== 'fw') return; // active atoms stay: the store grows
-        for (let k = 0; k < A.size; k++) if (k !== sIndex && (victim < 0 || this.scores[k]! < this.scores[victim]!)) victim = k;
-        if (victim < 0) return;
-        A.exact = false;
-      }
-      // Keep indices valid for the loop: move the last atom's score with it.
-      this.scores[victim] = this.scores[A.size - 1]!;
-      if (sIndex === A.size - 1) sIndex = victim;
-      A.remove(victim);
-    }
-  }
-
-  /** Recomputes w_i = sum_y alpha(y) psi_i(y)/(lambda n) and l_i from block i's atoms and moves w and l accordingly. */
-  private rebuildBlock(i: number): void {
-    const { problem } = this;
-    const { n, dim: d } = problem;
-    const lambdaN = this.config.lambda * n;
-    const A = this.atoms![i]!;
-    const wi = new Float64Array(d);
-    let li = 0;
-    for (let k = 0; k < A.size; k++) {
-      if (A.alpha[k] === 0) continue;
-      const psi = problem.psi(i, A.labels[k]);
-      for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!]! += (A.alpha[k]! * psi.values[q]!) / lambdaN;
-      li += (A.alpha[k]! * A.loss[k]!) / n;
-    }
-    this.blocks.replace(i, this.box.unclip(), wi);
-    this.box.reclip();
-    this.l += li - this.lBlocks[i]!;
-    this.lBlocks[i] = li;
-  }
-
-  /** The active-set invariants of block i (2016 App. B; [G] cache consistency checks). */
-  private checkBlock(i: number): void {
-    const { problem } = this;
-    const { n, dim: d } = problem;
-    const lambdaN = this.config.lambda * n;
-    const A = this.atoms![i]!;
-    if (!A.exact) return;
-    let sum = 0;
-    let li = 0;
-    const wi = new Float64Array(d);
-    for (let k = 0; k < A.size; k++) {
-      const a = A.alpha[k]!;
-      if (!(a >= 0)) throw new Error(`consistency: block ${i} has alpha ${a} < 0`);
-      sum += a;
-      li += (a * A.loss[k]!) / n;
-      const psi = problem.psi(i, A.labels[k]);
-      for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!]! += (a * psi.values[q]!) / lambdaN;
-    }
-    if (Math.abs(sum - 1) > 1e-9) throw new Error(`consistency: block ${i} weights sum to ${sum}`);
-    if (Math.abs(li - this.lBlocks[i]!) > 1e-9) throw new Error(`consistency: block ${i} has l_i ${this.lBlocks[i]} but the weights give ${li}`);
-    const stored = new Float64Array(d);
-    this.blocks.read(i, stored);
-    let err = 0;
-    let scale = 1 / lambdaN; // entries are alpha-weighted psi / (lambda n): rounding is relative to that
-    for (let j = 0; j < d; j++) {
-      err = Math.max(err, Math.abs(wi[j]! - stored[j]!));
-      scale = Math.max(scale, Math.abs(wi[j]!));
-    }
-    if (err > 1e-9 * scale) throw new Error(`consistency: block ${i} has w_i off by ${err} from sum alpha psi/(lambda n)`);
+    return this.sampler.estimate;
   }
 
   // ---------------------------------------------------------------------------------------------
   // Passes, exact checks, results
 
-  /** Dual objective l - lambda (<v, w> - ||w||^2/2) with w = clip(v) (= l - lambda/2 ||w||^2 without bounds). */
-  private dualOf(v: Float64Array, w: Float64Array, l: number): number {
-    return v === w ? l - 0.5 * this.config.lambda * dot(w, w) : l - this.config.lambda * (dot(v, w) - 0.5 * dot(w, w));
-  }
-
-  /** Rebuilds w and l from the blocks (removes incremental drift). */
-  private resync(): void {
-    this.blocks.sumInto(this.box.unclip());
-    this.box.reclip();
-    this.l = this.lBlocks.reduce((a, b) => a + b, 0);
-  }
-
   /** The iterate that is certified and returned: the weighted average when averaging is on. */
   private get returned(): { w: Float64Array; v: Float64Array; l: number } {
-    if (!this.averaging) return { w: this.w, v: this.box.v(), l: this.l };
-    return { w: this.bounds ? clipInto(this.wAvg, this.bounds, new Float64Array(this.wAvg.length)) : this.wAvg, v: this.wAvg, l: this.lAvg };
+    return this.dual.iterate(this.s.averaging);
   }
 
   /**
-   * Full oracle pass at the returned iterate: the exact gap (2013 Sec. 3). Without averaging it also gives
-   * the exact block gaps; a scheduled check lets them replace every estimate (2016 Sec. 3.2) and set G for
-   * the cache. The final check of a stopped run leaves that state alone, so a resumed run goes on exactly
-   * as an uninterrupted one would.
+   * Full oracle pass at the returned iterate: the exact gap (2013 Sec. 3). Without averaging it also gives the exact
+   * block gaps; a scheduled check lets them replace every estimate (2016 Sec. 3.2) and set G for the cache. The final
+   * check of a stopped run leaves that state alone, so a resumed run goes on exactly as an uninterrupted one would.
    */
   private *exactCheck(scheduled: boolean): Generator<PassStep, number, void> {
     const it = this.returned;
@@ -665,33 +352,38 @@ export class BcfwSolver extends PassSolver {
     const pass = yield* this.exactPass(it.w);
     this.oracleCalls += n;
     this.last = certificate(this.config.lambda, n, it.w, it.l, pass.hingeSum, it.v);
-    if (!this.averaging) {
-      const g = blockGaps(this.config.lambda, (i) => this.blocks.dot(i, this.w), this.lBlocks, pass.hinge);
+    if (!this.s.averaging) {
+      const g = blockGaps(this.config.lambda, this.blockDots(), this.dual.lBlocks, pass.hinge);
       this.lastBlockGaps = g;
       if (scheduled) {
-        const clipped = g.map((x) => Math.max(x, 0));
-        this.gapEst.set(clipped);
-        this.tree.setAll(this.gapDegree === 1 ? clipped : clipped.map((x) => x ** this.gapDegree));
-        this.estSum = clipped.reduce((a, b) => a + b, 0);
-        this.unvisited = 0;
-        this.lastExactTotal = this.last.gap;
-        this.estimatesExact = true;
+        this.sampler.setAll(g.map((x) => Math.max(x, 0)));
+        this.dual.cacheGap = this.last.gap;
+        this.dual.estimatesExact = true;
       }
     }
     this.checkedAt = this.passes;
     if (scheduled) this.passesSinceCheck = 0;
-    const seconds = this.clock.seconds;
-    this.emit({ seconds, ...this.last, gapIsExact: true, ...this.counterFields(), ...this.evaluate(it.w) });
+    this.emit({ seconds: this.clock.seconds, ...this.last, gapIsExact: true, ...this.counterFields(), ...this.evaluate(it.w) });
     return this.last.gap;
+  }
+
+  /** <w_i, w> of block i (of every block at once where the storage has it). */
+  private blockDots(): (i: number) => number {
+    const { blocks, w } = this.dual;
+    if (!(blocks instanceof ClassDualBlocks)) return (i) => blocks.dot(i, w);
+    const all = new Float64Array(this.problem.n);
+    blocks.dotsAll(w, all);
+    return (i) => all[i]!;
   }
 
   private counterFields(): Record<string, number> {
     const stored = this.storedLabels;
-    return stored === undefined ? {} : { cacheHits: this.counters.cacheHits, storedLabels: stored };
+    return stored === undefined ? {} : { cacheHits: this.dual.counters[0]!, storedLabels: stored };
   }
 
   private get storedLabels(): number | undefined {
-    return this.atoms?.reduce((s, a) => s + a.size, 0);
+    if (!this.dual.atoms) return undefined;
+    return this.native ? this.native.storedLabels : this.dual.storedLabels;
   }
 
   /** Exact gap for the trace only: neither counted nor used by the solver. */
@@ -703,201 +395,105 @@ export class BcfwSolver extends PassSolver {
 
   /** True when the estimated gap says the threshold is probably reached ([G] heuristic exit). */
   private heuristicallyConverged(): boolean {
-    return this.heuristicExit !== false && this.gapEstimate <= this.heuristicExit * this.config.gapThreshold;
-  }
-
-  private nextBlock(s: number, orNone = false): number {
-    switch (this.sampling) {
-      case 'perm':
-        return this.order[s]!;
-      case 'gap':
-        return this.drawGapBlock(orNone);
-      default:
-        return this.uniformBlock();
-    }
+    return this.s.heuristicExit !== false && this.gapEstimate <= this.s.heuristicExit * this.config.gapThreshold;
   }
 
   /**
-   * Steps s .. s+m-1 of the pass as one mini-batch (m <= min(tau, n - s)); returns m. Its blocks were sampled
-   * and their cache misses decoded together (startBatch) now, or while the previous mini-batch was applied
-   * (overlap); the m block steps then run in sampled order at their own iterates.
-   */
-  private miniBatchStep(s: number): number {
-    const b = this.inFlight ?? this.startBatch(this.batches[0]!, s);
-    this.inFlight = undefined;
-    this.finishBatch(b);
-    // Overlapped: the pass's next mini-batch (other blocks) is decoded at this w while b is applied.
-    if (this.overlap && s + b.m < this.problem.n) this.inFlight = this.startBatch(this.batches[b === this.batches[0] ? 1 : 0]!, s + b.m, b);
-    for (let q = 0; q < b.m; q++) {
-      const d = b.decoded[q]!;
-      this.blockStep(b.blocks[q]!, d >= 0, d >= 0 ? b.labels[d] : undefined, d >= 0 ? b.hinge[d]! : 0, d >= 0 ? b.psis[d] : undefined);
-    }
-    return b.m;
-  }
-
-  /**
-   * Samples the mini-batch of pass positions s, s+1, ... into b: distinct blocks (gap sampling without
-   * replacement through the sum tree, ending the batch early when the blocks left all have zero estimates),
-   * none of `exclude`'s (the mini-batch to be applied while b is decoded); the blocks the cache would not serve
-   * at the current w start decoding together at it (on native threads when the problem batches), and so do the
-   * products <w_i, w> of their exact gaps: in the background when b overlaps `exclude`.
-   */
-  private startBatch(b: MiniBatch, s: number, exclude?: MiniBatch): MiniBatch {
-    const { problem, tree, taken } = this;
-    const excluded = exclude?.m ?? 0;
-    for (let q = 0; q < excluded; q++) {
-      const i = exclude!.blocks[q]!;
-      taken[i] = 1;
-      if (this.sampling === 'gap') {
-        this.excludedWeights[q] = tree.get(i);
-        if (this.excludedWeights[q]! > 0) tree.set(i, 0);
-      }
-    }
-    let m = Math.min(this.batch, problem.n - s, problem.n - excluded);
-    for (let q = 0; q < m; q++) {
-      const i = this.nextBlock(s + q, q > 0);
-      if (i < 0) {
-        m = q;
-        break;
-      }
-      b.blocks[q] = i;
-      taken[i] = 1;
-      // Out of the tree until the batch is sampled (drawn without replacement).
-      if (this.sampling === 'gap') {
-        this.batchWeights[q] = tree.get(i);
-        if (this.batchWeights[q]! > 0) tree.set(i, 0);
-      }
-    }
-    for (let q = 0; q < m; q++) {
-      const i = b.blocks[q]!;
-      taken[i] = 0;
-      if (this.sampling === 'gap' && this.batchWeights[q]! > 0) tree.set(i, this.batchWeights[q]!);
-    }
-    for (let q = 0; q < excluded; q++) {
-      const i = exclude!.blocks[q]!;
-      taken[i] = 0;
-      if (this.sampling === 'gap' && this.excludedWeights[q]! > 0) tree.set(i, this.excludedWeights[q]!);
-    }
-    b.m = m;
-    let misses = 0;
-    for (let q = 0; q < m; q++) {
-      const i = b.blocks[q]!;
-      if (this.cacheChoice(i) >= 0) b.decoded[q] = -1;
-      else {
-        b.decoded[q] = misses;
-        b.missed[misses++] = i;
-      }
-    }
-    b.misses = misses;
-    b.decoding = false;
-    b.psis.fill(undefined);
-    if (misses === 0) return b;
-    // Decoded ahead (in the background where it can) when b overlaps `exclude`, else at once on every thread.
-    const batch = problem.batch;
-    if (exclude && batch?.startSubset) {
-      batch.startSubset(this.w, b.missed, misses);
-      b.decoding = true;
-    } else if (batch) batch.decodeSubset(this.w, b.missed, misses, b.labels, b.hinge);
-    else {
-      for (let q = 0; q < misses; q++) {
-        const i = b.missed[q]!;
-        b.labels[q] = problem.oracle(i, this.w);
-        this.corner(this.awayCorner, i, b.labels[q]);
-        b.hinge[q] = checkedHinge(this.awayCorner.score, i);
-      }
-    }
-    if (exclude) b.waitDots = this.blocks.startDots(b.missed, misses, this.w, b.dots);
-    else this.blocks.dots(b.missed, misses, this.w, b.dots);
-    return b;
-  }
-
-  /**
-   * Waits for b's decode and dot products, and turns its H_i into the blocks' exact gaps at the decode's w
-   * (2016 eq. 10): g_i = lambda <w_i, w> - l_i + H_i/n (neither w_i nor l_i has changed since: b's blocks were
-   * not in the mini-batch applied meanwhile).
-   */
-  private finishBatch(b: MiniBatch): void {
-    this.wait(b);
-    this.oracleCalls += b.misses;
-    for (let q = 0; q < b.misses; q++) b.hinge[q] = this.config.lambda * b.dots[q]! - this.lBlocks[b.missed[q]!]! + b.hinge[q]! / this.problem.n;
-  }
-
-  private wait(b: MiniBatch): void {
-    if (b.decoding) this.problem.batch!.finishSubset!(b.labels, b.hinge, b.psis);
-    b.decoding = false;
-    b.waitDots?.();
-    b.waitDots = undefined;
-  }
-
-  /** Drops the mini-batch being decoded when the pass ends before its turn (waited for, unused). */
-  private dropInFlight(): void {
-    if (this.inFlight) this.wait(this.inFlight);
-    this.inFlight = undefined;
-  }
-
-  /**
-   * Passes as `maxPasses` counts them: block steps that called the oracle, over n. Steps the cache answered
-   * (2016 Alg. 5) cost no oracle call and do not use up the cap, so a cached run gets as much oracle work as
-   * an uncached one; without a cache this is `passes`.
+   * Passes as `maxPasses` counts them: block steps that called the oracle, over n. Steps the cache answered (2016
+   * Alg. 5) cost no oracle call and do not use up the cap, so a cached run gets as much oracle work as an uncached
+   * one; without a cache this is `passes`.
    */
   private get cappedPasses(): number {
-    return this.passes - this.counters.cacheHits / this.problem.n;
+    return this.passes - this.dual.counters[0]! / this.problem.n;
   }
 
   runPass(): boolean {
     return runSteps(this.passSteps());
   }
 
+  /** One pass of block steps: natively in runs of steps, or by the TypeScript steps (one block or one mini-batch at a time). */
+  private *blockSteps(): Generator<PassStep, 'complete' | 'interrupted' | 'converged', void> {
+    if (this.native) return yield* this.nativeSweep(this.native);
+    try {
+      const { stepper, scheduler } = this;
+      const one = (s: number) => (stepper!.step(this.nextBlock(s, false, NO_BLOCKS)), 1);
+      return yield* this.sweep(scheduler ? (s) => scheduler.step(s) : one, () => this.heuristicallyConverged());
+    } finally {
+      this.scheduler?.dropInFlight();
+    }
+  }
+
+  /**
+   * PassSolver.sweep for the native loop: runs of steps (the heuristic exit tested natively before each step), the stop
+   * conditions (abort, time budget) between runs, which grow to a few milliseconds each.
+   */
+  private *nativeSweep(native: NativeSteps): Generator<PassStep, 'complete' | 'interrupted' | 'converged', void> {
+    const { n } = this.problem;
+    let paused = performance.now();
+    for (let s = 0, run = 16; s < n; ) {
+      const t0 = performance.now();
+      const r = native.run(s, Math.min(n, s + run));
+      this.oracleCalls += r.oracleCalls;
+      s += r.steps;
+      if (r.converged) return 'converged';
+      if (s < n && this.mustStop()) return 'interrupted';
+      const now = performance.now();
+      if (now - t0 < 4 && run < n) run *= 2;
+      if (now - paused > 25) {
+        yield null;
+        paused = performance.now();
+      }
+    }
+    return 'complete';
+  }
+
   protected override *passSteps(): Generator<PassStep, boolean, void> {
     if (this.finished || this.exactPassCancelled) return false;
     if (this.cappedPasses < this.config.maxPasses && !this.mustStop()) {
       if (this.passesSinceCheck >= this.config.gapCheck && this.checkedAt !== this.passes) {
-        // A scheduled check that was cancelled (passSignal) before a checkpoint: run it first, as the
-        // uninterrupted run did, so that a resumed run goes on alike.
-        this.resync();
-        if ((yield* this.exactCheck(true)) <= this.config.gapThreshold) {
-          this.stopReason = 'gap';
-          return yield* this.finish();
-        }
+        // A scheduled check that was cancelled (passSignal) before a checkpoint: run it first, as the uninterrupted
+        // run did, so that a resumed run goes on alike.
+        if (yield* this.scheduledCheck()) return yield* this.finish();
       }
-      if (this.sampling === 'perm') this.rng.permutation(this.order);
-      let ended: 'complete' | 'interrupted' | 'converged';
-      try {
-        ended = yield* this.sweep((s) => (this.batch === 1 ? (this.blockStep(this.nextBlock(s)), 1) : this.miniBatchStep(s)), () => this.heuristicallyConverged());
-      } finally {
-        this.dropInFlight();
-      }
-      const interrupted = ended === 'interrupted';
-      const converged = ended === 'converged';
+      if (this.s.sampling === 'perm') this.rng.permutation(this.order);
+      const ended = yield* this.blockSteps();
       this.passes++;
       this.passesSinceCheck++;
-      const it = this.returned;
-      const estimate = this.gapEstimate;
-      this.emit({
-        seconds: this.clock.seconds,
-        dual: this.dualOf(it.v, it.w, it.l),
-        ...(Number.isFinite(estimate) && !this.averaging ? { gapEstimate: estimate } : {}),
-        gapIsExact: false,
-        ...this.counterFields(),
-      });
-      const monitorEvery = this.bcfwOptions.monitorEvery;
-      if (monitorEvery && this.passes % monitorEvery === 0) this.monitor();
-      if ((converged || this.heuristicallyConverged()) && this.bcfwOptions.certify === false) {
+      this.emitPass();
+      const converged = ended === 'converged' || this.heuristicallyConverged();
+      if (converged && this.bcfwOptions.certify === false) {
         this.stopReason = 'gap';
         this.finished = true;
         return false;
       }
-      if (converged || this.heuristicallyConverged() || this.passesSinceCheck >= this.config.gapCheck) {
-        // On the schedule (or the heuristic exit) only, so that a run stopped early and resumed follows the same path.
-        this.resync();
-        if ((yield* this.exactCheck(true)) <= this.config.gapThreshold) {
-          this.stopReason = 'gap';
-          return yield* this.finish();
-        }
-      }
-      if (!interrupted && this.cappedPasses < this.config.maxPasses) return true;
+      // On the schedule (or the heuristic exit) only, so that a run stopped early and resumed follows the same path.
+      if ((converged || this.passesSinceCheck >= this.config.gapCheck) && (yield* this.scheduledCheck())) return yield* this.finish();
+      if (ended !== 'interrupted' && this.cappedPasses < this.config.maxPasses) return true;
     }
     return yield* this.finish();
+  }
+
+  /** The pass's event (the dual of the returned iterate, the estimated gap) and the monitor's exact gap when due. */
+  private emitPass(): void {
+    const it = this.returned;
+    const estimate = this.gapEstimate;
+    this.emit({
+      seconds: this.clock.seconds,
+      dual: this.dual.dualOf(it.v, it.w, it.l),
+      ...(Number.isFinite(estimate) && !this.s.averaging ? { gapEstimate: estimate } : {}),
+      gapIsExact: false,
+      ...this.counterFields(),
+    });
+    const monitorEvery = this.bcfwOptions.monitorEvery;
+    if (monitorEvery && this.passes % monitorEvery === 0) this.monitor();
+  }
+
+  /** w and l rebuilt from the blocks, then the exact check; true when its gap meets the threshold (stopReason 'gap'). */
+  private *scheduledCheck(): Generator<PassStep, boolean, void> {
+    this.dual.resync();
+    if ((yield* this.exactCheck(true)) > this.config.gapThreshold) return false;
+    this.stopReason = 'gap';
+    return true;
   }
 
   /** The result always carries an exact certificate: one more full pass if the last pass was not checked. */
@@ -912,14 +508,15 @@ export class BcfwSolver extends PassSolver {
     const it = this.returned;
     // Without certification the last exact check may be stale: report the estimate of the current point.
     const certified = this.last !== undefined && this.checkedAt === this.passes;
-    const cert = certified ? this.last! : { dual: this.dualOf(it.v, it.w, it.l), gap: this.gapEstimate };
+    const cert = certified ? this.last! : { dual: this.dual.dualOf(it.v, it.w, it.l), gap: this.gapEstimate };
     return {
       ...this.baseResult(it.w, cert, certified),
       blockGaps: this.lastBlockGaps,
-      batch: this.batch,
-      overlap: this.overlap,
-      counters: { ...this.counters },
+      batch: this.s.batch,
+      overlap: this.s.overlap,
+      counters: this.dual.counterValues,
       storedLabels: this.storedLabels,
+      native: this.native !== undefined,
     };
   }
 
@@ -927,18 +524,16 @@ export class BcfwSolver extends PassSolver {
   // Checkpoints
 
   checkpoint(): SolverCheckpoint {
-    const arrays: Record<string, Float64Array | Int32Array> = { ...this.blocks.save(), lBlocks: this.lBlocks, w: this.box.v(), gapEst: this.gapEst };
-    if (this.averaging) arrays.wAvg = this.wAvg;
-    const atoms = this.atoms?.map((A) => ({ labels: A.labels.map((y) => this.problem.labelToJSON(y)), alpha: A.alpha, loss: A.loss, exact: A.exact }));
+    this.native?.pull();
+    const { meta, arrays } = this.codec.save();
+    const { s } = this;
+    const { lastExactTotal, counters, firstVisitOrder, atoms, ...point } = meta;
     return this.baseCheckpoint(
       {
-        l: this.l, lAvg: this.lAvg, k: this.k, estSum: this.estSum, estimatesExact: this.estimatesExact, checkedAt: this.checkedAt, passesSinceCheck: this.passesSinceCheck,
-        last: this.last ?? null, lastExactTotal: Number.isFinite(this.lastExactTotal) ? this.lastExactTotal : null,
-        counters: this.counters, firstVisitOrder: Array.from(this.firstVisitOrder), atoms: atoms ?? null,
+        ...point, checkedAt: this.checkedAt, passesSinceCheck: this.passesSinceCheck, last: this.last ?? null, lastExactTotal, counters, firstVisitOrder, atoms,
         options: {
-          ...this.baseOptions(), sampling: this.sampling, gapDegree: this.gapDegree, step: this.step, cache: this.cache ?? null,
-          lineSearch: this.lineSearch, averaging: this.averaging, heuristicExit: this.heuristicExit, blockStorage: this.blockKind, batch: this.batch,
-          overlap: this.overlap,
+          ...this.baseOptions(), sampling: s.sampling, gapDegree: s.gapDegree, step: s.step, cache: s.cache ?? null, lineSearch: s.lineSearch, averaging: s.averaging,
+          heuristicExit: s.heuristicExit, blockStorage: s.blockStorage, batch: s.batch, overlap: s.overlap,
         },
       },
       arrays,
@@ -951,173 +546,96 @@ export class BcfwSolver extends PassSolver {
     const mine = this.checkpoint().meta.options;
     // Checkpoints made before mini-batches stepped one block at a time.
     const made: Record<string, unknown> = { ...m.options, batch: m.options.batch ?? 1, overlap: m.options.overlap ?? false };
-    for (const key of ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit', 'blockStorage', 'batch', 'overlap']) {
+    for (const key of RESUMED_SETTINGS) {
       check(JSON.stringify(made[key]) === JSON.stringify(mine[key]), `checkpoint was made with ${key} = ${JSON.stringify(made[key])}, not ${JSON.stringify(mine[key])}`);
     }
-    this.loadDualPoint(r);
-    if (this.averaging) this.wAvg.set(checkpointArray(r, 'wAvg', this.wAvg.length));
-    this.estSum = Number(m.estSum);
-    this.estimatesExact = Boolean(m.estimatesExact);
-    this.lAvg = Number(m.lAvg);
-    this.k = Number(m.k);
+    this.codec.restore(r);
     this.checkedAt = Number(m.checkedAt);
     this.passesSinceCheck = Number(m.passesSinceCheck);
     this.last = (m.last ?? undefined) as typeof this.last;
-    this.lastExactTotal = m.lastExactTotal === null ? Infinity : Number(m.lastExactTotal);
-    Object.assign(this.counters, m.counters);
-    this.firstVisitOrder.set(m.firstVisitOrder as number[]);
-    this.rng = new Rng(Uint32Array.from(m.rngState ?? []));
-  }
-
-  /** Blocks, w, l, gap estimates (with the sum tree) and dual variables of a checkpoint. */
-  private loadDualPoint(r: SolverCheckpoint): void {
-    this.blocks.load(r.arrays);
-    this.lBlocks.set(checkpointArray(r, 'lBlocks', this.lBlocks.length));
-    this.box.unclip().set(checkpointArray(r, 'w', this.w.length));
-    this.box.reclip();
-    this.l = Number(r.meta.l);
-    // The tree's inner nodes are always the exact sums of their children, so rebuilding it from the
-    // leaves reproduces it bit for bit (the running sum of estimates is set by the caller).
-    const est = checkpointArray(r, 'gapEst', this.gapEst.length);
-    this.gapEst.set(est);
-    this.tree.setAll(est.map((g) => (g === Infinity ? 0 : this.gapDegree === 1 ? g : g ** this.gapDegree)));
-    this.unvisited = est.reduce((c, g) => c + (g === Infinity ? 1 : 0), 0);
-    if (this.atoms) {
-      const saved = r.meta.atoms as { labels: unknown[]; alpha: number[]; loss: number[]; exact: boolean }[] | null;
-      check(Array.isArray(saved) && saved.length === this.atoms.length, 'the checkpoint has no dual variables (it was made with FW steps and no cache)');
-      this.atoms.forEach((A, i) => {
-        A.remove(0);
-        const b = saved[i]!;
-        b.labels.forEach((v, k) => {
-          const y = this.problem.labelFromJSON(v);
-          A.add(y, this.problem.labelKey(y), b.loss[k]!, b.alpha[k]!);
-        });
-        A.exact = b.exact;
-      });
-    }
-  }
-
-  /** See BcfwOptions.start: alpha_i = delta(y_i~), w_i = psi_i(y_i~)/(lambda n), l_i = L_i(y_i~)/n. */
-  private startAtCorners(start: NonNullable<BcfwOptions['start']>): void {
-    const { problem, w } = this;
-    const { n, dim: d } = problem;
-    check(start.labels.length === n, `start needs ${n} labels, got ${start.labels.length}`);
-    const lambdaN = this.config.lambda * n;
-    const wi = new Float64Array(d);
-    const v = this.box.unclip();
-    for (let i = 0; i < n; i++) {
-      const y = start.labels[i];
-      const psi = problem.psi(i, y);
-      const L = problem.loss(i, y);
-      wi.fill(0);
-      for (let q = 0; q < psi.nnz; q++) wi[psi.indices[q]!] = psi.values[q]! / lambdaN;
-      this.blocks.replace(i, v, wi);
-      this.lBlocks[i] = L / n;
-      this.l += L / n;
-      const A = this.atoms?.[i];
-      if (A) {
-        const key = problem.labelKey(y);
-        if (A.indexOf(key) < 0) A.add(y, key, L, 0);
-        for (let k = 0; k < A.size; k++) A.alpha[k] = A.keys[k] === key ? 1 : 0;
-        if (!this.cache) for (let k = A.size - 1; k >= 0; k--) if (A.alpha[k] === 0) A.remove(k);
-      }
-    }
-    if (start.gapEstimates) {
-      check(start.gapEstimates.length === n, `start.gapEstimates needs ${n} values`);
-      start.gapEstimates.forEach((g, i) => this.setEstimate(i, Math.max(g, 0)));
-    }
-    this.box.reclip();
-    // The estimates are bounds, not exact gaps: the global cache criterion stays off ([G]).
-    this.lastExactTotal = 0;
-    if (this.averaging) {
-      this.wAvg.set(w);
-      this.lAvg = this.l;
-    }
   }
 
   /**
-   * Delta of Prop. 1 (2016 paper, eq. 11) for lowering lambda: sum_i u_i with u_i = l_i - lambda w_i^T w,
-   * the rate at which the gap grows as rho = lambda_new / lambda decreases. When the gap estimates are not
-   * exact, negative u_i are clipped to 0 (conservative, as the keep-primal warm start does).
+   * Delta of Prop. 1 (2016 paper, eq. 11) for lowering lambda: sum_i u_i with u_i = l_i - lambda w_i^T w, the rate at
+   * which the gap grows as rho = lambda_new / lambda decreases (see StateCodec.pathDelta).
    */
   pathDelta(): number {
-    let U = 0;
-    for (let i = 0; i < this.problem.n; i++) {
-      const u = this.lBlocks[i]! - this.config.lambda * this.blocks.dot(i, this.w);
-      U += this.estimatesExact ? u : Math.max(u, 0);
-    }
-    return U;
+    return this.codec.pathDelta();
   }
 
   /** The current (not averaged) dual point: w, v (under bounds a copy, valid until the next call), l and whether the gap estimates are exact block gaps. */
   get state(): { w: Float64Array; v: Float64Array; l: number; gapEstimate: number; estimatesExact: boolean } {
-    return { w: this.w, v: this.box.v(), l: this.l, gapEstimate: this.gapEstimate, estimatesExact: this.estimatesExact };
-  }
-
-  /** See BcfwOptions.warmStart. */
-  private warmStartFrom(ws: WarmStart): void {
-    const m = ws.from.meta;
-    const { n, dim: d } = this.problem;
-    check(m.solver === 'bcfw' && m.n === n && m.dim === d, `warm start needs a BCFW checkpoint of this problem (n = ${n}, dim = ${d})`);
-    const oldLambda = Number(m.options.lambda);
-    const lambda = this.config.lambda;
-    const rho = lambda / oldLambda;
-    this.loadDualPoint(ws.from);
-    const mode = ws.mode ?? 'keep-primal';
-    check(mode === 'keep-primal' || mode === 'keep-dual', `unknown warm start mode '${mode}'`);
-    if (mode === 'keep-primal') {
-      const exact = Boolean(m.estimatesExact);
-      for (let i = 0; i < n; i++) {
-        const A = this.atoms?.[i];
-        if (A) {
-          check(A.exact, `block ${i} has approximate dual variables (FW steps evicted active labels): use keep-dual`);
-          const gt = A.indexOf(this.problem.labelKey(this.problem.groundTruth(i)));
-          let rest = 0;
-          for (let k = 0; k < A.size; k++) if (k !== gt) rest += (A.alpha[k] = rho * A.alpha[k]!);
-          check(rest <= 1 + 1e-12, `keep-primal cannot raise lambda by ${rho.toPrecision(4)}x here (block ${i} would need negative weight on its ground truth): use keep-dual`);
-          if (gt >= 0) A.alpha[gt] = Math.max(1 - rest, 0);
-          else if (rest < 1) A.add(this.problem.groundTruth(i), this.problem.labelKey(this.problem.groundTruth(i)), 0, 1 - rest);
-        }
-        // g_i(lambda') = g_i(lambda) + (1 - rho) u_i with u_i = l_i - lambda w_i^T w at the old lambda and l_i.
-        let u = this.lBlocks[i]! - oldLambda * this.blocks.dot(i, this.w);
-        if (!exact && u < 0) u = 0; // stale estimates: stay conservative
-        const g = this.gapEst[i]!;
-        if (g !== Infinity) this.gapEst[i] = Math.max(g + (1 - rho) * u, 0);
-        this.lBlocks[i] = rho * this.lBlocks[i]!;
-      }
-      this.l *= rho;
-      const est = this.gapEst;
-      this.tree.setAll(est.map((g) => (g === Infinity ? 0 : this.gapDegree === 1 ? g : g ** this.gapDegree)));
-      this.estSum = est.reduce((s, g) => (g === Infinity ? s : s + g), 0);
-      this.estimatesExact = exact;
-      // G of the global cache criterion: the new total if the estimates are exact, else the global part is off.
-      this.lastExactTotal = exact && this.unvisited === 0 ? this.estSum : 0;
-    } else {
-      const scale = oldLambda / lambda;
-      this.blocks.scaleAll(scale);
-      const v = this.box.unclip();
-      for (let j = 0; j < d; j++) v[j] = scale * v[j]!;
-      this.box.reclip();
-      this.gapEst.fill(Infinity);
-      this.tree.setAll(new Float64Array(n));
-      this.unvisited = n;
-      this.estSum = 0;
-    }
-    if (this.averaging) {
-      this.wAvg.set(this.box.v());
-      this.lAvg = this.l;
-    }
+    const d = this.dual;
+    return { w: d.w, v: d.box.v(), l: d.l, gapEstimate: this.gapEstimate, estimatesExact: d.estimatesExact };
   }
 }
 
+/** No block is taken (steps one block at a time). */
+const NO_BLOCKS = new Uint8Array(0);
+
+
+/** The settings of a run from its options (and a resumed run's checkpoint), checked. */
+function resolveSettings(problem: Problem, o: BcfwOptions, restored: SolverCheckpoint | undefined): BcfwSettings {
+  const sampling = o.sampling ?? 'uniform';
+  check(['uniform', 'perm', 'gap'].includes(sampling), `unknown sampling '${sampling}' (uniform | perm | gap)`);
+  const gapDegree = o.gapDegree ?? 1;
+  check(Number.isFinite(gapDegree) && gapDegree > 0, `gapDegree must be > 0, got ${gapDegree}`);
+  const step = o.step ?? 'fw';
+  check(['fw', 'pairwise', 'away', 'hybrid', 'exact'].includes(step), `unknown step '${step}' (fw | pairwise | away | hybrid | exact)`);
+  const cache = resolveCache(o.cache);
+  const lineSearch = o.lineSearch ?? true;
+  check(lineSearch || step === 'fw', 'steps other than fw need line search');
+  const { batch, overlap, nativeModel } = resolveBatch(problem, o, restored, step);
+  const blockStorage = o.blockStorage ?? (step === 'exact' && nativeModel !== undefined ? 'classes' : problem.n * problem.dim * 8 <= 2 ** 30 ? 'dense' : 'sparse');
+  check(['dense', 'sparse', 'classes'].includes(blockStorage), `blockStorage must be dense, sparse or classes, got '${blockStorage}'`);
+  check(blockStorage !== 'classes' || (step === 'exact' && nativeModel !== undefined), "blockStorage 'classes' is for exact steps on multiclass rows in native code");
+  check(!(step === 'exact' && nativeModel !== undefined && blockStorage !== 'classes'), "native exact steps on multiclass rows keep their blocks as class weights (blockStorage 'classes')");
+  check(!(step === 'exact' && cache), 'exact steps solve over the whole working set: they take no cache');
+  check(!(step === 'exact' && problem.bounds), 'exact steps take no box constraints');
+  const plain = sampling !== 'gap' && step === 'fw' && !cache && blockStorage === 'dense';
+  const averaging = o.averaging ?? plain;
+  check(!(averaging && blockStorage !== 'dense'), 'averaging costs O(d) per step: it needs dense block storage');
+  check(!(averaging && sampling === 'gap'), 'gap sampling needs the block gaps of the current iterate: it cannot be combined with averaging');
+  const heuristicExit = o.heuristicExit ?? (averaging ? false : 0.8);
+  check(heuristicExit === false || (heuristicExit > 0 && Number.isFinite(heuristicExit)), 'heuristicExit must be a positive multiplier or false');
+  check(!(averaging && heuristicExit !== false), 'the heuristic exit uses gap estimates of the current iterate: it cannot be combined with averaging');
+  check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
+  return { sampling, gapDegree, step, cache, lineSearch, averaging, blockStorage, heuristicExit, batch, overlap, nativeModel };
+}
+
 /**
- * The default blocks per step for n blocks and a number of native threads: 4 per thread, which keeps the
- * threads busy, but at most n/32 (at least 1), so that one step's blocks stay a small part of the data and
- * their updates close to sequential ones; 1 on one thread (the sequential algorithm), and 1 when `batched` is
- * false: a problem without a batched oracle (its decodes would run one by one, so a mini-batch only makes its
- * corners older) or whose oracle is too cheap for mini-batches to pay off (StructuredModel.miniBatches) and
- * does not decode in the background (on OCR-large, plain mini-batches of 2-16 took 1.14-1.36x longer to the gap
- * 0.01 than tau 1; overlapped ones pay). See docs/results.md (multi-core training) for the measurements.
+ * Blocks per step, overlap, and the native step model when the steps run natively. A resumed run keeps the batch it
+ * was made with (checkpoints before mini-batches: 1) unless told otherwise. Built-in models with native oracles step
+ * natively one block at a time by default (faster than TypeScript mini-batches: docs/benchmarks.md); otherwise
+ * mini-batches pay off when the oracle is costly (Problem.miniBatches) or decodes in the background, where they
+ * overlap the updates (docs/results.md, multi-core training).
+ */
+function resolveBatch(problem: Problem, o: BcfwOptions, restored: SolverCheckpoint | undefined, step: StepType): { batch: number; overlap: boolean; nativeModel: unknown } {
+  const { n } = problem;
+  const stepModel = o.native === false || o.onStep || o.checkConsistency ? undefined : nativeStepModel(problem);
+  // Exact steps run natively on multiclass rows (their K corners), elsewhere in TypeScript over the working set.
+  const native = stepModel !== undefined && (step !== 'exact' || typeof problem.groundTruth(0) === 'number') ? stepModel : undefined;
+  const background = problem.batch?.decodesInBackground?.() === true;
+  const batched = native === undefined && problem.batch !== undefined && (problem.miniBatches === true || background);
+  const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, batched));
+  check(Number.isInteger(batch) && batch >= 1, `batch must be a positive integer, got ${batch}`);
+  const tau = Math.min(batch, n);
+  // Overlap by default where the updates are the larger part of a step (a cheap oracle that decodes in the background:
+  // OCR's dense chains). A costly oracle (miniBatches: pose) already keeps the threads busy with plain mini-batches, and
+  // the extra mini-batch of staleness cost it more passes than the overlap saved time.
+  const overlap = o.overlap ?? (restored ? restored.meta.options.overlap === true : tau > 1 && background && problem.miniBatches !== true);
+  check(typeof overlap === 'boolean', `overlap must be true or false, got ${String(overlap)}`);
+  return { batch: tau, overlap, nativeModel: tau === 1 ? native : undefined };
+}
+
+/**
+ * The default blocks per step for n blocks and a number of native threads: 4 per thread, which keeps the threads
+ * busy, but at most n/32 (at least 1), so that one step's blocks stay a small part of the data and their updates
+ * close to sequential ones; 1 on one thread (the sequential algorithm), and 1 when `batched` is false: a problem
+ * whose steps run natively, without a batched oracle (its decodes would run one by one, so a mini-batch only makes
+ * its corners older), or whose oracle is too cheap for mini-batches to pay off (StructuredModel.miniBatches) and does
+ * not decode in the background (on OCR-large, plain mini-batches of 2-16 took 1.14-1.36x longer to the gap 0.01 than
+ * tau 1; overlapped ones pay). See docs/results.md (multi-core training) for the measurements.
  */
 export function defaultBatch(threads: number, n: number, batched = true): number {
   if (!batched || threads <= 1) return 1;
@@ -1131,42 +649,6 @@ export function bcfw(problem: Problem, options: BcfwOptions = {}): BcfwResult {
   return s.result();
 }
 
-/**
- * The buffers of one mini-batch: its m blocks in sampled order, for each position
- * its decoded label's index (-1: served by the cache), the blocks decoded together (`missed`) with their
- * labels, H_i (then their exact gaps) and <w_i, w>, and what is still running in the background.
- */
-class MiniBatch {
-  m = 0;
-  misses = 0;
-  decoding = false;
-  waitDots: (() => void) | undefined;
-  readonly blocks: Int32Array;
-  readonly decoded: Int32Array;
-  readonly missed: Int32Array;
-  readonly labels: unknown[];
-  /** The decoded labels' psi, where the background decode computed them. */
-  readonly psis: (SparseVector | undefined)[];
-  readonly hinge: Float64Array;
-  readonly dots: Float64Array;
-
-  constructor(tau: number) {
-    this.blocks = new Int32Array(tau);
-    this.decoded = new Int32Array(tau);
-    this.missed = new Int32Array(tau);
-    this.labels = new Array<unknown>(tau);
-    this.psis = new Array<SparseVector | undefined>(tau);
-    this.hinge = new Float64Array(tau);
-    this.dots = new Float64Array(tau);
-  }
-}
-
-function checkpointArray(r: SolverCheckpoint, name: string, length: number): Float64Array {
-  const a = r.arrays[name];
-  check(a instanceof Float64Array && a.length === length, `checkpoint array '${name}' is missing or has the wrong length`);
-  return a;
-}
-
 function resolveCache(c: boolean | CacheOptions | undefined): ResolvedCache | undefined {
   if (c === undefined || c === false) return undefined;
   const o = c === true ? {} : c;
@@ -1176,40 +658,4 @@ function resolveCache(c: boolean | CacheOptions | undefined): ResolvedCache | un
   check(Number.isInteger(r.maxSize) && r.maxSize >= 1, `cache maxSize must be a positive integer, got ${r.maxSize}`);
   check(r.initialGap >= 0, `cache initialGap must be >= 0, got ${r.initialGap}`);
   return r;
-}
-
-/** The empty sparse vector (stats without a corner, averaging-only updates). */
-const EMPTY: SparseVector = { indices: new Int32Array(0), values: new Float64Array(0), nnz: 0 };
-
-function emptySparse(): SparseVector {
-  return { indices: new Int32Array(64), values: new Float64Array(64), nnz: 0 };
-}
-
-/** Copies src into dst's buffers (grown when needed): psi views are only valid until the next psi call. */
-function copySparseInto(src: SparseVector, dst: SparseVector): void {
-  if (dst.indices.length < src.nnz) {
-    dst.indices = new Int32Array(2 * src.nnz);
-    dst.values = new Float64Array(2 * src.nnz);
-  }
-  dst.indices.set(src.indices.subarray(0, src.nnz));
-  dst.values.set(src.values.subarray(0, src.nnz));
-  dst.nnz = src.nnz;
-}
-
-/** ||a - b||^2 for sparse a, b with a dense zeroed scratch (left zeroed). */
-function sparseDistSq(a: SparseVector, b: SparseVector, scratch: Float64Array): number {
-  for (let q = 0; q < a.nnz; q++) scratch[a.indices[q]!] = a.values[q]!;
-  for (let q = 0; q < b.nnz; q++) scratch[b.indices[q]!]! -= b.values[q]!;
-  let s = 0;
-  for (let q = 0; q < a.nnz; q++) {
-    const j = a.indices[q]!;
-    s += scratch[j]! * scratch[j]!;
-    scratch[j] = 0;
-  }
-  for (let q = 0; q < b.nnz; q++) {
-    const j = b.indices[q]!;
-    s += scratch[j]! * scratch[j]!;
-    scratch[j] = 0;
-  }
-  return s;
 }

@@ -1,6 +1,7 @@
-import { check } from '../core/errors.js';
+import { check, InputError } from '../core/errors.js';
 import type { SparseVector } from '../core/vector.js';
-import { native } from '../native.js';
+import { native, type NativeMulticlassBatch, type NativeSparseBlocks } from '../native.js';
+import { threads } from '../threads.js';
 
 /**
  * Storage of the per-block primal vectors w_i of block-coordinate Frank-Wolfe, with the few operations a
@@ -9,7 +10,7 @@ import { native } from '../native.js';
  * where every w_i is a combination of a few sparse psi vectors.
  */
 export interface BlockStorage {
-  readonly kind: 'dense' | 'sparse';
+  readonly kind: 'dense' | 'sparse' | 'classes';
   /** out[0] = <w_i, w>, out[1] = ||w_i||^2, out[2] = <w_i, psi> (psi may be empty). */
   stats(i: number, w: Float64Array, psi: SparseVector, out: Float64Array): void;
   /** w_i <- (1 - gamma) w_i + gamma * scale * psi, w moves by the same difference; wAvg <- (1-rho) wAvg + rho w if given. */
@@ -48,7 +49,8 @@ export interface BlockStorage {
  */
 export class DenseBlocks implements BlockStorage {
   readonly kind = 'dense';
-  private readonly data: Float64Array;
+  /** The n x d rows (the native step loop works on this array). */
+  readonly data: Float64Array;
 
   constructor(
     private readonly n: number,
@@ -133,203 +135,175 @@ export class DenseBlocks implements BlockStorage {
 }
 
 /**
- * Sparse storage: block i keeps (indices, values) of the coordinates it has touched, with spare capacity.
- * Operations scatter a block into a shared dense scratch (zeroed again afterwards), so each costs
+ * Sparse storage: block i keeps (indices, values) of the coordinates it has touched, in the order first touched, in
+ * native memory (native/solver/block_store.h: the native step loop works on the same object). Each operation costs
  * O(nnz(w_i) + nnz(psi)), independent of d. Averaging (O(d) per step) is not supported.
  */
 export class SparseBlocks implements BlockStorage {
   readonly kind = 'sparse';
-  private idx: Int32Array[];
-  private val: Float64Array[];
-  private readonly nnz: Int32Array;
-  /** Dense scratch of length d holding 1 + position of each coordinate of the block being edited (0 = absent). */
-  private readonly slot: Int32Array;
+  /** The native store. */
+  readonly store: NativeSparseBlocks;
 
   constructor(
     private readonly n: number,
-    private readonly d: number,
+    d: number,
   ) {
-    this.idx = Array.from({ length: n }, () => new Int32Array(0));
-    this.val = Array.from({ length: n }, () => new Float64Array(0));
-    this.nnz = new Int32Array(n);
-    this.slot = new Int32Array(d);
-  }
-
-  /** Marks block i's coordinates in `slot`; call `unmark(i)` after. */
-  private mark(i: number): void {
-    const idx = this.idx[i]!;
-    for (let q = 0; q < this.nnz[i]!; q++) this.slot[idx[q]!] = q + 1;
-  }
-
-  private unmark(i: number): void {
-    const idx = this.idx[i]!;
-    for (let q = 0; q < this.nnz[i]!; q++) this.slot[idx[q]!] = 0;
-  }
-
-  /** Appends coordinate j (value 0) to block i, growing its arrays; returns its position. */
-  private append(i: number, j: number): number {
-    let idx = this.idx[i]!;
-    const k = this.nnz[i]!;
-    if (k === idx.length) {
-      const cap = Math.max(16, 2 * k);
-      const bigIdx = new Int32Array(cap);
-      const bigVal = new Float64Array(cap);
-      bigIdx.set(idx);
-      bigVal.set(this.val[i]!);
-      this.idx[i] = idx = bigIdx;
-      this.val[i] = bigVal;
-    }
-    idx[k] = j;
-    this.val[i]![k] = 0;
-    this.nnz[i] = k + 1;
-    this.slot[j] = k + 1;
-    return k;
+    this.store = new native.SparseBlocks({ n, d });
   }
 
   stats(i: number, w: Float64Array, psi: SparseVector, out: Float64Array): void {
-    const idx = this.idx[i]!;
-    const val = this.val[i]!;
-    let dw = 0;
-    let sq = 0;
-    for (let q = 0; q < this.nnz[i]!; q++) {
-      dw += val[q]! * w[idx[q]!]!;
-      sq += val[q]! * val[q]!;
-    }
-    let dp = 0;
-    if (psi.nnz > 0) {
-      this.mark(i);
-      for (let q = 0; q < psi.nnz; q++) {
-        const p = this.slot[psi.indices[q]!]!;
-        if (p > 0) dp += val[p - 1]! * psi.values[q]!;
-      }
-      this.unmark(i);
-    }
-    out[0] = dw;
-    out[1] = sq;
-    out[2] = dp;
+    this.store.stats(i, w, psi.indices, psi.values, psi.nnz, out);
   }
 
   update(i: number, w: Float64Array, wAvg: Float64Array | null, psi: SparseVector, gamma: number, scale: number, _rho: number): void {
     check(wAvg === null, 'sparse block storage does not support averaging');
-    const idx0 = this.idx[i]!;
-    const val0 = this.val[i]!;
-    for (let q = 0; q < this.nnz[i]!; q++) {
-      const delta = -gamma * val0[q]!;
-      val0[q]! += delta;
-      w[idx0[q]!]! += delta;
-    }
-    this.addSparse(i, w, psi, gamma * scale);
+    this.store.update(i, w, psi.indices, psi.values, psi.nnz, gamma, scale);
   }
 
   addSparse(i: number, w: Float64Array, v: SparseVector, scale: number): void {
-    if (v.nnz === 0 || scale === 0) return;
-    this.mark(i);
-    for (let q = 0; q < v.nnz; q++) {
-      const j = v.indices[q]!;
-      let p = this.slot[j]! - 1;
-      if (p < 0) p = this.append(i, j);
-      const delta = scale * v.values[q]!;
-      this.val[i]![p]! += delta;
-      w[j]! += delta;
-    }
-    this.unmark(i);
+    this.store.addSparse(i, w, v.indices, v.values, v.nnz, scale);
   }
 
   dot(i: number, v: Float64Array): number {
-    const idx = this.idx[i]!;
-    const val = this.val[i]!;
-    let s = 0;
-    for (let q = 0; q < this.nnz[i]!; q++) s += val[q]! * v[idx[q]!]!;
-    return s;
+    return this.store.dot(i, v);
   }
 
   dots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): void {
     for (let q = 0; q < count; q++) out[q] = this.dot(blocks[q]!, v);
   }
+
   startDots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): () => void {
     this.dots(blocks, count, v, out);
     return () => {};
   }
 
-
   replace(i: number, w: Float64Array, values: Float64Array): void {
-    const idx = this.idx[i]!;
-    const val = this.val[i]!;
-    for (let q = 0; q < this.nnz[i]!; q++) w[idx[q]!]! -= val[q]!;
-    let m = 0;
-    for (let j = 0; j < this.d; j++) if (values[j] !== 0) m++;
-    const nIdx = new Int32Array(m);
-    const nVal = new Float64Array(m);
-    m = 0;
-    for (let j = 0; j < this.d; j++) {
-      if (values[j] !== 0) {
-        nIdx[m] = j;
-        nVal[m++] = values[j]!;
-        w[j]! += values[j]!;
-      }
-    }
-    this.idx[i] = nIdx;
-    this.val[i] = nVal;
-    this.nnz[i] = m;
+    this.store.replace(i, w, values);
   }
 
   read(i: number, out: Float64Array): void {
-    out.fill(0);
-    const idx = this.idx[i]!;
-    const val = this.val[i]!;
-    for (let q = 0; q < this.nnz[i]!; q++) out[idx[q]!] = val[q]!;
+    this.store.read(i, out);
   }
 
   sumInto(w: Float64Array): void {
-    w.fill(0);
-    for (let i = 0; i < this.n; i++) {
-      const idx = this.idx[i]!;
-      const val = this.val[i]!;
-      for (let q = 0; q < this.nnz[i]!; q++) w[idx[q]!]! += val[q]!;
-    }
+    this.store.sumInto(w);
   }
 
   scaleAll(s: number): void {
-    for (let i = 0; i < this.n; i++) {
-      const val = this.val[i]!;
-      for (let q = 0; q < this.nnz[i]!; q++) val[q] = s * val[q]!;
-    }
+    this.store.scaleAll(s);
   }
 
   get storedValues(): number {
-    let s = 0;
-    for (let i = 0; i < this.n; i++) s += this.nnz[i]!;
-    return s;
+    return this.store.stored;
   }
 
   save(): Record<string, Float64Array | Int32Array> {
-    const total = this.storedValues;
-    const ptr = new Int32Array(this.n + 1);
-    const idx = new Int32Array(total);
-    const val = new Float64Array(total);
-    for (let i = 0, o = 0; i < this.n; i++) {
-      const k = this.nnz[i]!;
-      idx.set(this.idx[i]!.subarray(0, k), o);
-      val.set(this.val[i]!.subarray(0, k), o);
-      o += k;
-      ptr[i + 1] = o;
-    }
-    return { blockPtr: ptr, blockIdx: idx, blockVal: val };
+    return this.store.save();
   }
 
   load(arrays: Record<string, Float64Array | Int32Array | undefined>): void {
-    const { blockPtr: ptr, blockIdx: idx, blockVal: val } = arrays;
-    check(ptr instanceof Int32Array && ptr.length === this.n + 1 && idx instanceof Int32Array && val instanceof Float64Array && idx.length === val.length && ptr[this.n] === idx.length,
+    const { blockPtr, blockIdx, blockVal } = arrays;
+    check(blockPtr instanceof Int32Array && blockPtr.length === this.n + 1 && blockIdx instanceof Int32Array && blockVal instanceof Float64Array && blockIdx.length === blockVal.length,
       'checkpoint has no valid sparse blocks (blockPtr, blockIdx, blockVal)');
-    for (let i = 0; i < this.n; i++) {
-      const a = ptr[i]!;
-      const b = ptr[i + 1]!;
-      check(a <= b, 'checkpoint blockPtr is not increasing');
-      const bi = idx.slice(a, b);
-      for (const j of bi) check(j >= 0 && j < this.d, `checkpoint block ${i} has coordinate ${j} outside 0..${this.d - 1}`);
-      this.idx[i] = bi;
-      this.val[i] = val.slice(a, b);
-      this.nnz[i] = b - a;
+    try {
+      this.store.load({ blockPtr, blockIdx, blockVal });
+    } catch (e) {
+      throw new InputError(`checkpoint has no valid sparse blocks: ${(e as Error).message}`);
     }
+  }
+}
+
+/**
+ * The blocks of exact multiclass steps (step 'exact' in the native loop): the classes' dual weights alpha_i (n x K,
+ * each row on the simplex, starting at the ground truth); w_i = (e_{y_i} - alpha_i) (x) x_i / (lambda n) is implied,
+ * so nothing of size n x d is kept. Products and sums run natively over the rows (MulticlassBatch.dualDots/dualSum).
+ * Only the native loop steps on them.
+ */
+export class ClassDualBlocks implements BlockStorage {
+  readonly kind = 'classes';
+  readonly alpha: Float64Array;
+  private readonly one = new Int32Array(1);
+  private readonly allOut: Float64Array;
+
+  constructor(
+    n: number,
+    private readonly K: number,
+    truth: (i: number) => number,
+    private readonly batch: NativeMulticlassBatch,
+    /** 1 / (lambda n). */
+    private readonly scale: number,
+  ) {
+    this.alpha = new Float64Array(n * K);
+    for (let i = 0; i < n; i++) this.alpha[i * K + truth(i)] = 1;
+    this.allOut = new Float64Array(n);
+  }
+
+  stats(): void {
+    throw new InputError('exact multiclass blocks take no FW steps');
+  }
+
+  update(): void {
+    throw new InputError('exact multiclass blocks take no FW steps');
+  }
+
+  addSparse(): void {
+    throw new InputError('exact multiclass blocks take no FW steps');
+  }
+
+  dot(i: number, v: Float64Array): number {
+    this.one[0] = i;
+    this.batch.dualDots({ alpha: this.alpha, scale: this.scale, w: v, out: this.allOut, items: this.one, threads: 1 });
+    return this.allOut[i]!;
+  }
+
+  dots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): void {
+    this.batch.dualDots({ alpha: this.alpha, scale: this.scale, w: v, out: this.allOut, items: blocks, count, threads: threads() });
+    for (let q = 0; q < count; q++) out[q] = this.allOut[blocks[q]!]!;
+  }
+
+  startDots(blocks: Int32Array, count: number, v: Float64Array, out: Float64Array): () => void {
+    this.dots(blocks, count, v, out);
+    return () => {};
+  }
+
+  /** <w_i, v> of every block at once. */
+  dotsAll(v: Float64Array, out: Float64Array): void {
+    this.batch.dualDots({ alpha: this.alpha, scale: this.scale, w: v, out, threads: threads() });
+  }
+
+  /** alpha_i = delta(label): w_i = psi_i(label)/(lambda n). */
+  setCorner(i: number, label: number): void {
+    this.alpha.fill(0, i * this.K, (i + 1) * this.K);
+    this.alpha[i * this.K + label] = 1;
+  }
+
+  replace(): void {
+    throw new InputError('exact multiclass blocks are set by their class weights (setCorner)');
+  }
+
+  read(): void {
+    throw new InputError('exact multiclass blocks are read through their class weights');
+  }
+
+  sumInto(w: Float64Array): void {
+    this.batch.dualSum({ alpha: this.alpha, scale: this.scale, w });
+  }
+
+  scaleAll(): void {
+    throw new InputError('exact multiclass blocks depend on lambda only through w_i = (e_y - alpha_i) x_i / (lambda n)');
+  }
+
+  get storedValues(): number {
+    return this.alpha.length;
+  }
+
+  save(): Record<string, Float64Array> {
+    return { classAlpha: this.alpha };
+  }
+
+  load(arrays: Record<string, Float64Array | Int32Array | undefined>): void {
+    const a = arrays.classAlpha;
+    check(a instanceof Float64Array && a.length === this.alpha.length, "checkpoint array 'classAlpha' is missing or has the wrong length");
+    this.alpha.set(a);
   }
 }

@@ -74,6 +74,11 @@ export class ClippedIterate {
     }
   }
 
+  /** The bounded coordinates, their bounds and v there (live arrays: the native step loop clips with them). */
+  bounded(): { at: Int32Array; lower: Float64Array; upper: Float64Array; vAt: Float64Array } {
+    return { at: this.at, lower: this.lower, upper: this.upper, vAt: this.vAt };
+  }
+
   /** v as a full array: `w` itself without bounds, else a copy (one array, rewritten by every call). */
   v(): Float64Array {
     if (this.vFull === this.w) return this.w;
