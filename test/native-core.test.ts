@@ -1,6 +1,6 @@
 /**
- * Compiles the plain C++ cores of native/gdt and native/pose with their standalone test programs (no Node headers, no
- * addon) and runs them: this keeps those cores buildable and testable on their own.
+ * Compiles the plain C++ cores of native/gdt, native/pose and native/solver with their standalone test programs (no
+ * Node headers, no addon) and runs them: this keeps those cores buildable and testable on their own.
  */
 import { describe, expect, it } from 'vitest';
 import { compileAndRun, hasGxx } from './helpers/native-program.js';
@@ -14,5 +14,12 @@ describe.skipIf(!hasGxx)('native/gdt standalone C++ test (g++ -std=c++17 -O2, no
 describe.skipIf(!hasGxx)('native/pose standalone C++ test (tree max-sum against brute force, batch against sequential)', () => {
   it('compiles test_tree.cc + tree.cc with the GDT and HOG cores and exits with code 0', () => {
     expect(compileAndRun('test_tree', ['pose/test_tree.cc', 'pose/tree.cc', 'gdt/gdt.cc', 'hog/hog.cc'])).toMatch(/all \d+ checks passed/);
+  });
+});
+
+describe.skipIf(!hasGxx)('native/solver standalone C++ test (PRNG, sum tree, exact block solve against brute force, sparse blocks)', () => {
+  it('compiles test_solver.cc with the solver and scoring cores and exits with code 0', () => {
+    const solver = ['bcfw_loop.cc', 'block_store.cc', 'block_update.cc', 'chain_blocks.cc', 'exact.cc', 'multiclass_blocks.cc', 'simplex.cc'].map((f) => `solver/${f}`);
+    expect(compileAndRun('test_solver', ['solver/test_solver.cc', ...solver, 'scoring/batch.cc', 'scoring/chain.cc', 'scoring/rows.cc'])).toMatch(/all \d+ checks passed/);
   });
 });

@@ -10,13 +10,6 @@ namespace gapbcfw {
 
 namespace {
 
-inline double dot(const double* a, const double* b, int32_t n) {
-  double s = 0.0;
-#pragma omp simd reduction(+ : s)
-  for (int32_t j = 0; j < n; ++j) s += a[j] * b[j];
-  return s;
-}
-
 // Forward max-sum: delta[t][k] = theta[t][k] + max_j (delta[t-1][j] + tt[j][k]), all next states k at once
 // (an add and a max per pair, vectorised over k).
 GAPBCFW_WIDE_SIMD void viterbi_forward(const double* tt, int32_t K, const double* theta, int32_t T, double* delta) {
@@ -39,15 +32,63 @@ GAPBCFW_WIDE_SIMD void viterbi_forward(const double* tt, int32_t K, const double
   }
 }
 
+// Four lanes of doubles: element-wise arithmetic only, so an AVX2 copy (one register) and the baseline copy (two) of a
+// GAPBCFW_WIDE_SIMD function give the same bits.
+typedef double Lanes __attribute__((vector_size(32)));
+
+GAPBCFW_INLINE void load_lanes(Lanes& v, const double* p) { __builtin_memcpy(&v, p, sizeof v); }
+
+// The features of x_t padded to a multiple of 4 with zeros (padding adds exact zeros to the sums).
+GAPBCFW_INLINE int32_t padded(int32_t D) { return (D + 3) & ~3; }
+
+// <w_k, x_t> of kCount states k0.. at once, each as four partial sums s_r = sum over j = r (mod 4) of w_kj x_tj in
+// increasing j, returned as (s_0 + s_1) + (s_2 + s_3): the order is fixed by the code, not by the vector width. x is
+// padded (padded(D) entries, zeros beyond D); the rows' last D mod 4 entries come zero-padded from `tails`.
+template <int kCount>
+GAPBCFW_INLINE void state_dots(const double* w, int32_t D, int32_t k0, const double* x, const double* tails, double* out) {
+  Lanes acc[kCount];
+  for (int s = 0; s < kCount; ++s) acc[s] = Lanes{0.0, 0.0, 0.0, 0.0};
+  const int32_t full = D & ~3;
+  const double* row = w + static_cast<size_t>(k0) * D;
+  Lanes xv, wv;
+  for (int32_t j = 0; j < full; j += 4) {
+    load_lanes(xv, x + j);
+    for (int s = 0; s < kCount; ++s) {
+      load_lanes(wv, row + static_cast<size_t>(s) * D + j);
+      acc[s] += wv * xv;
+    }
+  }
+  if (full < D) {
+    load_lanes(xv, x + full);
+    for (int s = 0; s < kCount; ++s) {
+      load_lanes(wv, tails + 4 * static_cast<size_t>(k0 + s));
+      acc[s] += wv * xv;
+    }
+  }
+  for (int s = 0; s < kCount; ++s) out[s] = (acc[s][0] + acc[s][1]) + (acc[s][2] + acc[s][3]);
+}
+
+GAPBCFW_WIDE_SIMD void unary_scores(const double* w, int32_t D, int32_t K, const double* x, int32_t T, double* out, double* xpad, double* tails) {
+  const int32_t full = D & ~3;
+  for (int32_t k = 0; k < K; ++k)
+    for (int32_t r = 0; r < 4; ++r) tails[4 * k + r] = full + r < D ? w[static_cast<size_t>(k) * D + full + r] : 0.0;
+  for (int32_t t = 0; t < T; ++t) {
+    const double* xt = x + static_cast<size_t>(t) * D;
+    for (int32_t j = 0; j < padded(D); ++j) xpad[j] = j < D ? xt[j] : 0.0;
+    double* th = out + static_cast<size_t>(t) * K;
+    int32_t k = 0;
+    for (; k + 4 <= K; k += 4) state_dots<4>(w, D, k, xpad, tails, th + k);
+    for (; k < K; ++k) state_dots<1>(w, D, k, xpad, tails, th + k);
+  }
+}
+
 }  // namespace
 
 void chain_unary_scores(const double* w, ChainShape s, const double* x, int32_t T, double* out) {
-  const int32_t D = s.D, K = s.K;
-  for (int32_t t = 0; t < T; ++t) {
-    const double* xt = x + static_cast<size_t>(t) * D;
-    double* th = out + static_cast<size_t>(t) * K;
-    for (int32_t k = 0; k < K; ++k) th[k] = dot(w + static_cast<size_t>(k) * D, xt, D);
-  }
+  thread_local std::vector<double> scratch;
+  const size_t need = static_cast<size_t>(padded(s.D)) + 4 * static_cast<size_t>(s.K);
+  if (scratch.size() < need) scratch.resize(need);
+  unary_scores(w, s.D, s.K, x, T, out, scratch.data(), scratch.data() + padded(s.D));
 }
 
 void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T, const int32_t* y_true,

@@ -3,45 +3,69 @@
 #include <algorithm>
 
 #include "common/parallel.h"
+#include "scoring/simd.h"
 
 namespace gapbcfw {
 
 namespace {
 
-// sum_j wi[j] w[j] and sum_j wi[j]^2 over [begin, end).
-void dense_sums(const double* wi, const double* w, int64_t begin, int64_t end, double& dw, double& sq) {
-  double a = 0.0, b = 0.0;
-#pragma omp simd reduction(+ : a, b)
-  for (int64_t j = begin; j < end; ++j) {
-    a += wi[j] * w[j];
-    b += wi[j] * wi[j];
+// Four lanes of doubles: element-wise arithmetic only, so the AVX2 copy (one register) and the baseline copy (two) of
+// a GAPBCFW_WIDE_SIMD function give the same bits.
+typedef double Lanes __attribute__((vector_size(32)));
+
+GAPBCFW_INLINE void load_lanes(Lanes& v, const double* p) { __builtin_memcpy(&v, p, sizeof v); }
+
+// sum_j wi[j] w[j] and sum_j wi[j]^2 over [begin, end) as 16 partial sums each (s_r over j = begin + r mod 16, in
+// increasing j; the last (end - begin) mod 16 terms zero-padded), added as a fixed tree: four independent addition
+// chains of four lanes, so the sweep runs at the loads' speed. The order is fixed by the code (not by the vector
+// width, the chunking or the thread count).
+GAPBCFW_WIDE_SIMD void dense_sums_16(const double* wi, const double* w, int64_t begin, int64_t end, double& dw, double& sq) {
+  Lanes a[4] = {}, b[4] = {};
+  Lanes x, y;
+  int64_t j = begin;
+  for (; j + 16 <= end; j += 16) {
+    for (int r = 0; r < 4; ++r) {
+      load_lanes(x, wi + j + 4 * r);
+      load_lanes(y, w + j + 4 * r);
+      a[r] += x * y;
+      b[r] += x * x;
+    }
   }
-  dw = a;
-  sq = b;
+  if (j < end) {
+    double pi[16] = {}, pw[16] = {};
+    for (int64_t q = j; q < end; ++q) {
+      pi[q - j] = wi[q];
+      pw[q - j] = w[q];
+    }
+    for (int r = 0; r < 4; ++r) {
+      load_lanes(x, pi + 4 * r);
+      load_lanes(y, pw + 4 * r);
+      a[r] += x * y;
+      b[r] += x * x;
+    }
+  }
+  const Lanes ta = (a[0] + a[1]) + (a[2] + a[3]);
+  const Lanes tb = (b[0] + b[1]) + (b[2] + b[3]);
+  dw = (ta[0] + ta[1]) + (ta[2] + ta[3]);
+  sq = (tb[0] + tb[1]) + (tb[2] + tb[3]);
 }
 
-// The same sums with four interleaved partial sums each, added as (s0 + s1) + (s2 + s3) at the end: four
-// independent addition chains instead of one, so the sweep is not bound by the adder's latency. The order is
-// fixed by the code (not by the vector width or the thread count); mini-batch runs use it.
-void dense_sums_4(const double* wi, const double* w, int64_t begin, int64_t end, double& dw, double& sq) {
-  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0;
-  int64_t j = begin;
-  for (; j + 4 <= end; j += 4) {
-    a0 += wi[j] * w[j];
-    a1 += wi[j + 1] * w[j + 1];
-    a2 += wi[j + 2] * w[j + 2];
-    a3 += wi[j + 3] * w[j + 3];
-    b0 += wi[j] * wi[j];
-    b1 += wi[j + 1] * wi[j + 1];
-    b2 += wi[j + 2] * wi[j + 2];
-    b3 += wi[j + 3] * wi[j + 3];
+// The dense part of block_update over [begin, end): per coordinate, so any vector width gives the same bits.
+GAPBCFW_WIDE_SIMD void scale_block(double* wi, double* w, double* w_avg, int64_t begin, int64_t end, double gamma, double rho) {
+  if (w_avg != nullptr) {
+    for (int64_t j = begin; j < end; ++j) {
+      const double delta = -gamma * wi[j];
+      wi[j] += delta;
+      w[j] += delta;
+      w_avg[j] = (1.0 - rho) * w_avg[j] + rho * w[j];
+    }
+  } else {
+    for (int64_t j = begin; j < end; ++j) {
+      const double delta = -gamma * wi[j];
+      wi[j] += delta;
+      w[j] += delta;
+    }
   }
-  for (; j < end; ++j) {
-    a0 += wi[j] * w[j];
-    b0 += wi[j] * wi[j];
-  }
-  dw = (a0 + a1) + (a2 + a3);
-  sq = (b0 + b1) + (b2 + b3);
 }
 
 double dot_4(const double* a, const double* b, int64_t d) {
@@ -63,14 +87,14 @@ void block_dense_sums(const double* wi, const double* w, int64_t d, bool chunked
   dw = 0.0;
   sq = 0.0;
   if (!chunked) {
-    dense_sums(wi, w, 0, d, dw, sq);
+    dense_sums_16(wi, w, 0, d, dw, sq);
     return;
   }
   constexpr int64_t kMaxChunks = 64;  // longer vectors take longer chunks (the same for every thread count)
   const int64_t chunk = std::max(kBlockChunk, (d + kMaxChunks - 1) / kMaxChunks);
   const int64_t chunks = (d + chunk - 1) / chunk;
   double part_dw[kMaxChunks], part_sq[kMaxChunks];
-  parallel_for(chunks, d >= kParallelSweep ? threads : 1, [&](int64_t c) { dense_sums_4(wi, w, c * chunk, std::min(d, (c + 1) * chunk), part_dw[c], part_sq[c]); });
+  parallel_for(chunks, d >= kParallelSweep ? threads : 1, [&](int64_t c) { dense_sums_16(wi, w, c * chunk, std::min(d, (c + 1) * chunk), part_dw[c], part_sq[c]); });
   for (int64_t c = 0; c < chunks; ++c) {
     dw += part_dw[c];
     sq += part_sq[c];
@@ -102,23 +126,8 @@ void block_update(double* wi, double* w, double* w_avg, int64_t d, const int32_t
   // part, which the sparse sweep then adds with weight rho. Per coordinate, so chunks may run on threads.
   const int64_t chunks = (d + kBlockChunk - 1) / kBlockChunk;
   parallel_for(chunks, d >= kParallelSweep ? threads : 1, [&](int64_t c) {
-    const int64_t begin = c * kBlockChunk, end = std::min(d, begin + kBlockChunk);
-    if (w_avg != nullptr) {
-#pragma omp simd
-      for (int64_t j = begin; j < end; ++j) {
-        const double delta = -gamma * wi[j];
-        wi[j] += delta;
-        w[j] += delta;
-        w_avg[j] = (1.0 - rho) * w_avg[j] + rho * w[j];
-      }
-    } else {
-#pragma omp simd
-      for (int64_t j = begin; j < end; ++j) {
-        const double delta = -gamma * wi[j];
-        wi[j] += delta;
-        w[j] += delta;
-      }
-    }
+    const int64_t begin = c * kBlockChunk;
+    scale_block(wi, w, w_avg, begin, std::min(d, begin + kBlockChunk), gamma, rho);
   });
   const double s = gamma * psi_scale;
   for (int64_t q = 0; q < nnz; ++q) {

@@ -22,10 +22,9 @@ struct BlockStats {
   double wi_dot_psi;  // <w_i, psi>
 };
 
-// <w_i, w> and ||w_i||^2 in one dense sweep, <w_i, psi> over psi's entries. `chunked` (mini-batch runs): the
-// dense sums are taken per chunk, each with four interleaved partial sums, and the chunk sums added in order,
-// so the chunks can run on `threads` threads with the same result; otherwise one sweep on the caller (the
-// order of the sequential engine).
+// <w_i, w> and ||w_i||^2 in one dense sweep, <w_i, psi> over psi's entries. The dense sums are taken with 16
+// interleaved partial sums in a fixed order; `chunked` (mini-batch runs): per chunk, the chunk sums added in order, so
+// the chunks can run on `threads` threads with the same result; otherwise in one sweep on the caller.
 BlockStats block_stats(const double* wi, const double* w, int64_t d, const int32_t* idx, const double* val,
                        int64_t nnz, bool chunked, int32_t threads);
 
