@@ -118,6 +118,13 @@ export interface Problem<Y = unknown> {
   labelFromJSON(value: unknown): Y;
   /** Checksum of the training data (see Dataset.fingerprint): recognises the data a model or checkpoint was trained on. */
   fingerprint?(): string;
+  /**
+   * Optional: the prepared native batch on which the native step loop runs whole block steps (a built-in model with
+   * native oracle, psi and scores, in memory; see BatchDecoder.stepModel); undefined when the problem's per-object
+   * functions or batched oracle are not the model's own (a problem spread with a replaced oracle keeps the
+   * TypeScript steps, which call it).
+   */
+  stepModel?(): unknown;
 }
 
 /** Options of {@link modelProblem}. */
@@ -168,16 +175,19 @@ export function modelProblem<X, Y>(
   const live = zeroCounters();
   const readAtStart = readCounters(data.readStats?.());
   const batch = model.prepareBatch ? progressReported(new BatchEngine(model as Required<Pick<StructuredModel<X, Y>, 'prepareBatch' | 'dim'>>, data, { ...options, counters: live }), options.onPassProgress) : undefined;
-  return {
-    n: data.length,
-    dim: model.dim,
+  const own: Pick<Problem<Y>, 'oracle' | 'psi' | 'loss' | 'groundTruth' | 'labelScores'> = {
     oracle: (i, w) => model.lossAugmentedDecode(w, input(i), y(i), live),
     psi: (i, label) => model.psi(input(i), y(i), label),
     loss: (i, label) => model.loss(y(i), label),
-    predict: (i, w) => model.decode(w, input(i)),
     groundTruth: y,
-    labelKey: (label) => model.labelKey(label),
     labelScores: (i, w, labels, out) => model.labelScores(w, input(i), y(i), labels, out),
+  };
+  return {
+    n: data.length,
+    dim: model.dim,
+    ...own,
+    predict: (i, w) => model.decode(w, input(i)),
+    labelKey: (label) => model.labelKey(label),
     labelToJSON: (label) => model.labelToJSON(label),
     labelFromJSON: (v) => model.labelFromJSON(v),
     fingerprint: () => data.fingerprint(),
@@ -185,6 +195,10 @@ export function modelProblem<X, Y>(
     ...(model.bounds ? { bounds: model.bounds } : {}),
     ...(batch ? { batch } : {}),
     ...(model.miniBatches ? { miniBatches: true } : {}),
+    stepModel(this: Problem<Y>) {
+      const mine = this.batch === batch && (Object.keys(own) as (keyof typeof own)[]).every((k) => this[k] === own[k]);
+      return mine ? batch?.stepModel?.() : undefined;
+    },
   };
 }
 

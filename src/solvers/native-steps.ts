@@ -25,7 +25,7 @@ export interface NativeStepSettings {
 
 /** The native step model of a problem (a built-in model's prepared batch, in memory), or undefined. */
 export function nativeStepModel(problem: Problem): unknown {
-  return problem.batch?.stepModel?.();
+  return problem.stepModel?.();
 }
 
 /**
