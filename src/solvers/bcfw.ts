@@ -4,7 +4,7 @@ import { Rng } from '../core/rng.js';
 import { dot, dotSparse, normSqSparse, type SparseVector } from '../core/vector.js';
 import { BlockAtoms } from '../cache/atoms.js';
 import { SumTree } from '../sampling/sumtree.js';
-import { threads } from '../threads.js';
+import { threads } from '../native/threads.js';
 import { DenseBlocks, SparseBlocks, type BlockStorage } from './blocks.js';
 import { ClippedIterate, clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import {

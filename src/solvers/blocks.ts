@@ -1,6 +1,6 @@
 import { check } from '../core/errors.js';
 import type { SparseVector } from '../core/vector.js';
-import { native } from '../native.js';
+import { native } from '../native/addon.js';
 
 /**
  * Storage of the per-block primal vectors w_i of block-coordinate Frank-Wolfe, with the few operations a
