@@ -12,7 +12,8 @@
 import { createRequire } from 'node:module';
 import type { GPU, IKernelRunShortcut, Input as InputType } from 'gpu.js';
 import { check } from '../src/core/errors.js';
-import { checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
+import { checkRows, checkScore } from './backend.js';
+import type { FeatureArray, FeatureRows, LossAugmentation, ScoringBackend } from '../src/core/scoring.js';
 
 /** gpu.js modes a user may force; `gpu` lets gpu.js pick (headlessgl, webgl2, webgl, then webasm). */
 export const GPUJS_MODES = ['gpu', 'webgl', 'webgl2', 'headlessgl', 'webasm', 'cpu'] as const;

@@ -1,4 +1,5 @@
-import { HostRows, checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
+import { HostRows, checkRows, checkScore } from './backend.js';
+import type { FeatureArray, FeatureRows, LossAugmentation, ScoringBackend } from '../src/core/scoring.js';
 
 class JsRows extends HostRows {}
 

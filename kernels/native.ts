@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { check } from '../src/core/errors.js';
-import { native, type NativeScoringRows } from '../src/native.js';
-import { checkRows, checkScore, type FeatureArray, type FeatureRows, type LossAugmentation, type ScoringBackend } from './backend.js';
+import { native, type NativeScoringRows } from '../src/native/addon.js';
+import { checkRows, checkScore } from './backend.js';
+import type { FeatureArray, FeatureRows, LossAugmentation, ScoringBackend } from '../src/core/scoring.js';
 
 /** Rows handed to the native code once (a prepared ScoringRows object: shape and finiteness checked there). */
 class NativeRows implements FeatureRows {

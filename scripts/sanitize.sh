@@ -12,7 +12,7 @@
 #     coverage-guided; with g++ (Debian's default here) they run their stand-alone random/mutation driver;
 #  3. the Node addon (native/binding/*.cc + every core source, as CMakeLists.txt globs them) built with the
 #     same sanitizers into tmp/sanitize/addon/gapbcfw.node, then the native-facing vitest files run
-#     against it: GAPBCFW_ADDON points src/native.ts at that file and the ASan runtime is LD_PRELOADed
+#     against it: GAPBCFW_ADDON points src/native/addon.ts at that file and the ASan runtime is LD_PRELOADed
 #     into node (node itself is not instrumented; leak detection is off because node never frees
 #     everything at exit). A sanitizer report aborts the process (vitest then fails that file) and is
 #     also written to tmp/sanitize/logs/, whose being non-empty fails this script on its own.
@@ -158,8 +158,8 @@ present=()
 for f in "${NATIVE_TESTS[@]}"; do [[ -f "$f" ]] && present+=("$f"); done
 san_env=(GAPBCFW_ADDON="$OUT/addon/gapbcfw.node" LD_PRELOAD="$ASAN_RT"
   ASAN_OPTIONS="$ASAN_OPTIONS:handle_segv=0:allow_user_segv_handler=1:detect_odr_violation=0")
-# The tests must really run on the sanitized addon: check that src/native.ts maps it.
-env "${san_env[@]}" npx tsx -e "import('./src/native.ts').then(({ native }) => {
+# The tests must really run on the sanitized addon: check that src/native/addon.ts maps it.
+env "${san_env[@]}" npx tsx -e "import('./src/native/addon.ts').then(({ native }) => {
   native.version();
   const maps = require('fs').readFileSync('/proc/self/maps', 'utf8');
   if (!maps.includes('$OUT/addon/gapbcfw.node') || !/lib(clang_rt\.)?asan/.test(maps)) { console.error('sanitize: the sanitized addon is not the one loaded'); process.exit(1); }

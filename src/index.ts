@@ -34,9 +34,11 @@ export { lspSplit } from './tasks/lsp.js';
 export { conllMetrics, tagSentences, type ConllMetrics } from './tasks/conll.js';
 
 // Models: the problem interface and the six structured models.
-export { modelProblem, meanLoss, type Problem, type StructuredModel, type ProblemOptions, type BatchPass, type Bounds } from './core/problem.js';
+export { type Problem, type StructuredModel, type Bounds } from './core/problem.js';
+export { type BatchPass } from './core/batch.js';
+export { modelProblem, meanLoss, type ProblemOptions } from './engine/problem.js';
 export { BatchEngine, preparedPass, type BatchModel, type EngineOptions } from './engine/engine.js';
-export type { BatchDecoder, BatchOracle, Items, OracleCounters, PassOutput, PassProgress } from './engine/types.js';
+export type { BatchDecoder, BatchOracle, Items, OracleCounters, PassOutput, PassProgress } from './core/batch.js';
 export { ChainModel, sequencesXY, type ChainModelOptions, type DecodeBackend } from './models/chain.js';
 export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';
 export { MulticlassModel, csrRows } from './models/multiclass.js';
@@ -55,7 +57,7 @@ export {
   type AttributeTemplate,
   type FeatureDictionaryJSON,
   type DictionaryOptions,
-} from './models/conll-features.js';
+} from './data/conll-features.js';
 
 // Solvers: the block-coordinate engine and its baselines, the regularization path, multiclass Frank-Wolfe.
 export { train, trainAsync, createSolver, SOLVERS, type SolverName, type TrainOptions, type AsyncTrainOptions } from './solvers/index.js';
@@ -83,31 +85,18 @@ export { regularizationPath, regularizationPathAsync, pathWeights, type PathOpti
 export { gridSearch, gridSearchAsync, PAPER_GRID, type GridOptions, type GridPoint, type GridResult } from './path/grid.js';
 export { SumTree } from './sampling/sumtree.js';
 export * from './multiclass-fw/index.js';
+export { loadMulticlassData, holdoutSplit, selectRows, withBias, MULTICLASS_DATA_KINDS, type ShapeHint } from './data/multiclass.js';
 
 // Data: readers and the Dataset interface (in memory or streamed from disk).
-export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk, type ReadStats } from './data/dataset.js';
+export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk, type ReadStats } from './core/dataset.js';
 export { dataRoot, dataPath, hasData } from './data/paths.js';
 export { loadOcr, parseOcr, ocrSplit, ocrToSequences, type OcrWord, type OcrData } from './data/ocr.js';
 export { loadLibsvm, parseLibsvm, type LibsvmOptions } from './data/libsvm.js';
 export { parseIdx, loadIdx, loadIdxDataset, idxToDataset, type IdxArray, type IdxType, type IdxDatasetOptions } from './data/idx.js';
 export { syntheticChain, type SyntheticChainOptions } from './data/synthetic.js';
-export {
-  parseConll,
-  loadConll,
-  formatConll,
-  conllTokenCount,
-  isChunkTag,
-  ChunkTagSet,
-  encodeConll,
-  loadConllTask,
-  parseSparseChainSpec,
-  ConllSet,
-  type ConllSentence,
-  type ConllReadOptions,
-  type ConllWriteOptions,
-  type ConllTask,
-  type ConllTaskOptions,
-} from './data/conll.js';
+export { parseConll, loadConll, formatConll, conllTokenCount, isChunkTag, ChunkTagSet, encodeConll, ConllSet, type ConllSentence, type ConllReadOptions, type ConllWriteOptions } from './data/conll.js';
+export { loadConllTask, type ConllTask, type ConllTaskOptions } from './tasks/conll.js';
+export { parseSparseChainSpec } from './tasks/model-kinds.js';
 export {
   chunkScores,
   chunkScoresFromIds,
@@ -125,9 +114,10 @@ export { HorseDataset, writeHorseDataset, mergeHorseParts, prepareHorse, encodeR
 export { StreamedHorseSet, HorseRecordReader, shouldStream } from './data/horse-stream.js';
 
 // IO: model files (one header for every task), checkpoints, path files, traces and figures.
-export { saveModel, loadModel, describeModel, readModelDescription, MODEL_FORMAT, MODEL_HEADER_VERSION, type TrainedModel } from './io/model.js';
+export { saveModel, loadModel, describeModel, readModelDescription, MODEL_FORMAT, MODEL_HEADER_VERSION, type TrainedModel } from './tasks/model.js';
 export { readModelFile, writeModelFile, encodeModelFile, decodeModelFile, type ModelFileContent } from './io/model-file.js';
-export { readCheckpoint, CheckpointWriter } from './io/checkpoint.js';
+export { readCheckpoint, CheckpointWriter } from './solvers/checkpoint.js';
+export { gapPartial, combineGapPartials, readGapPartials, parseShard, shardRange, type GapPartial, type GapSummary } from './engine/gap-shards.js';
 export {
   writeOutput,
   StreamedOutput,
@@ -140,13 +130,13 @@ export {
   type OutputTarget,
   type ResolvedOutput,
 } from './io/output.js';
-export { savePath, loadPath } from './io/path-file.js';
+export { savePath, loadPath } from './path/path-file.js';
 export { readTraces, groupSeries, methodName, type TraceEvent, type TraceRun, type TraceSeries, type TraceContext } from './plot/traces.js';
 export { horseOverlayPng, poseSkeletonPng, HORSE_OVERLAY_COLOURS, type SkeletonJoints } from './plot/overlays.js';
 export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
 
 // Native primitives: max-flow, distance transforms, HOG, and the scoring backends of batched passes.
-export { setThreads, threads, threadCap, MAX_THREADS } from './threads.js';
+export { setThreads, threads, threadCap, MAX_THREADS } from './native/threads.js';
 export {
   MaxflowGraph,
   MaxflowBatch,
@@ -169,7 +159,7 @@ export {
   type DimacsMaxflow,
   type DimacsReadOptions,
   type DimacsWriteOptions,
-} from './maxflow.js';
+} from './native/maxflow.js';
 export {
   distanceTransform1d,
   distanceTransform1dTs,
@@ -184,8 +174,8 @@ export {
   type Gdt1dCoefficients,
   type Gdt2dCoefficients,
   type GridShape,
-} from './gdt.js';
-export { hog, HOG_DIM, type HogFeatures } from './hog.js';
+} from './native/gdt.js';
+export { hog, HOG_DIM, type HogFeatures } from './native/hog.js';
 export {
   chooseBackend,
   createBackend,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ChainModel } from '../src/models/chain.js';
-import { modelProblem } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { fullOraclePass } from '../src/solvers/common.js';
-import { native } from '../src/native.js';
+import { native } from '../src/native/addon.js';
 import { dotSparse } from '../src/core/vector.js';
 import { syntheticChain } from '../src/data/synthetic.js';
 import { randomW, tinyChain } from './helpers/tiny.js';

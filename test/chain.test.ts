@@ -170,7 +170,7 @@ describe('chain labelScores', () => {
 
 describe('native chainViterbi on given node scores', () => {
   it('matches brute force and rejects bad input', async () => {
-    const { native } = await import('../src/native.js');
+    const { native } = await import('../src/native/addon.js');
     const rng = new (await import('../src/core/rng.js')).Rng(4);
     for (let trial = 0; trial < 50; trial++) {
       const T = 1 + rng.int(5);

@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadModel } from '../src/io/model.js';
-import { loadPath } from '../src/io/path-file.js';
+import { loadModel } from '../src/tasks/model.js';
+import { loadPath } from '../src/path/path-file.js';
 import { cli } from './helpers/capture.js';
 import { writeTinyConll, writeTinyHansards, writeTinyHorse, writeTinyLibsvm, writeTinyLsp, writeTinyOcr } from './helpers/tiny-data.js';
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/cli/main.js';
 import { commandHelp } from '../src/cli/args.js';
-import { loadModel } from '../src/io/model.js';
+import { loadModel } from '../src/tasks/model.js';
 import { dataPath, hasData } from '../src/data/paths.js';
 import { cli } from './helpers/capture.js';
 import { writeTinyLibsvm, writeTinyWeizmann } from './helpers/tiny-data.js';

@@ -7,7 +7,8 @@
 //  - the sync and batched exact passes give bit-identical traces and weights: the batched pass decodes the
 //    same labels and computes every H_i(w) = L - <w, psi_i(y)> with the per-object path's arithmetic.
 import { describe, expect, it } from 'vitest';
-import { modelProblem, type Problem } from '../src/core/problem.js';
+import { type Problem } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { loadTask } from '../src/tasks/index.js';
 import { buildModel } from '../src/tasks/model-kinds.js';
 import { fullOraclePass, type ProgressEvent, type SolverResult } from '../src/solvers/common.js';

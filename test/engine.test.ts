@@ -6,7 +6,8 @@
 // and the pass protocol around it: cancellation between chunks (fullOraclePassAsync, trainAsync's
 // passSignal), the certificate a stopped run ends with, progress per chunk and the oracle counters.
 import { describe, expect, it } from 'vitest';
-import { modelProblem, type Problem, type StructuredModel } from '../src/core/problem.js';
+import { type Problem, type StructuredModel } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { Rng } from '../src/core/rng.js';
 import { dotSparse, type SparseVector } from '../src/core/vector.js';
 import { syntheticChain } from '../src/data/synthetic.js';
@@ -15,11 +16,11 @@ import { MulticlassModel } from '../src/models/multiclass.js';
 import { SegmentationModel, withAreas, type SegmentationGraph } from '../src/models/segmentation.js';
 import { SparseChainModel, type SparseSequence } from '../src/models/sparse-chain.js';
 import { preparedPass } from '../src/engine/engine.js';
-import type { ScoringBackend } from '../kernels/backend.js';
+import type { ScoringBackend } from '../src/core/scoring.js';
 import { JsBackend } from '../kernels/js.js';
 import { fullOraclePass, fullOraclePassAsync, type SolverPassProgress } from '../src/solvers/common.js';
 import { trainAsync } from '../src/solvers/index.js';
-import { setThreads } from '../src/threads.js';
+import { setThreads } from '../src/native/threads.js';
 
 const bits = (a: Float64Array) => Array.from(a, (x) => new DataView(Float64Array.of(x).buffer).getBigUint64(0).toString(16));
 const asArrays = (labels: unknown[]) => labels.map((y) => (ArrayBuffer.isView(y) ? Array.from(y as Int32Array) : y));

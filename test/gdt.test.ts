@@ -8,9 +8,9 @@ import {
   NO_ARGMAX,
   unflattenArgmax,
   type GdtImpl,
-} from '../src/gdt.js';
+} from '../src/native/gdt.js';
 import { InputError } from '../src/core/errors.js';
-import { native } from '../src/native.js';
+import { native } from '../src/native/addon.js';
 import { bruteForce1d, bruteForce2d } from './helpers/gdt-brute.js';
 import { uniform } from './helpers/random.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterResponses, hog, hogShape, HOG_DIM } from '../src/hog.js';
+import { filterResponses, hog, hogShape, HOG_DIM } from '../src/native/hog.js';
 import { PoseModel, type PoseInput } from '../src/models/pose.js';
 
 /** Grey stripes whose intensity varies along direction theta (degrees): gradients point along theta. */

@@ -3,17 +3,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, openSync, writeSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Rng } from '../src/core/rng.js';
-import { modelProblem, meanLoss, type Problem } from '../src/core/problem.js';
+import { type Problem } from '../src/core/problem.js';
+import { modelProblem, meanLoss } from '../src/engine/problem.js';
 import { FormatError, InputError } from '../src/core/errors.js';
 import { HorseDataset, mergeHorseParts, trainingBytes, writeHorseDataset, type HorseRecord } from '../src/data/horse.js';
 import { HorseRecordReader, shouldStream, StreamedHorseSet } from '../src/data/horse-stream.js';
-import { chunksOf } from '../src/data/dataset.js';
+import { chunksOf } from '../src/core/dataset.js';
 import { loadTask } from '../src/tasks/index.js';
 import { SegmentationModel, segmentationLoss } from '../src/models/segmentation.js';
 import { dotSparse } from '../src/core/vector.js';
 import { train, type TrainOptions } from '../src/solvers/index.js';
 import { main } from '../src/cli/main.js';
-import { loadModel } from '../src/io/model.js';
+import { loadModel } from '../src/tasks/model.js';
 import { capture } from './helpers/capture.js';
 import { spawn } from 'node:child_process';
 import { fullOraclePass, fullOraclePassAsync } from '../src/solvers/common.js';
@@ -246,7 +247,7 @@ describe('streamed problem = in-memory problem', () => {
       `import { HorseDataset } from '${src}data/horse.js';`,
       `import { StreamedHorseSet } from '${src}data/horse-stream.js';`,
       `import { SegmentationModel } from '${src}models/segmentation.js';`,
-      `import { modelProblem } from '${src}core/problem.js';`,
+      `import { modelProblem } from '${src}engine/problem.js';`,
       `import { fullOraclePassAsync } from '${src}solvers/common.js';`,
       `const ds = new HorseDataset(${JSON.stringify(dir)});`,
       `const set = new StreamedHorseSet(ds, ds.indices('train'));`,

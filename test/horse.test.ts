@@ -10,10 +10,10 @@ import {
 } from '../src/data/horse.js';
 import { SegmentationModel } from '../src/models/segmentation.js';
 import { FormatError, InputError } from '../src/core/errors.js';
-import { modelProblem } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { existsSync } from 'node:fs';
 import { main } from '../src/cli/main.js';
-import { loadModel } from '../src/io/model.js';
+import { loadModel } from '../src/tasks/model.js';
 import { capture, cli } from './helpers/capture.js';
 import { dataPath, hasData } from '../src/data/paths.js';
 import { writeTinyWeizmann } from './helpers/tiny-data.js';

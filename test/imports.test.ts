@@ -1,5 +1,6 @@
 // The module graph of src/ (and kernels/): no import cycles, not even through `import type` lines (which the
-// compiler erases), and the library never imports the CLI (only src/cli/ itself does).
+// compiler erases); the folders are floors, each importing only from the floors below it (FLOORS), and the library
+// never imports the CLI (only src/cli/ itself does).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,42 @@ const files = [...sources(join(root, 'src')), ...sources(join(root, 'kernels'))]
 const graph = new Map(files.map((f) => [f, importsOf(f).filter((t) => files.includes(t))]));
 const name = (f: string) => relative(root, f);
 
+/**
+ * The floors of src/ (DESIGN.md, layout): each folder with the folders it may import from. `core` is the ground (the
+ * seams: Problem, StructuredModel, Dataset, batch and scoring-backend types, errors, vectors, rng); the entry points
+ * (src/*.ts, the package's faces) and the CLI sit on top.
+ */
+const FLOORS: Record<string, readonly string[]> = {
+  core: [],
+  native: ['core'],
+  io: ['core'],
+  kernels: ['core', 'native'],
+  engine: ['core', 'native', 'io', 'kernels'],
+  models: ['core', 'native', 'kernels', 'engine'],
+  data: ['core', 'native', 'io', 'models'],
+  sampling: ['core'],
+  cache: ['core'],
+  solvers: ['core', 'native', 'io', 'engine', 'sampling', 'cache'],
+  path: ['core', 'io', 'solvers'],
+  eval: ['core'],
+  plot: ['core', 'io', 'models'],
+  'multiclass-fw': ['core', 'io', 'data', 'solvers'],
+  tasks: ['core', 'native', 'io', 'kernels', 'engine', 'models', 'data', 'sampling', 'cache', 'solvers', 'path', 'eval', 'plot', 'multiclass-fw'],
+};
+/**
+ * The upward imports that stay, each with its reason (also written at the import):
+ * - a path file embeds the model it was computed for, in the model-file header that tasks/ own (task, spec and task
+ *   fields), so path/path-file.ts reads and writes that part with the tasks' codec.
+ */
+const UPWARD: readonly string[] = ['src/path/path-file.ts -> src/tasks/model.ts', 'src/path/path-file.ts -> src/tasks/types.ts'];
+
+/** The floor of a source file: its folder under src/ (kernels/ is one), or undefined for the entry points and the CLI. */
+function floorOf(f: string): string | undefined {
+  const parts = relative(root, f).split('/');
+  if (parts[0] === 'kernels') return 'kernels';
+  return parts.length > 2 && parts[1] !== 'cli' ? parts[1] : undefined;
+}
+
 describe('module graph of src/', () => {
   it('has every relative import resolved to a source file', () => {
     const missing = files.flatMap((f) => importsOf(f).filter((t) => !files.includes(t) && !t.includes('node_modules')).map((t) => `${name(f)} -> ${name(t)}`));
@@ -49,6 +86,20 @@ describe('module graph of src/', () => {
     };
     for (const f of files) if (!state.has(f)) visit(f);
     expect(cycles).toEqual([]);
+  });
+
+  it('imports only from the floors below each folder, except the listed upward imports', () => {
+    expect(Object.keys(FLOORS).sort()).toEqual([...new Set(files.map(floorOf).filter((x) => x !== undefined))].sort());
+    const upward = files.flatMap((f) => {
+      const from = floorOf(f);
+      if (from === undefined) return [];
+      return graph.get(f)!.filter((t) => {
+        const to = floorOf(t);
+        return to !== from && (to === undefined || !FLOORS[from]!.includes(to));
+      }).map((t) => `${name(f)} -> ${name(t)}`);
+    });
+    expect([...new Set(upward)].sort()).toEqual([...UPWARD].sort());
+    expect(UPWARD.length).toBeLessThanOrEqual(2);
   });
 
   it('no file outside src/cli/ imports src/cli/', () => {

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { readCheckpoint } from '../src/io/checkpoint.js';
-import { loadModel } from '../src/io/model.js';
+import { readCheckpoint } from '../src/solvers/checkpoint.js';
+import { loadModel } from '../src/tasks/model.js';
 import { capture } from './helpers/capture.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

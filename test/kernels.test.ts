@@ -2,7 +2,7 @@
 // beyond 2^24, the batched chain and multiclass passes per backend against the per-object oracle and
 // brute-force enumeration, thread-count independence, and the calibrated chooser with its cache.
 import { preparedPass } from '../src/engine/engine.js';
-import { native } from '../src/native.js';
+import { native } from '../src/native/addon.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import {
   type ScoringBackend,
 } from '../kernels/index.js';
 import { InputError } from '../src/core/errors.js';
-import { modelProblem } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { Rng } from '../src/core/rng.js';
 import { dotSparse } from '../src/core/vector.js';
 import { syntheticChain } from '../src/data/synthetic.js';

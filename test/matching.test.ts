@@ -14,13 +14,13 @@ import {
   type MatchingInput,
 } from '../src/models/matching.js';
 import { alignmentCounts, alignmentMetrics, sumCounts, type Link } from '../src/data/alignment.js';
-import { modelProblem } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { InputError } from '../src/core/errors.js';
 import { Rng } from '../src/core/rng.js';
 import { dotSparse } from '../src/core/vector.js';
 import { bcfw } from '../src/solvers/bcfw.js';
 import { ssg } from '../src/solvers/ssg.js';
-import { loadModel, saveModel } from '../src/io/model.js';
+import { loadModel, saveModel } from '../src/tasks/model.js';
 import { alignmentFields } from '../src/tasks/alignment.js';
 
 /** Every partial matching of rows x cols (a[j] = k or -1, distinct k). */

@@ -14,7 +14,7 @@ import {
   readDimacsMaxflow,
   writeDimacsMaxflow,
   type MaxflowGraphSpec,
-} from '../src/maxflow.js';
+} from '../src/native/maxflow.js';
 import { cutCapacity, gridGraph, randomGraph, referenceMaxflow, type Family } from './helpers/maxflow-ref.js';
 import { uniform } from './helpers/random.js';
 

@@ -9,7 +9,7 @@ import { Rng } from '../src/core/rng.js';
 import { loadLibsvm } from '../src/data/libsvm.js';
 import { dataPath, hasData } from '../src/data/paths.js';
 import { gaussianVector, hashRows, HashBins } from '../src/multiclass-fw/bins.js';
-import { holdoutSplit, withBias } from '../src/multiclass-fw/data.js';
+import { holdoutSplit, withBias } from '../src/data/multiclass.js';
 import { NuclearLmo, symmetricEigen, topSingularPair } from '../src/multiclass-fw/lmo.js';
 import { MulticlassLogistic, toClassMajor, type WeightedSubset } from '../src/multiclass-fw/problem.js';
 import { exactLineSearch, trainMulticlassFw, type McfwOptions } from '../src/multiclass-fw/solvers.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MulticlassModel, csrRows } from '../src/models/multiclass.js';
-import { modelProblem, meanLoss } from '../src/core/problem.js';
+import { modelProblem, meanLoss } from '../src/engine/problem.js';
 import { InputError } from '../src/core/errors.js';
 import { Rng } from '../src/core/rng.js';
 import { copySparse, dotSparse, toDense, type SparseVector } from '../src/core/vector.js';

@@ -6,18 +6,19 @@
 // multiclass projection, TypeScript working-set solve) reach the optimum; bad input to the native loop is an error,
 // never a crash.
 import { describe, expect, it } from 'vitest';
-import { modelProblem, type Problem } from '../src/core/problem.js';
+import type { Problem } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { Rng } from '../src/core/rng.js';
 import { dotSparse, type SparseVector } from '../src/core/vector.js';
 import { MulticlassModel } from '../src/models/multiclass.js';
 import { SparseChainModel, type SparseSequence } from '../src/models/sparse-chain.js';
-import { native } from '../src/native.js';
+import { native } from '../src/native/addon.js';
 import { bcfw, type BcfwOptions, type BcfwResult, type Sampling, type StepType } from '../src/solvers/bcfw.js';
 import type { ProgressEvent, SolverCheckpoint } from '../src/solvers/common.js';
 import { fw } from '../src/solvers/fw.js';
 import { createSolver } from '../src/solvers/index.js';
 import { encodeModelFile } from '../src/io/model-file.js';
-import { setThreads, threadCap } from '../src/threads.js';
+import { setThreads, threadCap } from '../src/native/threads.js';
 import { allLabellings, boxedTinyChain, tinyChain } from './helpers/tiny.js';
 
 function bits(x: number): string {

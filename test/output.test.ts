@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/core/errors.js';
-import { CheckpointWriter } from '../src/io/checkpoint.js';
+import { CheckpointWriter } from '../src/solvers/checkpoint.js';
 import { checkOutputs, lockOutput, makeOutputDir, OutputError, removeStaleTemps, StreamedOutput, writeFailure, writeOutput } from '../src/io/output.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-output-'));

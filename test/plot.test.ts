@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from './helpers/capture.js';
 import { FormatError, InputError } from '../src/core/errors.js';
-import { modelProblem } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { syntheticChain } from '../src/data/synthetic.js';
 import { ChainModel, sequencesXY } from '../src/models/chain.js';
 import { aggregateCurves, buildFigure, deriveTitle, median, renderPng, renderSvg, runCurve, type Point } from '../src/plot/figures.js';

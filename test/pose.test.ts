@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dotSparse } from '../src/core/vector.js';
-import { modelProblem } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { PoseModel, treeMaxSum, treeScore, type EdgeCost, type PoseInput, type PoseLabel } from '../src/models/pose.js';
 import { pcpPck, LSP_TREE_PARENTS, LSP_STICKS } from '../src/models/pose-eval.js';
 import { Rng } from '../src/core/rng.js';
@@ -236,7 +236,7 @@ describe('PoseModel batched exact pass (native tree decoder on threads)', () => 
   });
 
   it('rejects malformed batches with clear errors', async () => {
-    const { native } = await import('../src/native.js');
+    const { native } = await import('../src/native/addon.js');
     const { model, xs, ys, w } = batchCase(3, false);
     const pass = preparedPass(model, xs, ys);
     expect(() => pass(new Float64Array(3), new Float64Array(xs.length))).toThrow(/w must be a Float64Array of length/);

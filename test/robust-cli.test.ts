@@ -12,7 +12,7 @@ import { main } from '../src/cli/main.js';
 import { FormatError } from '../src/core/errors.js';
 import { loadImage } from '../src/data/lsp.js';
 import { hasData } from '../src/data/paths.js';
-import { loadModel } from '../src/io/model.js';
+import { loadModel } from '../src/tasks/model.js';
 import { capture } from './helpers/capture.js';
 import { documentedCommand, documentedCommands, runnable } from './helpers/docs.js';
 import { writeTinyHansards, writeTinyWeizmann } from './helpers/tiny-data.js';

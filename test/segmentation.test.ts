@@ -3,7 +3,7 @@ import { bruteForceMin, segmentationLoss, SegmentationModel, withAreas, type Seg
 import { Rng } from '../src/core/rng.js';
 import { dotSparse } from '../src/core/vector.js';
 import { InputError } from '../src/core/errors.js';
-import { modelProblem } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { train } from '../src/solvers/index.js';
 
 const DU = 3;

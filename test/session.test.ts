@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { Writable } from 'node:stream';
 import { interruptible, runCommand, withInterrupts } from '../src/cli/session.js';
 import { passUnlessStopped } from '../src/cli/progress.js';
-import { modelProblem } from '../src/core/problem.js';
+import { modelProblem } from '../src/engine/problem.js';
 import { ChainModel } from '../src/models/chain.js';
 import { syntheticChain } from '../src/data/synthetic.js';
 import { fullOraclePass } from '../src/solvers/common.js';

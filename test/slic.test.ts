@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slic } from '../src/slic.js';
+import { slic } from '../src/native/slic.js';
 import { InputError } from '../src/core/errors.js';
 
 /** An H x W RGB image whose colour depends on the pixel through f. */

@@ -1,5 +1,5 @@
 // Max-flow bindings: a thin layer over native/maxflow (the solver in flow_graph.h, the capacity checks and
-// the per-type graph in any_graph.h, batches in batch.h, DIMACS in dimacs.h); src/maxflow.ts wraps them.
+// the per-type graph in any_graph.h, batches in batch.h, DIMACS in dimacs.h); src/native/maxflow.ts wraps them.
 // A graph is { numNodes, edgeFrom, edgeTo: Int32Array (m), capFwd, capRev?, sourceCap?, sinkCap?: Int32Array
 // | Float64Array (m, m, n, n; absent: zeros), capType?: 'int32' | 'int64' | 'float64' (absent: float64 if a
 // capacity array is a Float64Array, else int32) }; typed arrays are read in place.

@@ -13,11 +13,12 @@
  * `pose` runs the LSP pose model on the first --pose-limit (200) LSP-small training images when LSP is
  * present. gpu.js cpu mode is plain JS and slow: pass --gpujs-cpu to include it.
  */
-import { toArrays } from '../../src/data/dataset.js';
+import { toArrays } from '../../src/core/dataset.js';
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { GpuJsBackend, JsBackend, NativeBackend, type ScoringBackend } from '../../kernels/index.js';
-import { modelProblem, type Problem, type StructuredModel } from '../../src/core/problem.js';
+import { type Problem, type StructuredModel } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { Rng } from '../../src/core/rng.js';
 import type { SparseVector } from '../../src/core/vector.js';
 import { loadIdxDataset } from '../../src/data/idx.js';

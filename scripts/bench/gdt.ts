@@ -17,7 +17,7 @@ import {
   distanceTransform2d,
   distanceTransform2dAsync,
   type GdtResult,
-} from '../../src/gdt.js';
+} from '../../src/native/gdt.js';
 import { bruteForce1d, bruteForce2d } from '../../test/helpers/gdt-brute.js';
 import { uniform } from '../../test/helpers/random.js';
 

@@ -1,5 +1,5 @@
 /**
- * Max-flow benchmark: the native Boykov-Kolmogorov solver (src/maxflow.ts over native/maxflow)
+ * Max-flow benchmark: the native Boykov-Kolmogorov solver (src/native/maxflow.ts over native/maxflow)
  * side by side with the pure TypeScript Dinic reference of the tests, with the addon of an earlier
  * commit (--baseline), tree reuse against fresh solves, small graphs through the JS API, page faults
  * per solve, the batch API on 1 and 2 threads, and the DIMACS path of `gapbcfw maxflow`.
@@ -41,9 +41,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { MaxflowBatch, MaxflowGraph, maxflow, maxflowBatch, readDimacsMaxflow, type CapacityType, type MaxflowGraphSpec } from '../../src/maxflow.js';
+import { MaxflowBatch, MaxflowGraph, maxflow, maxflowBatch, readDimacsMaxflow, type CapacityType, type MaxflowGraphSpec } from '../../src/native/maxflow.js';
 import { HorseDataset } from '../../src/data/horse.js';
-import { modelProblem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { SegmentationModel } from '../../src/models/segmentation.js';
 import { bcfw } from '../../src/solvers/bcfw.js';
 import { gridGraph, referenceMaxflow } from '../../test/helpers/maxflow-ref.js';
@@ -87,7 +87,7 @@ const baseAddon = values.baseline ? (createRequire(import.meta.url)(values.basel
 /** A baseline from issue 22 on takes graph objects (this build's binding); an earlier one positional arguments. */
 const baseTakesObjects = baseAddon?.MaxflowBatch !== undefined;
 
-/** The baseline's normalisation (src/maxflow.ts before this change): a fresh object, capType settled. */
+/** The baseline's normalisation (src/native/maxflow.ts before this change): a fresh object, capType settled. */
 function baseSpec(s: MaxflowGraphSpec): Required<MaxflowGraphSpec> {
   const capType: CapacityType = s.capType ?? ([s.capFwd, s.capRev, s.sourceCap, s.sinkCap].some((a) => a instanceof Float64Array) ? 'float64' : 'int32');
   return { numNodes: s.numNodes, edgeFrom: s.edgeFrom, edgeTo: s.edgeTo, capFwd: s.capFwd, capRev: s.capRev ?? null, sourceCap: s.sourceCap ?? null, sinkCap: s.sinkCap ?? null, capType };

@@ -23,13 +23,14 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { TopLevelSpec } from 'vega-lite';
-import { modelProblem, type Problem } from '../../src/core/problem.js';
+import { type Problem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { dataPath } from '../../src/data/paths.js';
 import { renderPng, renderSvg } from '../../src/plot/figures.js';
 import { bcfw, type BcfwOptions } from '../../src/solvers/bcfw.js';
 import { loadTask, taskOf, parseDataSpec } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
-import { setThreads } from '../../src/threads.js';
+import { setThreads } from '../../src/native/threads.js';
 
 const { values } = parseArgs({
   options: {

@@ -24,13 +24,13 @@
 import { availableParallelism, cpus } from 'node:os';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { modelProblem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { Rng } from '../../src/core/rng.js';
 import { loadOcr, ocrSplit, ocrToSequences } from '../../src/data/ocr.js';
 import { dataPath, hasData } from '../../src/data/paths.js';
 import { syntheticChain } from '../../src/data/synthetic.js';
 import { ChainModel, packSequences, sequencesXY } from '../../src/models/chain.js';
-import { native } from '../../src/native.js';
+import { native } from '../../src/native/addon.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, baseline: { type: 'string' } } });
 const calls = values.quick ? 400 : 3000;

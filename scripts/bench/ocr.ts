@@ -15,7 +15,7 @@ import { cpus } from 'node:os';
 import { loadOcr, ocrSplit, ocrToSequences } from '../../src/data/ocr.js';
 import { dataPath } from '../../src/data/paths.js';
 import { ChainModel, sequencesXY } from '../../src/models/chain.js';
-import { meanLoss, modelProblem } from '../../src/core/problem.js';
+import { meanLoss, modelProblem } from '../../src/engine/problem.js';
 import { bcfw } from '../../src/solvers/bcfw.js';
 
 const { values } = parseArgs({

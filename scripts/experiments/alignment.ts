@@ -14,7 +14,7 @@
  */
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
-import { modelProblem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { Rng } from '../../src/core/rng.js';
 import {
   alignmentCounts,

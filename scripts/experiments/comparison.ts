@@ -26,7 +26,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { modelProblem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { InputError } from '../../src/core/errors.js';
 import { buildFigure, renderPng, renderSvg, type XAxis, type YMetric } from '../../src/plot/figures.js';
 import { groupSeries, readTraces, type TraceEvent, type TraceRun } from '../../src/plot/traces.js';

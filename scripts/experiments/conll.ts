@@ -13,9 +13,9 @@
  * trained w. "s per effective pass" = training seconds / effective passes (exact-gap passes included).
  */
 import { parseArgs } from 'node:util';
-import { loadConllTask } from '../../src/data/conll.js';
+import { loadConllTask } from '../../src/tasks/conll.js';
 import { dataPath } from '../../src/data/paths.js';
-import { modelProblem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { SparseChainModel, type SparseSequence } from '../../src/models/sparse-chain.js';
 import { conllMetrics } from '../../src/tasks/conll.js';
 import { train, type TrainOptions } from '../../src/solvers/index.js';

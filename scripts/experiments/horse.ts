@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { modelProblem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { HorseDataset } from '../../src/data/horse.js';
 import { StreamedHorseSet } from '../../src/data/horse-stream.js';
 import { SegmentationModel, segmentationLoss, type SegmentationGraph } from '../../src/models/segmentation.js';

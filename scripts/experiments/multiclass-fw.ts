@@ -29,7 +29,7 @@ import { Rng } from '../../src/core/rng.js';
 import { loadIdxDataset } from '../../src/data/idx.js';
 import { loadLibsvm } from '../../src/data/libsvm.js';
 import { dataPath, hasData } from '../../src/data/paths.js';
-import { holdoutSplit } from '../../src/multiclass-fw/data.js';
+import { holdoutSplit } from '../../src/data/multiclass.js';
 import { MulticlassLogistic } from '../../src/multiclass-fw/problem.js';
 import { trainMulticlassFw, type McfwEvent, type McfwOptions } from '../../src/multiclass-fw/solvers.js';
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadTask } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
-import { meanLoss, modelProblem } from '../../src/core/problem.js';
+import { meanLoss, modelProblem } from '../../src/engine/problem.js';
 import { regularizationPath } from '../../src/path/regpath.js';
 import { gridSearch, PAPER_GRID } from '../../src/path/grid.js';
 import { renderPng, renderSvg } from '../../src/plot/figures.js';

@@ -18,7 +18,7 @@ import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadTask } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
-import { modelProblem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { bcfw, type BcfwOptions } from '../../src/solvers/bcfw.js';
 import { writeRunTrace } from './run-trace.js';
 

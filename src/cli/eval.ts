@@ -4,10 +4,10 @@
  * `gapbcfw path` with `--lambda X`.
  * @module
  */
-import { modelProblem } from '../core/problem.js';
+import { modelProblem } from '../engine/problem.js';
 import { readModelFile } from '../io/model-file.js';
-import { loadModel, type TrainedModel } from '../io/model.js';
-import { isPathFile, loadPath } from '../io/path-file.js';
+import { loadModel, type TrainedModel } from '../tasks/model.js';
+import { isPathFile, loadPath } from '../path/path-file.js';
 import { pathWeights } from '../path/regpath.js';
 import type { FullPass } from '../solvers/common.js';
 import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';

@@ -8,9 +8,9 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeFailure } from '../io/output.js';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../core/package-root.js';
 import { TASKS, TASKS_OF_MODEL } from '../tasks/index.js';
-import { setThreads, threadCap } from '../threads.js';
+import { setThreads, threadCap } from '../native/threads.js';
 import { columns, commandHelp, parseArgs, value, type Command } from './args.js';
 import { UsageError, reportFailure, type Io } from './common.js';
 import { evalCommand } from './eval.js';
@@ -110,7 +110,7 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
       return 0;
     }
     const args = parseArgs(command, rest);
-    // --threads is process-wide (src/threads.ts): set for the command, then put back (main runs in-process in tests).
+    // --threads is process-wide (src/native/threads.ts): set for the command, then put back (main runs in-process in tests).
     const cap = threadCap();
     try {
       if (args.given.has('threads')) setThreads(value.number(args, 'threads'));

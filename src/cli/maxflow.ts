@@ -1,5 +1,5 @@
 import { writeOutput } from '../io/output.js';
-import { readDimacsMaxflow, SOURCE_SIDE, type CapacityType } from '../maxflow.js';
+import { readDimacsMaxflow, SOURCE_SIDE, type CapacityType } from '../native/maxflow.js';
 import { value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
 import { REPORT_OPTIONS } from './options.js';

@@ -5,9 +5,9 @@
 import { StreamedOutput } from '../io/output.js';
 import type { MulticlassDataset } from '../core/data.js';
 import { Rng } from '../core/rng.js';
-import { writeModelFile } from '../io/model-file.js';
-import { holdoutSplit, loadMulticlassData, withBias } from '../multiclass-fw/data.js';
+import { holdoutSplit, loadMulticlassData, withBias } from '../data/multiclass.js';
 import { nuclearNorm } from '../multiclass-fw/lmo.js';
+import { saveMulticlassFwWeights } from '../multiclass-fw/weights-file.js';
 import { MulticlassLogistic } from '../multiclass-fw/problem.js';
 import { MCFW_SOLVERS, trainMulticlassFwAsync, type McfwEvent, type McfwOptions, type McfwSolverName } from '../multiclass-fw/solvers.js';
 import { parseDataSpec } from '../tasks/index.js';
@@ -159,20 +159,9 @@ async function runMulticlassFw(a: Args, io: Io): Promise<number> {
   const r = result!;
 
   if (v.out !== undefined) {
-    writeModelFile(v.out, {
-      meta: {
-        format: 'gapbcfw-multiclass-fw',
-        layout: 'feature-major: W[j * numClasses + k] = weight of class k on feature j',
-        solver,
-        tau,
-        numFeatures: problem.numFeatures,
-        numClasses: problem.numClasses,
-        labelNames: train.labelNames,
-        bias: v.bias ?? false,
-        iterations: r.iterations,
-        objective: r.objective,
-      },
-      arrays: { W: r.W },
+    saveMulticlassFwWeights(v.out, {
+      W: r.W, solver, tau, numFeatures: problem.numFeatures, numClasses: problem.numClasses, labelNames: train.labelNames,
+      bias: v.bias === true, iterations: r.iterations, objective: r.objective,
     }, { stdout: io.stdout });
   }
   const trainAccuracy = problem.accuracy(r.W);

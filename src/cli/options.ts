@@ -7,7 +7,7 @@ import { BACKEND_CHOICES, GPUJS_MODES, chooseBackend, type BackendChoice, type B
 import type { DecodeBackend } from '../models/chain.js';
 import type { StepType } from '../solvers/bcfw.js';
 import { SOLVERS, type SolverName, type TrainOptions } from '../solvers/index.js';
-import { MAX_THREADS } from '../threads.js';
+import { MAX_THREADS } from '../native/threads.js';
 import { taskOf, taskOptions } from '../tasks/index.js';
 import type { DataKind, LoadOptions, OptionValues } from '../tasks/types.js';
 import { value, type Args, type CommandOption } from './args.js';

@@ -1,6 +1,6 @@
 import { writeOutput } from '../io/output.js';
-import { modelProblem } from '../core/problem.js';
-import { savePath } from '../io/path-file.js';
+import { modelProblem } from '../engine/problem.js';
+import { savePath } from '../path/path-file.js';
 import { gridSearchAsync, PAPER_GRID, type GridResult } from '../path/grid.js';
 import { regularizationPathAsync, type PathSolverOptions, type RegularizationPath } from '../path/regpath.js';
 import type { BcfwOptions } from '../solvers/bcfw.js';

@@ -7,7 +7,7 @@
  * @module
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { loadModel } from '../io/model.js';
+import { loadModel } from '../tasks/model.js';
 import { existsSync } from 'node:fs';
 import { removeEmptyFolder, StreamedOutput } from '../io/output.js';
 import { isDataSpec, taskOf } from '../tasks/index.js';

@@ -1,7 +1,7 @@
 import type { Io } from './common.js';
 import { fullOraclePassAsync, type AsyncPassOptions, type FullPass, type ProgressEvent } from '../solvers/common.js';
 import type { Problem } from '../core/problem.js';
-import type { PassProgress } from '../engine/types.js';
+import type { PassProgress } from '../core/batch.js';
 import { value, type Args } from './args.js';
 
 const fmt = (x: number | undefined, digits = 4) => (x === undefined ? '-' : Math.abs(x) >= 1e4 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(digits - 1) : x.toPrecision(digits));

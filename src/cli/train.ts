@@ -4,9 +4,9 @@
  * @module
  */
 import { describeBackend } from '../../kernels/index.js';
-import { modelProblem } from '../core/problem.js';
-import { CheckpointWriter, readCheckpoint } from '../io/checkpoint.js';
-import { saveModel } from '../io/model.js';
+import { modelProblem } from '../engine/problem.js';
+import { CheckpointWriter, readCheckpoint } from '../solvers/checkpoint.js';
+import { saveModel } from '../tasks/model.js';
 import { StreamedOutput } from '../io/output.js';
 import { methodName, type TraceContext } from '../plot/traces.js';
 import type { BcfwResult } from '../solvers/bcfw.js';

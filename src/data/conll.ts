@@ -1,6 +1,6 @@
 /**
  * CoNLL-2000 text chunking data (Tjong Kim Sang & Buchholz 2000): reader, writer, chunk tag set, and the
- * task loader behind `conll:PATH` on the command line.
+ * encoding of sentences for the sparse chain (the task loader behind `conll:PATH` is src/tasks/conll.ts).
  *
  * File format: one token per line, `WORD POS CHUNK` separated by whitespace (single spaces in the
  * distributed files); sentences are separated by one or more blank lines. Chunk tags are `O`, `B-TYPE`
@@ -10,12 +10,10 @@
  *
  * Input to be tagged may have only the `WORD POS` columns (see {@link ConllReadOptions.columns}).
  */
-import { ArrayDataset } from './dataset.js';
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { ArrayDataset } from '../core/dataset.js';
 import { check, FormatError, InputError } from '../core/errors.js';
-import { FeatureDictionary, conllAttributes, DEFAULT_MIN_FREQUENCY, type FeatureDictionaryJSON } from '../models/conll-features.js';
-import { sparseChainDim, type SparseSequence } from '../models/sparse-chain.js';
+import { FeatureDictionary, conllAttributes } from './conll-features.js';
+import type { SparseSequence } from '../models/sparse-chain.js';
 import { readDataFile, textLines } from './paths.js';
 
 /** One sentence of a CoNLL file. */
@@ -234,58 +232,6 @@ export class ChunkTagSet {
 // The task behind `conll:PATH`.
 
 /**
- * What a sparse-chain model needs to be rebuilt, saved in the model file's header: dimensions, the tag
- * names (label id = index) and the attribute dictionary (attribute id = index), so that `tag` and `eval`
- * extract exactly the training features. d = numFeatures*numLabels + 2*numLabels + numLabels^2.
- */
-export interface SparseChainSpec {
-  kind: 'sparse-chain';
-  /** F: size of the attribute dictionary. */
-  numFeatures: number;
-  /** K: number of chunk tags. */
-  numLabels: number;
-  /** Tag names, sorted; label id = index. */
-  labelNames: string[];
-  /** The attribute dictionary (templates, minimum frequency, attribute strings). */
-  features: FeatureDictionaryJSON;
-}
-
-/** Options of {@link loadConllTask}. */
-export interface ConllTaskOptions {
-  /** Test file (a path, or `conll:PATH`). Default: `test.txt` next to the training file when PATH is a folder. */
-  test?: string;
-  /** Spec of a trained model (eval, tag): its dictionary and tags encode the data instead of new ones. */
-  model?: SparseChainSpec;
-  /** Minimum number of training occurrences of an attribute to enter the dictionary. Default {@link DEFAULT_MIN_FREQUENCY}. */
-  minFrequency?: number;
-  /** Use only the first `limit` training sentences (and build the dictionary on them). Default all. */
-  limit?: number;
-  /** Use only the first `testLimit` test sentences. Default all. */
-  testLimit?: number;
-}
-
-/** The training set and optional test set of `conll:PATH`, encoded for {@link SparseChainModel}. */
-export interface ConllTask {
-  spec: SparseChainSpec;
-  train: ConllSet;
-  test?: ConllSet;
-  /** Human-readable summary. */
-  description: string;
-  /** The sentences as read (for tagging output and chunk scores). */
-  sentences: { train: ConllSentence[]; test?: ConllSentence[] };
-  dictionary: FeatureDictionary;
-  tags: ChunkTagSet;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/**
  * A labelled CoNLL set encoded for the model: attribute ids (CSR) per sentence, label ids, and the gold tag
  * strings (what chunk scores are computed from, so that tags outside the model's set still count as gold
  * chunks).
@@ -323,95 +269,4 @@ export function encodeConll(sentences: readonly ConllSentence[], dictionary: Fea
     gold.push(s.chunks!);
   }
   return new ConllSet(xs, ys, gold, unknownTags);
-}
-
-/**
- * Loads `conll:PATH` for training or evaluation. PATH is a CoNLL file, or a folder holding `train.txt`
- * and `test.txt` (both are then used). Without `model`, the tag set and the attribute dictionary are built
- * on the training sentences; with it, the model's are used (unseen attributes are ignored; a tag the model
- * does not know is a FormatError).
- */
-export function loadConllTask(path: string, options: ConllTaskOptions = {}): ConllTask {
-  let trainPath = path;
-  let testPath = options.test === undefined ? undefined : options.test.replace(/^conll:/, '');
-  if (isDirectory(path)) {
-    trainPath = join(path, 'train.txt');
-    testPath ??= join(path, 'test.txt');
-  }
-  const limit = options.limit;
-  check(limit === undefined || (Number.isInteger(limit) && limit >= 1), `limit must be a positive integer, got ${limit}`);
-  const testLimit = options.testLimit;
-  check(testLimit === undefined || (Number.isInteger(testLimit) && testLimit >= 0), `testLimit must be a non-negative integer, got ${testLimit}`);
-  let trainSentences = loadConll(trainPath);
-  if (limit !== undefined) trainSentences = trainSentences.slice(0, limit);
-  let testSentences = testPath === undefined ? undefined : loadConll(testPath);
-  if (testSentences && testLimit !== undefined) testSentences = testSentences.slice(0, testLimit);
-
-  let dictionary: FeatureDictionary;
-  let tags: ChunkTagSet;
-  if (options.model) {
-    const m = options.model;
-    check(m.kind === 'sparse-chain', `a ${String(m.kind)} model cannot read conll data`);
-    dictionary = FeatureDictionary.fromJSON(m.features);
-    tags = new ChunkTagSet(m.labelNames);
-    check(dictionary.size === m.numFeatures && tags.size === m.numLabels, 'the model spec is inconsistent (dictionary or tag count)');
-  } else {
-    tags = ChunkTagSet.fromSentences(trainSentences);
-    dictionary = FeatureDictionary.build(
-      (function* () {
-        for (const s of trainSentences) yield conllAttributes(s.words, s.pos);
-      })(),
-      { minFrequency: options.minFrequency ?? DEFAULT_MIN_FREQUENCY },
-    );
-    check(dictionary.size > 0, `min frequency ${dictionary.minFrequency} (--min-frequency) leaves no attribute: none occurs that often in ${trainPath}; lower it`);
-  }
-  const spec: SparseChainSpec = {
-    kind: 'sparse-chain',
-    numFeatures: dictionary.size,
-    numLabels: tags.size,
-    labelNames: [...tags.names],
-    features: dictionary.toJSON(),
-  };
-  // Tags outside the set can only occur in data the tag set was not built on (a test set, or any data read
-  // with a model): they become label -1 there, always wrong, and count as gold chunks in the F1.
-  const train = encodeConll(trainSentences, dictionary, tags, trainPath, options.model ? 'mark' : 'error');
-  const test = testSentences ? encodeConll(testSentences, dictionary, tags, testPath, 'mark') : undefined;
-  const unknown = train.unknownTags + (test?.unknownTags ?? 0);
-  const d = sparseChainDim(spec.numFeatures, spec.numLabels);
-  return {
-    spec,
-    train,
-    test,
-    description:
-      `conll: ${trainSentences.length} train${testSentences ? ` / ${testSentences.length} test` : ''} sentences, ` +
-      `${spec.numLabels} tags, ${spec.numFeatures} attributes (min frequency ${dictionary.minFrequency}), d = ${d}` +
-      (unknown > 0 ? `; ${unknown} tokens carry chunk types the model cannot predict` : ''),
-    sentences: { train: trainSentences, test: testSentences },
-    dictionary,
-    tags,
-  };
-}
-
-/**
- * Checks the `spec` of a model file header for a sparse-chain model (what `loadModel` and `tag` read).
- * @throws FormatError naming `file` when a field is missing or inconsistent.
- */
-export function parseSparseChainSpec(value: unknown, file?: string): SparseChainSpec {
-  const s = value as Partial<SparseChainSpec> | null;
-  const fail = (why: string): never => {
-    throw new FormatError(`model header: ${why}`, file);
-  };
-  if (s === null || typeof s !== 'object' || s.kind !== 'sparse-chain') return fail("spec is not of kind 'sparse-chain'");
-  if (!(Number.isInteger(s.numFeatures) && s.numFeatures! >= 1)) fail('numFeatures must be a positive integer');
-  if (!(Number.isInteger(s.numLabels) && s.numLabels! >= 1)) fail('numLabels must be a positive integer');
-  if (!Array.isArray(s.labelNames) || s.labelNames.length !== s.numLabels) fail('labelNames must list numLabels tags');
-  let dictionary: FeatureDictionary;
-  try {
-    new ChunkTagSet(s.labelNames!);
-    dictionary = FeatureDictionary.fromJSON(s.features);
-  } catch (e) {
-    return fail((e as Error).message);
-  }
-  if (dictionary.size !== s.numFeatures) fail(`the dictionary has ${dictionary.size} attributes but numFeatures is ${s.numFeatures}`);
-  return s as SparseChainSpec;
 }

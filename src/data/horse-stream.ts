@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { checkSegmentationGraph, withAreas, type SegmentationGraph, type SegmentationLabel } from '../models/segmentation.js';
-import type { Dataset, DatasetChunk, ReadStats } from './dataset.js';
+import type { Dataset, DatasetChunk, ReadStats } from '../core/dataset.js';
 import { crc32 } from '../io/model-file.js';
 import { horseFingerprint, RECORD_HEADER_BYTES as HEADER, trainingBytes, type HorseDataset, type HorseImageEntry } from './horse.js';
 

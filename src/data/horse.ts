@@ -40,7 +40,7 @@ import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
 import type { SegmentationGraph } from '../models/segmentation.js';
-import { slic } from '../slic.js';
+import { slic } from '../native/slic.js';
 import { crc32 } from '../io/model-file.js';
 import { makeOutputDir, OutputError, removeEmptyFolder, StreamedOutput, writeOutput } from '../io/output.js';
 import { decodeImage } from './image-file.js';

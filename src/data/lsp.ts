@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { FormatError, InputError } from '../core/errors.js';
 import { decodeImage } from './image-file.js';
 import { matNumeric, readMat } from './matfile.js';
-import { hog } from '../hog.js';
+import { hog } from '../native/hog.js';
 import type { PoseGrid, PoseInput, PoseLabel } from '../models/pose.js';
 import { poseScale } from '../models/pose-eval.js';
 

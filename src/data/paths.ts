@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { FormatError, InputError } from '../core/errors.js';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../core/package-root.js';
 
 /**
  * Root folder of the data sets: `$GAPBCFW_DATA` when set (and non-empty), otherwise `../shared/data`

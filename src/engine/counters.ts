@@ -1,5 +1,5 @@
 /** Helpers for {@link OracleCounters}: a zero set, sums and differences (field by field). */
-import type { OracleCounters } from './types.js';
+import type { OracleCounters } from '../core/batch.js';
 
 const FIELDS = ['examples', 'predictions', 'scoringMs', 'decodingMs', 'checkingMs', 'readingMs', 'recordsRead', 'bytesRead'] as const;
 

@@ -7,13 +7,13 @@
  * @module
  */
 import { performance } from 'node:perf_hooks';
-import type { ScoringBackend } from '../../kernels/backend.js';
+import type { ScoringBackend } from '../core/scoring.js';
 import { check, InputError } from '../core/errors.js';
-import { arrayDataset, chunksOf, toArrays, type Dataset } from '../data/dataset.js';
+import { arrayDataset, chunksOf, toArrays, type Dataset } from '../core/dataset.js';
 import type { SparseVector } from '../core/vector.js';
-import { threads } from '../threads.js';
+import { threads } from '../native/threads.js';
 import { addCounters, readCounters, subtractCounters, zeroCounters } from './counters.js';
-import type { BatchDecoder, BatchOracle, BatchPass, Items, OracleCounters, PassOutput, PassProgress } from './types.js';
+import type { BatchDecoder, BatchOracle, BatchPass, Items, OracleCounters, PassOutput, PassProgress } from '../core/batch.js';
 
 /** psi of the ground truth: 0. */
 const NO_PSI: SparseVector = { indices: new Int32Array(0), values: new Float64Array(0), nnz: 0 };

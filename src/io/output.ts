@@ -10,7 +10,7 @@
  *   The next write of a file removes the temporary files that writers killed mid-write left beside it.
  * - {@link StreamedOutput}: a file written piece by piece while a run goes on (traces, prepared horse
  *   sets), readable with `tail -f`.
- * - {@link lockOutput} and {@link removeStaleTemps}: what a checkpoint writer needs (src/io/checkpoint.ts).
+ * - {@link lockOutput} and {@link removeStaleTemps}: what a checkpoint writer needs (src/solvers/checkpoint.ts).
  *
  * A write that fails half-way (full disk, quota, I/O error, a FIFO whose reader left) throws an
  * {@link OutputError} (exit 1: the job failed) whose one-line message names the file, after removing the

@@ -1,6 +1,6 @@
 import { check } from '../core/errors.js';
 import type { SparseAccumulator } from '../core/vector.js';
-import { native } from '../native.js';
+import { native } from '../native/addon.js';
 
 /** Which implementation decodes: the C++ addon (default) or the TypeScript reference. */
 export type DecodeBackend = 'native' | 'js';

@@ -1,14 +1,15 @@
 import { check, InputError } from '../core/errors.js';
-import type { BatchDecoder, StructuredModel } from '../core/problem.js';
+import type { StructuredModel } from '../core/problem.js';
+import type { BatchDecoder } from '../core/batch.js';
 import { itemsOption } from '../engine/items.js';
-import type { Items } from '../engine/types.js';
-import type { ScoringBackend } from '../../kernels/backend.js';
+import type { Items } from '../core/batch.js';
+import type { ScoringBackend } from '../core/scoring.js';
 import { JsBackend } from '../../kernels/js.js';
 import { NativeBackend } from '../../kernels/native.js';
 import type { SequenceExample } from '../core/data.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import { availableParallelism } from 'node:os';
-import { native } from '../native.js';
+import { native } from '../native/addon.js';
 import { ChainStructure, type DecodeBackend } from './chain-base.js';
 
 export type { DecodeBackend } from './chain-base.js';

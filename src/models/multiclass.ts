@@ -1,11 +1,12 @@
 import { check, InputError } from '../core/errors.js';
-import type { BatchDecoder, StructuredModel } from '../core/problem.js';
+import type { StructuredModel } from '../core/problem.js';
+import type { BatchDecoder } from '../core/batch.js';
 import { itemsOption } from '../engine/items.js';
-import type { FeatureRows, ScoringBackend } from '../../kernels/backend.js';
+import type { FeatureRows, ScoringBackend } from '../core/scoring.js';
 import { NativeBackend } from '../../kernels/native.js';
 import type { CsrMatrix } from '../core/data.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
-import { native } from '../native.js';
+import { native } from '../native/addon.js';
 import { availableParallelism } from 'node:os';
 
 /**

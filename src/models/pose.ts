@@ -27,13 +27,13 @@
 import { performance } from 'node:perf_hooks';
 import { check, InputError } from '../core/errors.js';
 import { availableParallelism } from 'node:os';
-import type { FeatureRows, ScoringBackend } from '../../kernels/backend.js';
+import type { FeatureRows, ScoringBackend } from '../core/scoring.js';
 import type { Bounds, StructuredModel } from '../core/problem.js';
-import type { BatchDecoder, Items, OracleCounters } from '../engine/types.js';
+import type { BatchDecoder, Items, OracleCounters } from '../core/batch.js';
 import { dotSparse, type SparseVector } from '../core/vector.js';
-import { native, type NativePoseBatch, type NativePoseImage } from '../native.js';
-import { distanceTransform2d, type GdtImpl } from '../gdt.js';
-import { filterResponses } from '../hog.js';
+import { native, type NativePoseBatch, type NativePoseImage } from '../native/addon.js';
+import { distanceTransform2d, type GdtImpl } from '../native/gdt.js';
+import { filterResponses } from '../native/hog.js';
 import { JsBackend } from '../../kernels/js.js';
 
 /** HOG (or any cell-feature) grid: feature d of cell (r, c) at `data[(r*cols + c)*dim + d]`. */

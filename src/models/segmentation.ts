@@ -1,13 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { availableParallelism } from 'node:os';
 import { check, InputError } from '../core/errors.js';
-import type { BatchDecoder, Bounds, OracleCounters, StructuredModel } from '../core/problem.js';
-import type { ScoringBackend } from '../../kernels/backend.js';
+import type { Bounds, StructuredModel } from '../core/problem.js';
+import type { BatchDecoder, OracleCounters } from '../core/batch.js';
+import type { ScoringBackend } from '../core/scoring.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import { itemsOption } from '../engine/items.js';
-import type { Items } from '../engine/types.js';
-import { maxflow, MaxflowBatch, MaxflowGraph, type MaxflowGraphSpec } from '../maxflow.js';
-import { native } from '../native.js';
+import type { Items } from '../core/batch.js';
+import { maxflow, MaxflowBatch, MaxflowGraph, type MaxflowGraphSpec } from '../native/maxflow.js';
+import { native } from '../native/addon.js';
 
 /**
  * Binary figure-ground segmentation on a superpixel graph: the HorseSeg model of the gapBCFW paper
@@ -20,7 +21,7 @@ import { native } from '../native.js';
  * w = [w_U (dUnary) ; w_P (dPairwise)], d = 1969 + 100 = 2069 for HorseSeg's features. The Potts weight
  * of an edge is f_ij^T w_P; with the lower bound 0 on the pairwise weights ({@link SegmentationModel.bounds},
  * 2016 App. H) and non-negative edge features the energy is submodular and the max-oracle is one s-t
- * minimum cut (native Boykov-Kolmogorov, src/maxflow.ts). A negative Potts weight (possible only when
+ * minimum cut (native Boykov-Kolmogorov, src/native/maxflow.ts). A negative Potts weight (possible only when
  * the solver runs without the bounds or the features are negative) is clipped at 0 inside the oracle,
  * as the reference does, and counted in {@link SegmentationModel.stats}.
  *

@@ -1,10 +1,11 @@
 import { availableParallelism } from 'node:os';
-import type { ScoringBackend } from '../../kernels/backend.js';
+import type { ScoringBackend } from '../core/scoring.js';
 import { check, InputError } from '../core/errors.js';
-import type { BatchDecoder, StructuredModel } from '../core/problem.js';
+import type { StructuredModel } from '../core/problem.js';
+import type { BatchDecoder } from '../core/batch.js';
 import { itemsOption } from '../engine/items.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
-import { native } from '../native.js';
+import { native } from '../native/addon.js';
 import { ChainStructure, type DecodeBackend } from './chain-base.js';
 
 /**

@@ -15,4 +15,4 @@ export {
   type McfwStopReason,
   type FullEvaluation,
 } from './solvers.js';
-export { loadMulticlassData, holdoutSplit, selectRows, withBias, MULTICLASS_DATA_KINDS, type ShapeHint } from './data.js';
+export { saveMulticlassFwWeights, loadMulticlassFwWeights, type MulticlassFwWeights } from './weights-file.js';

@@ -1,7 +1,7 @@
 import { check, InputError } from '../core/errors.js';
 import type { SparseVector } from '../core/vector.js';
-import { native, type NativeMulticlassBatch, type NativeSparseBlocks } from '../native.js';
-import { threads } from '../threads.js';
+import { native, type NativeMulticlassBatch, type NativeSparseBlocks } from '../native/addon.js';
+import { threads } from '../native/threads.js';
 
 /**
  * Storage of the per-block primal vectors w_i of block-coordinate Frank-Wolfe, with the few operations a

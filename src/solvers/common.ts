@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { check, InputError } from '../core/errors.js';
-import type { OracleCounters, PassProgress, Problem } from '../core/problem.js';
+import type { Problem } from '../core/problem.js';
+import type { OracleCounters, PassProgress } from '../core/batch.js';
 import { dot, dotSparse, type SparseVector } from '../core/vector.js';
 import { subtractCounters, zeroCounters } from '../engine/counters.js';
-import { setThreads, threads } from '../threads.js';
+import { setThreads, threads } from '../native/threads.js';
 
 /** One record of a training trace (a JSONL line of `--trace`). Certificates refer to the returned iterate. */
 export interface ProgressEvent {

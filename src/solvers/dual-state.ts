@@ -2,7 +2,7 @@ import { dot } from '../core/vector.js';
 import type { BlockAtoms } from '../cache/atoms.js';
 import type { BlockStorage } from './blocks.js';
 import { ClippedIterate, clipInto, type ClipBounds } from './bounds.js';
-import type { BcfwCounters } from './bcfw.js';
+import type { BcfwCounters } from './bcfw-options.js';
 
 /** Slots of {@link DualState.scalars} (the native step loop's Scalar enum, native/solver/bcfw_loop.h). */
 const L = 0;

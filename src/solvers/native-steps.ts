@@ -1,12 +1,12 @@
 import { check, InputError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import type { Rng } from '../core/rng.js';
-import { native, type NativeAtoms, type NativeBcfwSteps } from '../native.js';
+import { native, type NativeAtoms, type NativeBcfwSteps } from '../native/addon.js';
 import type { GapSampler } from '../sampling/gap-sampler.js';
 import { ClassDualBlocks, DenseBlocks, SparseBlocks } from './blocks.js';
 import type { ResolvedCache } from './block-step.js';
 import { NATIVE_ORACLE_CALLS, type DualState } from './dual-state.js';
-import type { Sampling, StepType } from './bcfw.js';
+import type { Sampling, StepType } from './bcfw-options.js';
 
 /** The settings of a native step loop. */
 export interface NativeStepSettings {

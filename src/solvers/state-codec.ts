@@ -5,7 +5,7 @@ import type { GapSampler } from '../sampling/gap-sampler.js';
 import { ClassDualBlocks } from './blocks.js';
 import type { SolverCheckpoint } from './common.js';
 import type { DualState } from './dual-state.js';
-import type { BcfwOptions, WarmStart } from './bcfw.js';
+import type { BcfwOptions, WarmStart } from './bcfw-options.js';
 
 /** The saved labels of one block (dual variables and cache). */
 interface SavedAtoms {

@@ -10,7 +10,7 @@
  */
 import { FormatError, InputError } from '../core/errors.js';
 import { evaluateAlignments, foldSplit, foldStats, matchingData, parseParallelPairs, readHansards, readParallelSample, tunedBaseline, type AlignedPair } from '../data/alignment.js';
-import { arrayDataset } from '../data/dataset.js';
+import { arrayDataset } from '../core/dataset.js';
 import { ALIGNMENT_FEATURE_NAMES, AlignmentFeaturizer, CooccurrenceStats, diceBaseline, type LossNormaliser } from '../models/matching.js';
 import { flagValue, numberValue, stringValue, writeText } from './common.js';
 import type { MatchingSpec } from './model-kinds.js';

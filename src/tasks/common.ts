@@ -4,7 +4,7 @@
  * @module
  */
 import { InputError } from '../core/errors.js';
-import type { Dataset } from '../data/dataset.js';
+import type { Dataset } from '../core/dataset.js';
 import type { OptionValues, PredictionTarget, PredictionWriter, TaskFields, TextSink } from './types.js';
 
 /** Task fields of a task that keeps nothing beyond the model spec. */

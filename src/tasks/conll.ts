@@ -5,12 +5,15 @@
  * file) is tagged sentence by sentence as it streams in.
  * @module
  */
-import { FormatError } from '../core/errors.js';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { check, FormatError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
-import { ChunkTagSet, formatConll, loadConllTask, parseConll, type ConllSentence, type SparseChainSpec } from '../data/conll.js';
+import { ChunkTagSet, encodeConll, formatConll, loadConll, parseConll, type ConllSet, type ConllSentence } from '../data/conll.js';
 import { ChunkEvaluator, chunkScores, chunkScoresFromIds, type ChunkScores } from '../eval/chunks.js';
-import { FeatureDictionary, conllAttributes } from '../models/conll-features.js';
-import type { SparseChainModel, SparseSequence } from '../models/sparse-chain.js';
+import { DEFAULT_MIN_FREQUENCY, FeatureDictionary, conllAttributes } from '../data/conll-features.js';
+import type { SparseChainSpec } from './model-kinds.js';
+import { sparseChainDim, type SparseChainModel, type SparseSequence } from '../models/sparse-chain.js';
 import { flagValue, noFields, numberValue, writeText } from './common.js';
 import type { ModelDescription, RawPrediction, Task } from './types.js';
 
@@ -144,4 +147,106 @@ export function tagSentences(spec: SparseChainSpec, model: SparseChainModel, w: 
   const dictionary = FeatureDictionary.fromJSON(spec.features);
   const tags = new ChunkTagSet(spec.labelNames);
   return sentences.map((s) => tags.decode(model.decode(w, dictionary.encode(conllAttributes(s.words, s.pos)))));
+}
+
+/** Options of {@link loadConllTask}. */
+export interface ConllTaskOptions {
+  /** Test file (a path, or `conll:PATH`). Default: `test.txt` next to the training file when PATH is a folder. */
+  test?: string;
+  /** Spec of a trained model (eval, tag): its dictionary and tags encode the data instead of new ones. */
+  model?: SparseChainSpec;
+  /** Minimum number of training occurrences of an attribute to enter the dictionary. Default {@link DEFAULT_MIN_FREQUENCY}. */
+  minFrequency?: number;
+  /** Use only the first `limit` training sentences (and build the dictionary on them). Default all. */
+  limit?: number;
+  /** Use only the first `testLimit` test sentences. Default all. */
+  testLimit?: number;
+}
+
+/** The training set and optional test set of `conll:PATH`, encoded for {@link SparseChainModel}. */
+export interface ConllTask {
+  spec: SparseChainSpec;
+  train: ConllSet;
+  test?: ConllSet;
+  /** Human-readable summary. */
+  description: string;
+  /** The sentences as read (for tagging output and chunk scores). */
+  sentences: { train: ConllSentence[]; test?: ConllSentence[] };
+  dictionary: FeatureDictionary;
+  tags: ChunkTagSet;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Loads `conll:PATH` for training or evaluation. PATH is a CoNLL file, or a folder holding `train.txt`
+ * and `test.txt` (both are then used). Without `model`, the tag set and the attribute dictionary are built
+ * on the training sentences; with it, the model's are used (unseen attributes are ignored; a tag the model
+ * does not know is a FormatError).
+ */
+export function loadConllTask(path: string, options: ConllTaskOptions = {}): ConllTask {
+  let trainPath = path;
+  let testPath = options.test === undefined ? undefined : options.test.replace(/^conll:/, '');
+  if (isDirectory(path)) {
+    trainPath = join(path, 'train.txt');
+    testPath ??= join(path, 'test.txt');
+  }
+  const limit = options.limit;
+  check(limit === undefined || (Number.isInteger(limit) && limit >= 1), `limit must be a positive integer, got ${limit}`);
+  const testLimit = options.testLimit;
+  check(testLimit === undefined || (Number.isInteger(testLimit) && testLimit >= 0), `testLimit must be a non-negative integer, got ${testLimit}`);
+  let trainSentences = loadConll(trainPath);
+  if (limit !== undefined) trainSentences = trainSentences.slice(0, limit);
+  let testSentences = testPath === undefined ? undefined : loadConll(testPath);
+  if (testSentences && testLimit !== undefined) testSentences = testSentences.slice(0, testLimit);
+
+  let dictionary: FeatureDictionary;
+  let tags: ChunkTagSet;
+  if (options.model) {
+    const m = options.model;
+    check(m.kind === 'sparse-chain', `a ${String(m.kind)} model cannot read conll data`);
+    dictionary = FeatureDictionary.fromJSON(m.features);
+    tags = new ChunkTagSet(m.labelNames);
+    check(dictionary.size === m.numFeatures && tags.size === m.numLabels, 'the model spec is inconsistent (dictionary or tag count)');
+  } else {
+    tags = ChunkTagSet.fromSentences(trainSentences);
+    dictionary = FeatureDictionary.build(
+      (function* () {
+        for (const s of trainSentences) yield conllAttributes(s.words, s.pos);
+      })(),
+      { minFrequency: options.minFrequency ?? DEFAULT_MIN_FREQUENCY },
+    );
+    check(dictionary.size > 0, `min frequency ${dictionary.minFrequency} (--min-frequency) leaves no attribute: none occurs that often in ${trainPath}; lower it`);
+  }
+  const spec: SparseChainSpec = {
+    kind: 'sparse-chain',
+    numFeatures: dictionary.size,
+    numLabels: tags.size,
+    labelNames: [...tags.names],
+    features: dictionary.toJSON(),
+  };
+  // Tags outside the set can only occur in data the tag set was not built on (a test set, or any data read
+  // with a model): they become label -1 there, always wrong, and count as gold chunks in the F1.
+  const train = encodeConll(trainSentences, dictionary, tags, trainPath, options.model ? 'mark' : 'error');
+  const test = testSentences ? encodeConll(testSentences, dictionary, tags, testPath, 'mark') : undefined;
+  const unknown = train.unknownTags + (test?.unknownTags ?? 0);
+  const d = sparseChainDim(spec.numFeatures, spec.numLabels);
+  return {
+    spec,
+    train,
+    test,
+    description:
+      `conll: ${trainSentences.length} train${testSentences ? ` / ${testSentences.length} test` : ''} sentences, ` +
+      `${spec.numLabels} tags, ${spec.numFeatures} attributes (min frequency ${dictionary.minFrequency}), d = ${d}` +
+      (unknown > 0 ? `; ${unknown} tokens carry chunk types the model cannot predict` : ''),
+    sentences: { train: trainSentences, test: testSentences },
+    dictionary,
+    tags,
+  };
 }

@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { arrayDataset, type ArrayDataset } from '../data/dataset.js';
+import { arrayDataset, type ArrayDataset } from '../core/dataset.js';
 import { HorseDataset, horseFingerprint, loadWeizmannImage } from '../data/horse.js';
 import { makeOutputDir, writeOutput } from '../io/output.js';
 import { horseOverlayPng } from '../plot/overlays.js';

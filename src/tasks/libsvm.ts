@@ -5,9 +5,9 @@
  */
 import type { MulticlassDataset } from '../core/data.js';
 import type { SparseVector } from '../core/vector.js';
-import { arrayDataset, type Dataset } from '../data/dataset.js';
+import { arrayDataset, type Dataset } from '../core/dataset.js';
 import { csrRows } from '../models/multiclass.js';
-import { loadMulticlassData } from '../multiclass-fw/data.js';
+import { loadMulticlassData } from '../data/multiclass.js';
 import { firstOf, lineWriter, noFields } from './common.js';
 import type { MulticlassSpec } from './model-kinds.js';
 import type { DataKind, LoadOptions, Task, TaskData } from './types.js';

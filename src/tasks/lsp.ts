@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { FormatError, InputError } from '../core/errors.js';
-import { arrayDataset } from '../data/dataset.js';
+import { arrayDataset } from '../core/dataset.js';
 import { labelToPixels, loadImage, loadLspJoints, lspExamples, lspImagePath, lspReferenceScale, meanOffsets, type LspExample } from '../data/lsp.js';
 import { makeOutputDir, writeOutput } from '../io/output.js';
 import { LSP_JOINT_COUNT, lspTree, pcpPck, type PosePoints } from '../models/pose-eval.js';

@@ -6,15 +6,14 @@
  */
 import { FormatError, InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
-import { parseSparseChainSpec, type SparseChainSpec } from '../data/conll.js';
+import { ChunkTagSet } from '../data/conll.js';
+import { FeatureDictionary, type FeatureDictionaryJSON } from '../data/conll-features.js';
 import { ChainModel, type DecodeBackend } from '../models/chain.js';
 import { ALIGNMENT_FEATURE_NAMES, MatchingModel, type LossNormaliser } from '../models/matching.js';
 import { MulticlassModel } from '../models/multiclass.js';
 import { PoseModel, type PoseModelOptions } from '../models/pose.js';
 import { SegmentationModel } from '../models/segmentation.js';
 import { SparseChainModel, sparseChainDim } from '../models/sparse-chain.js';
-
-export type { SparseChainSpec } from '../data/conll.js';
 
 /** A linear chain over dense per-position features (OCR letters, the synthetic demo data). */
 export interface ChainSpec {
@@ -45,6 +44,23 @@ export interface SegmentationSpec {
 export interface PoseSpec {
   kind: 'pose';
   options: PoseModelOptions;
+}
+
+/**
+ * What a sparse-chain model needs to be rebuilt, saved in the model file's header: dimensions, the tag
+ * names (label id = index) and the attribute dictionary (attribute id = index), so that `tag` and `eval`
+ * extract exactly the training features. d = numFeatures*numLabels + 2*numLabels + numLabels^2.
+ */
+export interface SparseChainSpec {
+  kind: 'sparse-chain';
+  /** F: size of the attribute dictionary. */
+  numFeatures: number;
+  /** K: number of chunk tags. */
+  numLabels: number;
+  /** Tag names, sorted; label id = index. */
+  labelNames: string[];
+  /** The attribute dictionary (templates, minimum frequency, attribute strings). */
+  features: FeatureDictionaryJSON;
 }
 
 /** Bipartite matching (word alignment): edge features and the asymmetric Hamming loss's settings. */
@@ -193,4 +209,28 @@ export function checkSameShape(data: ModelSpec, model: ModelSpec): void {
   const a = describeSpec(data);
   const b = describeSpec(model);
   if (a !== b) throw new InputError(`the data calls for a ${a}; the model is a ${b}`);
+}
+
+/**
+ * Checks the `spec` of a model file header for a sparse-chain model (what `loadModel` and `tag` read).
+ * @throws FormatError naming `file` when a field is missing or inconsistent.
+ */
+export function parseSparseChainSpec(value: unknown, file?: string): SparseChainSpec {
+  const s = value as Partial<SparseChainSpec> | null;
+  const fail = (why: string): never => {
+    throw new FormatError(`model header: ${why}`, file);
+  };
+  if (s === null || typeof s !== 'object' || s.kind !== 'sparse-chain') return fail("spec is not of kind 'sparse-chain'");
+  if (!(Number.isInteger(s.numFeatures) && s.numFeatures! >= 1)) fail('numFeatures must be a positive integer');
+  if (!(Number.isInteger(s.numLabels) && s.numLabels! >= 1)) fail('numLabels must be a positive integer');
+  if (!Array.isArray(s.labelNames) || s.labelNames.length !== s.numLabels) fail('labelNames must list numLabels tags');
+  let dictionary: FeatureDictionary;
+  try {
+    new ChunkTagSet(s.labelNames!);
+    dictionary = FeatureDictionary.fromJSON(s.features);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  if (dictionary.size !== s.numFeatures) fail(`the dictionary has ${dictionary.size} attributes but numFeatures is ${s.numFeatures}`);
+  return s as SparseChainSpec;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { loadOcr, ocrSplit, ocrToSequences } from '../data/ocr.js';
-import { arrayDataset } from '../data/dataset.js';
+import { arrayDataset } from '../core/dataset.js';
 import type { SequenceExample } from '../core/data.js';
 import { firstOf, lineWriter, noFields, sequenceText } from './common.js';
 import type { ChainSpec } from './model-kinds.js';

@@ -7,7 +7,7 @@
  */
 import { InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
-import type { Dataset } from '../data/dataset.js';
+import type { Dataset } from '../core/dataset.js';
 import type { ModelArray } from '../io/model-file.js';
 import type { ModelSpec } from './model-kinds.js';
 

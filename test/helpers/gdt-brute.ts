@@ -1,5 +1,5 @@
 /**
- * O(n^2) brute-force references for the generalized distance transforms in src/gdt.ts. Test and
+ * O(n^2) brute-force references for the generalized distance transforms in src/native/gdt.ts. Test and
  * benchmark use only (not exported by the package). Same floating-point expressions as the fast
  * implementations; ties go to the smallest index; all -Infinity gives -Infinity and argmax -1.
  */

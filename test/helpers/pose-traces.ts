@@ -10,7 +10,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { modelProblem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { dataPath, hasData } from '../../src/data/paths.js';
 import { PoseModel, type PoseInput, type PoseLabel } from '../../src/models/pose.js';
 import { train, type TrainOptions } from '../../src/solvers/index.js';

@@ -1,6 +1,7 @@
 // Tiny problems and brute-force references shared by the tests.
 import { ChainModel, type DecodeBackend } from '../../src/models/chain.js';
-import { modelProblem, type Problem } from '../../src/core/problem.js';
+import { type Problem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
 import { Rng } from '../../src/core/rng.js';
 import { dotSparse } from '../../src/core/vector.js';
 import type { SolverResult } from '../../src/solvers/common.js';

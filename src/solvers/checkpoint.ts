@@ -7,9 +7,9 @@
  * silently wrong run.
  */
 import { FormatError, InputError } from '../core/errors.js';
-import type { SolverCheckpoint } from '../solvers/common.js';
-import { readModelFile, writeModelFile, type ModelFileContent } from './model-file.js';
-import { lockOutput, removeStaleTemps, resolveOutput } from './output.js';
+import type { SolverCheckpoint } from './common.js';
+import { readModelFile, writeModelFile, type ModelFileContent } from '../io/model-file.js';
+import { lockOutput, removeStaleTemps, resolveOutput } from '../io/output.js';
 
 /** The `format` of checkpoint files. */
 export const CHECKPOINT_FORMAT = 'gapbcfw-checkpoint';

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { check, InputError } from './core/errors.js';
-import { native } from './native.js';
+import { check, InputError } from '../core/errors.js';
+import { native } from './addon.js';
 
 /** Features per HOG cell. */
 export const HOG_DIM = 31;
@@ -24,8 +24,8 @@ export interface HogFeatures {
   sbin: number;
 }
 
-// The section's functions on the addon object (src/native.ts).
-declare module './native.js' {
+// The section's functions on the addon object (src/native/addon.ts).
+declare module './addon.js' {
   interface NativeBinding extends HogBinding {}
 }
 

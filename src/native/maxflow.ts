@@ -44,8 +44,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { FormatError, GapbcfwError, InputError } from './core/errors.js';
-import { native } from './native.js';
+import { FormatError, GapbcfwError, InputError } from '../core/errors.js';
+import { native } from './addon.js';
 
 /** Capacity type of the native solver. */
 export type CapacityType = 'int32' | 'int64' | 'float64';
@@ -150,8 +150,8 @@ interface NativeBatch {
 }
 
 /** The max-flow part of the addon's exports. */
-// The section's functions on the addon object (src/native.ts).
-declare module './native.js' {
+// The section's functions on the addon object (src/native/addon.ts).
+declare module './addon.js' {
   interface NativeBinding extends MaxflowBinding {}
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { crc32 } from 'node:zlib';
-import { check } from '../core/errors.js';
+import { check } from './errors.js';
 
 /** Consecutive examples [start, start + inputs.length) of a data set, as one sweep reads them. */
 export interface DatasetChunk<X, Y> {

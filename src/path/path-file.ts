@@ -1,9 +1,11 @@
 import { FormatError } from '../core/errors.js';
-import type { Breakpoint, RegularizationPath } from '../path/regpath.js';
+import type { Breakpoint, RegularizationPath } from './regpath.js';
+import { readModelFile, writeModelFile, type ModelArray } from '../io/model-file.js';
+// Upward, on purpose (test/imports.test.ts): a path file embeds the model it was computed for, in the model-file
+// header that tasks/ own (task, spec and task fields), so it reads and writes that part with the tasks' codec.
 import type { ModelDescription } from '../tasks/types.js';
-import { readModelFile, writeModelFile, type ModelArray } from './model-file.js';
-import { describeModel, readModelDescription } from './model.js';
-import type { OutputOptions } from './output.js';
+import { describeModel, readModelDescription } from '../tasks/model.js';
+import type { OutputOptions } from '../io/output.js';
 
 const FORMAT = 'gapbcfw-path';
 

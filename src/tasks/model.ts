@@ -15,11 +15,11 @@
  * @module
  */
 import { check, FormatError } from '../core/errors.js';
-import { checkModelSpec, modelDim, type ModelSpec } from '../tasks/model-kinds.js';
-import { taskOf } from '../tasks/index.js';
-import { DATA_KINDS, type DataKind, type ModelDescription, type TaskFields } from '../tasks/types.js';
-import { readModelFile, writeModelFile, type ModelArray } from './model-file.js';
-import type { OutputOptions } from './output.js';
+import { checkModelSpec, modelDim, type ModelSpec } from './model-kinds.js';
+import { taskOf } from './index.js';
+import { DATA_KINDS, type DataKind, type ModelDescription, type TaskFields } from './types.js';
+import { readModelFile, writeModelFile, type ModelArray } from '../io/model-file.js';
+import type { OutputOptions } from '../io/output.js';
 
 /** A trained model as stored on disk: what it is (task, shape, task fields), its weights and how it was trained. */
 export interface TrainedModel extends ModelDescription {

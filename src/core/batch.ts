@@ -3,7 +3,7 @@
  * returns, and the counters it keeps. No runtime code: src/core and the models import these without a cycle.
  * @module
  */
-import type { SparseVector } from '../core/vector.js';
+import type { SparseVector } from './vector.js';
 
 /**
  * The examples a call works on: `indices[0 .. count)`, positions in the prepared batch (any order, repeats

@@ -9,8 +9,8 @@
  * ```
  * @module
  */
-import { GapbcfwError, InputError } from './core/errors.js';
-import { native } from './native.js';
+import { GapbcfwError, InputError } from '../core/errors.js';
+import { native } from './addon.js';
 
 export interface SlicOptions {
   /** Interleaved channels per pixel: 1 (grey), 3 (RGB) or 4 (RGBA, alpha ignored). Default 3. */
@@ -30,8 +30,8 @@ export interface SlicResult {
   count: number;
 }
 
-// The section's functions on the addon object (src/native.ts).
-declare module './native.js' {
+// The section's functions on the addon object (src/native/addon.ts).
+declare module './addon.js' {
   interface NativeBinding extends SlicBinding {}
 }
 

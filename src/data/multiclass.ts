@@ -7,9 +7,8 @@
 import { InputError } from '../core/errors.js';
 import type { CsrMatrix, MulticlassDataset } from '../core/data.js';
 import type { Rng } from '../core/rng.js';
-import { loadIdxDataset } from '../data/idx.js';
-import { loadLibsvm } from '../data/libsvm.js';
-import { parseDataSpec } from '../tasks/types.js';
+import { loadIdxDataset } from './idx.js';
+import { loadLibsvm } from './libsvm.js';
 
 /** Data-set kinds the `multiclass-fw` command reads (`libsvm:FILE`, `idx:DIR`). */
 export const MULTICLASS_DATA_KINDS = ['libsvm', 'idx'] as const;
@@ -26,10 +25,13 @@ export interface ShapeHint {
  * @throws InputError on an unknown kind or missing path; FormatError on malformed files.
  */
 export function loadMulticlassData(spec: string, shape: ShapeHint = {}): MulticlassDataset {
-  const { kind, path } = parseDataSpec(spec);
+  const colon = spec.indexOf(':');
+  const kind = spec.slice(0, Math.max(colon, 0));
+  const path = spec.slice(colon + 1);
   if (!(MULTICLASS_DATA_KINDS as readonly string[]).includes(kind)) {
     throw new InputError(`data set '${spec}' must be KIND:PATH with KIND one of ${MULTICLASS_DATA_KINDS.join(', ')}`);
   }
+  if (path === '') throw new InputError(`data set '${spec}' has no path`);
   if (kind === 'libsvm') {
     return loadLibsvm(path, { numFeatures: shape.numFeatures, labelNames: shape.labelNames, dropUnknownFeatures: shape.numFeatures !== undefined, minClasses: 2 });
   }

@@ -1,19 +1,19 @@
 import { createRequire } from 'node:module';
-import { packageRoot } from './package-root.js';
+import { packageRoot } from '../core/package-root.js';
 
 /**
  * Raw bindings of the C++ addon (native/binding/*.cc). Prefer the typed wrappers exported from the package;
- * the max-flow, HOG and SLIC sections declare their functions next to their wrappers (src/maxflow.ts, hog.ts,
+ * the max-flow, HOG and SLIC sections declare their functions next to their wrappers (src/native/maxflow.ts, hog.ts,
  * slic.ts), which add them to this interface (declaration merging, so this file imports none of them).
  */
 export interface NativeBinding {
   version(): string;
-  /** Sets the process-wide cap on the threads of every native call (0: none); see src/threads.ts. */
+  /** Sets the process-wide cap on the threads of every native call (0: none); see src/native/threads.ts. */
   setThreads(n: number): void;
   /** The cap set by setThreads, 0 when none. */
   getThreads(): number;
 
-  // --- generalized distance transforms (native/gdt; wrapped by src/gdt.ts) ---
+  // --- generalized distance transforms (native/gdt; wrapped by src/native/gdt.ts) ---
   /**
    * 1-D max-sum distance transform, in place into `out`/`argmax` (zero-copy):
    * `out[p] = max_q f[q] - a (p-q)^2 - b (p-q)`, `argmax[p]` = the smallest maximising q, or -1 when

@@ -22,8 +22,8 @@
  *
  * @module
  */
-import { InputError } from './core/errors.js';
-import { native } from './native.js';
+import { InputError } from '../core/errors.js';
+import { native } from './addon.js';
 
 /** Which implementation computes the transform: the C++ addon (default) or plain TypeScript. */
 export type GdtImpl = 'native' | 'ts';

@@ -26,7 +26,7 @@
  * d = 75,288*23 + 2*23 + 23^2 = 1,732,199 with our K = 23 tags, against their 1,643,026 with K = 22).
  */
 import { check, InputError } from '../core/errors.js';
-import type { SparseSequence } from './sparse-chain.js';
+import type { SparseSequence } from '../models/sparse-chain.js';
 
 /** One attribute template: which column (`w` word, `pos` POS tag) at which offset, for each part. */
 export interface AttributeTemplate {

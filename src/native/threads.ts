@@ -5,8 +5,8 @@
  * @module
  */
 import { availableParallelism } from 'node:os';
-import { InputError } from './core/errors.js';
-import { native } from './native.js';
+import { InputError } from '../core/errors.js';
+import { native } from './addon.js';
 
 /** The most threads {@link setThreads} accepts (the native pool runs the caller and up to 255 workers). */
 export const MAX_THREADS = 256;

@@ -1,0 +1,135 @@
+/**
+ * Gap shards: the exact pass of a saved model split into N shards (job arrays on a cluster) and merged back into
+ * exactly the answer of one pass. A shard is a JSON file of per-example hinge and loss terms plus what identifies
+ * the job (model checksum, data, lambda, ||w||^2, the saved dual); `combineGapPartials` sums the terms in example
+ * order, so the merged primal and gap are the same numbers as one unsharded pass.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { FormatError, InputError } from '../core/errors.js';
+import { crc32 } from '../io/model-file.js';
+
+/** What one shard contributes: per-example hinge and loss terms, and what identifies the job. */
+export interface GapPartial {
+  format: 'gapbcfw-gap-partial';
+  version: 1;
+  modelChecksum: string;
+  data: string;
+  part: string;
+  n: number;
+  shard: [number, number];
+  start: number;
+  hinge: number[];
+  loss: number[];
+  lambda: number;
+  wSq: number;
+  /** Saved dual of the model when DATA is its training set. */
+  dual: number | null;
+}
+
+/** The merged answer: primal, error on the part, and the gap when the model's dual belongs to this data. */
+export interface GapSummary {
+  data: string;
+  part: string;
+  n: number;
+  lambda: number;
+  primal: number;
+  trainError?: number;
+  testError?: number;
+  dual?: number;
+  gap?: number;
+  gapIsExact?: true;
+}
+
+/** `I/N` as [I, N] with integers 0 <= I < N. @throws InputError otherwise. */
+export function parseShard(value: string): [number, number] {
+  const m = /^(\d+)\/(\d+)$/.exec(value);
+  const i = Number(m?.[1]);
+  const n = Number(m?.[2]);
+  if (!m || !(n >= 1 && i < n)) throw new InputError(`--shard must be I/N with integers 0 <= I < N, got '${value}'`);
+  return [i, n];
+}
+
+/** Examples [start, end) of shard I of N over n examples: [floor(I n / N), floor((I + 1) n / N)). */
+export function shardRange(n: number, [i, count]: [number, number]): { start: number; end: number } {
+  return { start: Math.floor((i * n) / count), end: Math.floor(((i + 1) * n) / count) };
+}
+
+/**
+ * The partial of one shard: the per-example terms over examples [start, start + hinge.length) of the set, with the
+ * model's checksum, lambda and ||w||^2; `dual` is the model's saved dual when the set is its training set, else null.
+ */
+export function gapPartial(o: { w: Float64Array; lambda: number; dual: number | null; data: string; part: string; n: number; shard: [number, number]; start: number; hinge: number[]; loss: number[] }): GapPartial {
+  let wSq = 0;
+  for (const x of o.w) wSq += x * x;
+  const modelChecksum = (crc32(new Uint8Array(o.w.buffer, o.w.byteOffset, o.w.byteLength)) >>> 0).toString(16);
+  return { format: 'gapbcfw-gap-partial', version: 1, modelChecksum, data: o.data, part: o.part, n: o.n, shard: o.shard, start: o.start, hinge: o.hinge, loss: o.loss, lambda: o.lambda, wSq, dual: o.dual };
+}
+
+/** Sums the per-example terms of all shards in index order: the same numbers as one pass. */
+export function combineGapPartials(parts: readonly GapPartial[]): GapSummary {
+  const p0 = parts[0]!;
+  const ordered = [...parts].sort((a, b) => a.start - b.start);
+  let hingeSum = 0;
+  let lossSum = 0;
+  for (const p of ordered) {
+    for (const h of p.hinge) hingeSum += h;
+    for (const l of p.loss) lossSum += l;
+  }
+  const primal = 0.5 * p0.lambda * p0.wSq + hingeSum / p0.n;
+  return {
+    data: p0.data, part: p0.part, n: p0.n, lambda: p0.lambda, primal,
+    [p0.part === 'test' ? 'testError' : 'trainError']: lossSum / p0.n,
+    ...(p0.dual === null ? {} : { dual: p0.dual, gap: primal - p0.dual, gapIsExact: true as const }),
+  };
+}
+
+/** The fields a merge relies on, with their types (a hand-edited or foreign file is a FormatError, not a crash). */
+function checkPartial(p: GapPartial, file: string): void {
+  const fail = (what: string): never => {
+    throw new FormatError(`gap partial: ${what}`, file);
+  };
+  if (p === null || typeof p !== 'object' || p.format !== 'gapbcfw-gap-partial' || p.version !== 1) throw new FormatError('not a gap partial of this gapbcfw (format/version)', file);
+  const nonNegInt = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
+  if (!Array.isArray(p.shard) || p.shard.length !== 2 || !nonNegInt(p.shard[0]) || !nonNegInt(p.shard[1]) || p.shard[0] >= p.shard[1]) fail("'shard' must be [I, N] with integers 0 <= I < N");
+  if (!nonNegInt(p.n) || !nonNegInt(p.start)) fail("'n' and 'start' must be non-negative integers");
+  for (const key of ['hinge', 'loss'] as const) {
+    const a = p[key] as unknown;
+    if (!Array.isArray(a) || a.some((x) => typeof x !== 'number' || !Number.isFinite(x))) fail(`'${key}' must be an array of finite numbers`);
+  }
+  if (p.hinge.length !== p.loss.length || p.start + p.hinge.length > p.n) fail(`'hinge' and 'loss' must cover the shard's examples inside 0..${p.n - 1}`);
+  for (const key of ['lambda', 'wSq'] as const) if (typeof p[key] !== 'number' || !Number.isFinite(p[key])) fail(`'${key}' must be a finite number`);
+  if (p.dual !== null && (typeof p.dual !== 'number' || !Number.isFinite(p.dual))) fail("'dual' must be a finite number or null");
+}
+
+/**
+ * Reads partials and checks that they are the N shards of one job.
+ * @throws FormatError for a file that is not a partial; InputError when the partials come from different jobs,
+ *   a shard appears twice or one is missing.
+ */
+export function readGapPartials(files: readonly string[]): GapPartial[] {
+  const parts = files.map((file) => {
+    let p: GapPartial;
+    try {
+      p = JSON.parse(readFileSync(file, 'utf8')) as GapPartial;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code) throw e;
+      throw new FormatError('not a JSON gap partial', file);
+    }
+    checkPartial(p, file);
+    return p;
+  });
+  const p0 = parts[0]!;
+  const N = p0.shard[1];
+  const seen = new Set<number>();
+  for (const p of parts) {
+    for (const key of ['modelChecksum', 'data', 'part', 'n', 'lambda', 'wSq', 'dual'] as const) {
+      if (p[key] !== p0[key]) throw new InputError(`partials disagree on ${key}: they come from different jobs`);
+    }
+    if (p.shard[1] !== N) throw new InputError(`partials disagree on the shard count (${p.shard[1]} vs ${N})`);
+    if (seen.has(p.shard[0])) throw new InputError(`shard ${p.shard[0]}/${N} appears twice`);
+    seen.add(p.shard[0]);
+  }
+  if (seen.size !== N) throw new InputError(`missing shards: got ${seen.size} of ${N}`);
+  return parts;
+}
