@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadTask } from './src/tasks/index.js';
 import { buildModel } from './src/tasks/model-kinds.js';
-import { modelProblem } from './src/core/problem.js';
+import { modelProblem } from './src/engine/problem.js';
 import { bcfw } from './src/solvers/bcfw.js';
 const task = await loadTask('synthetic:');
 const synthetic = modelProblem(buildModel(task.spec), task.train);

@@ -247,9 +247,9 @@ describe('bad input to the native loop', () => {
   const d = problem.dim;
   const good = () => ({
     model, lambda: 0.1, step: 'fw' as const, sampling: 'uniform' as const, gapDegree: 1, lineSearch: true, averaging: false, cache: null, exitBelow: -Infinity, threads: 1, chunked: false,
-    w: new Float64Array(d), wAvg: null, lBlocks: new Float64Array(n), scalars: new Float64Array(5), counters: new Float64Array(8), gapEst: new Float64Array(n).fill(Infinity),
+    w: new Float64Array(d), wAvg: null, lBlocks: new Float64Array(n), scalars: new Float64Array(7), counters: new Float64Array(8), gapEst: new Float64Array(n).fill(Infinity),
     estTotals: Float64Array.of(0, n), tree: new Float64Array(32), firstVisit: Int32Array.from({ length: n }, (_, i) => i), order: Int32Array.from({ length: n }, (_, i) => i),
-    rng: Uint32Array.of(1, 2, 3, 4), bounds: null, blocks: new Float64Array(n * d) as Float64Array | null, classAlpha: null as Float64Array | null,
+    rng: Uint32Array.of(1, 2, 3, 4), bounds: null, blocks: new Float64Array(n * d) as Float64Array | null, classAlpha: null as Float64Array | null, stepCosts: null,
   });
 
   it('is a TypeError or RangeError, never a crash', () => {

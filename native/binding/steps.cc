@@ -229,6 +229,7 @@ class BcfwStepsWrap : public Napi::ObjectWrap<BcfwStepsWrap> {
     a.rng = Shared<uint32_t>(o, "rng", 4, pinned_);
     if (!OptionAbsent(o, "bounds")) Bounds(o.Get("bounds"), a, d);
     if (!OptionAbsent(o, "classAlpha")) a.class_alpha = Shared<double>(o, "classAlpha", n * static_cast<std::size_t>(model.states()), pinned_);
+    if (!OptionAbsent(o, "stepCosts")) a.step_costs = Shared<double>(o, "stepCosts", 3 * n, pinned_);
     return a;
   }
 

@@ -74,6 +74,17 @@ StepLoop::StepLoop(BlockModel& model, BlockStore* blocks, const LoopSettings& se
 }
 
 RunResult StepLoop::run(int32_t from, int32_t to) {
+  // Exact multiclass steps work on a feature-major copy of w, written back however the run ends.
+  struct Run {
+    MulticlassBlocks* m;
+    double* w;
+    Run(MulticlassBlocks* mc, double* wv) : m(mc), w(wv) {
+      if (m != nullptr) m->begin_run(w);
+    }
+    ~Run() {
+      if (m != nullptr) m->end_run(w);
+    }
+  } scope(multiclass_, a_.w);
   for (int32_t s = from; s < to; ++s) {
     if (converged()) return {s - from, true};
     step(next_block(s));
@@ -142,6 +153,7 @@ void StepLoop::step(int32_t i) {
   fw_corner(st, A);
   choose_move(st, A);
   apply_move(st, A, unclip());
+  if (a_.step_costs != nullptr) record_gain(st);
   if (st.drop && st.kind != kNone) a_.counters[kDropSteps] += 1;
   reclip();
   if (A != nullptr) tidy_atoms(*A, st.s_index, i);
@@ -163,8 +175,11 @@ void StepLoop::dense_stats(Step& st) {
 int32_t StepLoop::cache_choice(Step& st, BlockAtoms* A) {
   if (A == nullptr) return -1;
   if (scores_.size() < static_cast<size_t>(A->size()) + 1) scores_.resize(2 * (static_cast<size_t>(A->size()) + 1));
+  const bool open = s_.cache && cache_open(st.i, A->size());
+  // The scores serve the cache test, the away corner and the cache's eviction.
+  if (!open && s_.step == StepType::kFw && A->size() < s_.cache_max) return -1;
   for (int32_t k = 0; k < A->size(); ++k) scores_[static_cast<size_t>(k)] = model_.score(A->label(k));
-  if (!s_.cache || A->size() == 0) return -1;
+  if (!open || A->size() == 0) return -1;
   dense_stats(st);
   int32_t c = 0;
   for (int32_t k = 1; k < A->size(); ++k)
@@ -172,6 +187,22 @@ int32_t StepLoop::cache_choice(Step& st, BlockAtoms* A) {
   const double g_cache = st.base + scores_[static_cast<size_t>(c)] / n_;
   const double bar = js_max(s_.cache_factor * a_.gap_est[st.i], (s_.cache_nu * a_.scalars[kCacheGap]) / n_);
   return g_cache > 0 && g_cache >= bar ? c : -1;
+}
+
+// The adaptive cache: open while the recent cache hits gain at least as much dual per unit of work as the recent oracle
+// steps, gainCache / (shared + m perLabel) >= gainOracle / (shared + oracle) in counted operations.
+bool StepLoop::cache_open(int32_t i, int32_t m) const {
+  const double* c = a_.step_costs;
+  if (c == nullptr) return true;
+  const double shared = c[3 * static_cast<int64_t>(i)];
+  return a_.scalars[kGainCache] * (shared + c[3 * static_cast<int64_t>(i) + 1]) >= a_.scalars[kGainOracle] * (shared + m * c[3 * static_cast<int64_t>(i) + 2]);
+}
+
+// The step's dual gain into the exponential average (about 32 steps; the first value: the first step's) of its kind.
+void StepLoop::record_gain(const Step& st) {
+  const double gain = st.kind == 0 ? 0.0 : st.best;
+  double& average = a_.scalars[st.cache_hit ? kGainCache : kGainOracle];
+  average = std::isfinite(average) ? average + (gain - average) / 32 : gain;
 }
 
 // A corner's psi, loss and score L_i(y) - <w, psi_i(y)> (dotSparse's order).
@@ -237,15 +268,16 @@ void StepLoop::consider(Step& st, int kind, double gap, double dist_sq, double g
 
 void StepLoop::choose_move(Step& st, BlockAtoms* A) {
   if (s_.step == StepType::kFw || s_.step == StepType::kAway || s_.step == StepType::kHybrid) {
+    // ||w_i - w_s||^2 = ||w_i||^2 - 2 <w_i, psi_s>/(lambda n) + ||psi_s||^2/(lambda n)^2
+    const double dp = blocks_->dot_sparse(st.i, fw_.ref());
+    const double dist = js_max(st.wi_sq - (2 * dp) / lambda_n_ + norm_sq(fw_.idx.data(), fw_.val.data(), fw_.nnz) / (lambda_n_ * lambda_n_), 0.0);
     if (s_.line_search) {
-      // ||w_i - w_s||^2 = ||w_i||^2 - 2 <w_i, psi_s>/(lambda n) + ||psi_s||^2/(lambda n)^2
-      const double dp = blocks_->dot_sparse(st.i, fw_.ref());
-      const double dist = js_max(st.wi_sq - (2 * dp) / lambda_n_ + norm_sq(fw_.idx.data(), fw_.val.data(), fw_.nnz) / (lambda_n_ * lambda_n_), 0.0);
       consider(st, kFwMove, st.g_fw, dist, 1);
     } else {
       st.kind = kFwMove;
       st.gamma = (2.0 * n_) / (a_.scalars[kSteps] + 2.0 * n_);
       st.drop = st.gamma == 1;
+      st.best = st.gamma * st.g_fw - 0.5 * st.gamma * st.gamma * s_.lambda * dist;
     }
   }
   if (A != nullptr && s_.step != StepType::kFw) away_moves(st, A);

@@ -42,7 +42,7 @@ struct LoopSettings {
 };
 
 // Slots of the shared scalar array (BcfwState in TypeScript).
-enum Scalar { kL = 0, kLAvg, kSteps, kCacheGap, kEstimatesExact, kScalars };
+enum Scalar { kL = 0, kLAvg, kSteps, kCacheGap, kEstimatesExact, kGainOracle, kGainCache, kScalars };
 // Slots of the shared counter array.
 enum Counter { kCacheHits = 0, kFwSteps, kAwaySteps, kPairwiseSteps, kDropSteps, kNullSteps, kExactSteps, kOracleCalls, kCounters };
 
@@ -72,6 +72,9 @@ struct LoopArrays {
   int64_t bounded_count = 0;
   // Step 'exact' on multiclass rows: the dual weights alpha_i of every class (n x K); w_i is implied.
   double* class_alpha = nullptr;
+  // The adaptive cache's costs per block (3 each: every step's work, an oracle call's, scoring one stored label), or
+  // null (the cache test of Alg. 5 alone).
+  const double* step_costs = nullptr;
 };
 
 // A failure of a step: an oracle that is not exact, a non-finite gap estimate (the TypeScript engine throws the
@@ -124,6 +127,8 @@ class StepLoop {
   void step(int32_t i);
   void dense_stats(Step& st);
   int32_t cache_choice(Step& st, BlockAtoms* A);
+  bool cache_open(int32_t i, int32_t m) const;
+  void record_gain(const Step& st);
   void corner(Corner& c, int32_t i, const int32_t* y);
   void fw_corner(Step& st, BlockAtoms* A);
   void consider(Step& st, int kind, double gap, double dist_sq, double gamma_max);
@@ -156,7 +161,7 @@ class StepLoop {
   double dw_ = 0, sq_ = 0;
   // Step 'exact' (multiclass): the model, ||x_i||^2 per row, and scratch.
   MulticlassBlocks* multiclass_ = nullptr;
-  std::vector<double> row_sq_, alpha_new_, exact_target_, exact_sorted_;
+  std::vector<double> row_sq_, alpha_new_, change_, exact_target_, exact_sorted_;
 };
 
 }  // namespace gapbcfw

@@ -19,6 +19,7 @@ void StepLoop::init_exact() {
     row_sq_[static_cast<size_t>(i)] = s;
   }
   alpha_new_.resize(static_cast<size_t>(b.K));
+  change_.resize(static_cast<size_t>(b.K));
 }
 
 // One exact block step: the class scores S at w give the block's gap (its estimate, 2016 eq. 10: g_i = lambda <w_i, w>
@@ -28,8 +29,7 @@ void StepLoop::exact_step(int32_t i) {
   const MulticlassBatch& b = multiclass_->batch();
   const int32_t K = b.K, yi = b.truth[i];
   a_.scalars[kEstimatesExact] = 0;
-  multiclass_->prepare(i, a_.w);
-  const double* S = multiclass_->class_scores();
+  const double* S = multiclass_->class_scores(i);
   double* alpha = a_.class_alpha + static_cast<int64_t>(i) * K;
   double hinge = 0.0, dot = 0.0;
   for (int32_t k = 0; k < K; ++k) {
@@ -41,13 +41,13 @@ void StepLoop::exact_step(int32_t i) {
   if (!multiclass_block_solve(alpha, S, K, yi, row_sq_[static_cast<size_t>(i)] / lambda_n_, alpha_new_.data(), exact_target_, exact_sorted_)) {
     throw StepError("block " + std::to_string(i) + " has a class score or dual weight that is not finite");
   }
+  bool moved = false;
   for (int32_t k = 0; k < K; ++k) {
-    const double change = (alpha[k] - alpha_new_[static_cast<size_t>(k)]) / lambda_n_;  // the change of beta_k / (lambda n)
+    change_[static_cast<size_t>(k)] = (alpha[k] - alpha_new_[static_cast<size_t>(k)]) / lambda_n_;  // the change of beta_k / (lambda n)
+    moved = moved || change_[static_cast<size_t>(k)] != 0.0;
     alpha[k] = alpha_new_[static_cast<size_t>(k)];
-    if (change == 0.0) continue;
-    double* wk = a_.w + static_cast<int64_t>(k) * b.F;
-    for (int32_t j = b.row_offsets[i]; j < b.row_offsets[i + 1]; ++j) wk[b.ids[j]] += change * b.values[j];
   }
+  if (moved) multiclass_->add_row(i, change_.data());
   const double li = (1.0 - alpha[yi]) / n_;
   a_.scalars[kL] += li - a_.l_blocks[i];
   a_.l_blocks[i] = li;

@@ -92,13 +92,20 @@ class MulticlassBlocks final : public BlockModel {
   int64_t label_offset(int32_t i) const override { return i; }
   int64_t label_total() const override { return batch_.rows; }
 
-  // The exact block solve (step 'exact') reads these: the class scores of the prepared row, the row and K.
   const MulticlassBatch& batch() const { return batch_; }
-  const double* class_scores() const { return scores_.data(); }
+
+  // Exact steps (StepLoop::exact_step) keep w feature-major between begin_run and end_run (the K weights of a feature
+  // contiguous, as LIBLINEAR does), with the per-object path's sums: class_scores(i) = prepare's scores, and
+  // add_row(i, change) adds change[k] x_i to class k's weights.
+  void begin_run(const double* w);
+  void end_run(double* w) const;
+  const double* class_scores(int32_t i);
+  void add_row(int32_t i, const double* change);
 
  private:
   MulticlassBatch batch_;
   std::vector<double> scores_;
+  std::vector<double> wt_;  // feature-major w during a run of exact steps
   std::vector<double> batch_scores_;
   int32_t i_ = -1;
 };

@@ -17,6 +17,42 @@ void MulticlassBlocks::prepare(int32_t i, const double* w) {
   }
 }
 
+void MulticlassBlocks::begin_run(const double* w) {
+  const int32_t F = batch_.F, K = batch_.K;
+  wt_.resize(static_cast<size_t>(F) * K);
+  for (int32_t k = 0; k < K; ++k)
+    for (int32_t f = 0; f < F; ++f) wt_[static_cast<size_t>(f) * K + k] = w[static_cast<size_t>(k) * F + f];
+}
+
+void MulticlassBlocks::end_run(double* w) const {
+  const int32_t F = batch_.F, K = batch_.K;
+  for (int32_t k = 0; k < K; ++k)
+    for (int32_t f = 0; f < F; ++f) w[static_cast<size_t>(k) * F + f] = wt_[static_cast<size_t>(f) * K + k];
+}
+
+// The K class scores of row i summed over its features in order (classScore's sums, in a K-wide axpy per feature).
+const double* MulticlassBlocks::class_scores(int32_t i) {
+  i_ = i;
+  const int32_t K = batch_.K;
+  double* s = scores_.data();
+  for (int32_t k = 0; k < K; ++k) s[k] = 0.0;
+  for (int32_t j = batch_.row_offsets[i]; j < batch_.row_offsets[i + 1]; ++j) {
+    const double v = batch_.values[j];
+    const double* wt = wt_.data() + static_cast<size_t>(batch_.ids[j]) * K;
+    for (int32_t k = 0; k < K; ++k) s[k] += wt[k] * v;
+  }
+  return s;
+}
+
+void MulticlassBlocks::add_row(int32_t i, const double* change) {
+  const int32_t K = batch_.K;
+  for (int32_t j = batch_.row_offsets[i]; j < batch_.row_offsets[i + 1]; ++j) {
+    const double v = batch_.values[j];
+    double* wt = wt_.data() + static_cast<size_t>(batch_.ids[j]) * K;
+    for (int32_t k = 0; k < K; ++k) wt[k] += change[k] * v;
+  }
+}
+
 double MulticlassBlocks::score(const int32_t* y) const {
   const int32_t yt = batch_.truth[i_];
   return ((*y == yt ? 0.0 : 1.0) + scores_[static_cast<size_t>(*y)]) - scores_[static_cast<size_t>(yt)];

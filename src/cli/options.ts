@@ -14,8 +14,8 @@ import { value, type Args, type CommandOption } from './args.js';
 import { UsageError } from './common.js';
 
 /** CLI solver names: the block-coordinate variants are one engine with a step type. */
-export const STEP_OF: Record<string, StepType> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid' };
-export const CLI_SOLVERS = ['bcfw', 'bcpfw', 'bcafw', 'hybrid', ...SOLVERS.filter((s) => s !== 'bcfw')];
+export const STEP_OF: Record<string, StepType> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid', exact: 'exact' };
+export const CLI_SOLVERS = ['bcfw', 'bcpfw', 'bcafw', 'hybrid', 'exact', ...SOLVERS.filter((s) => s !== 'bcfw')];
 
 /** Smallest and largest lambda: outside, w = -(1/lambda) sum psi / n under- or overflows in its squares. */
 export const LAMBDA_RANGE = { min: 1e-12, max: 1e12 } as const;
@@ -26,8 +26,8 @@ const solver = 'Solver';
 /** The solver options of every training command (train, demo, path). */
 export const SOLVER_OPTIONS: readonly CommandOption[] = [
   { name: 'lambda', type: 'number', value: 'X', ...LAMBDA_RANGE, help: 'regularisation lambda of (lambda/2)||w||^2 + (1/n) sum_i H_i(w)', default: '1/n; a task may set its own', group: solver },
-  { name: 'solver', type: 'choice', value: 'NAME', choices: CLI_SOLVERS, help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise, cutting-plane = 1-slack (SVMstruct)', default: 'bcfw', group: solver },
-  { name: 'sampling', type: 'choice', value: 'S', choices: ['uniform', 'perm', 'gap'], help: 'block sampling; gap = proportional to the block-gap estimates (2016, Alg. 2)', default: 'uniform', group: solver },
+  { name: 'solver', type: 'choice', value: 'NAME', choices: CLI_SOLVERS, help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise, exact = each block solved exactly over its few corners (multiclass: LIBLINEAR -s 4\'s method) or its working set, cutting-plane = 1-slack (SVMstruct)', default: 'bcfw; exact for multiclass (libsvm, idx)', group: solver },
+  { name: 'sampling', type: 'choice', value: 'S', choices: ['uniform', 'perm', 'gap'], help: 'block sampling; gap = proportional to the block-gap estimates (2016, Alg. 2)', default: 'uniform; gap for multiclass (libsvm, idx)', group: solver },
   { name: 'cache', type: 'flag', help: 'gap-based caching of oracle answers (2016, Alg. 3)', group: solver },
   { name: 'cache-size', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'labels kept per block', default: '50', group: solver },
   { name: 'cache-f', type: 'number', value: 'X', min: 0, max: 1e6, help: 'cache hit when its gap >= F x the block\'s estimated gap', default: '0.25', group: solver },
@@ -125,12 +125,27 @@ export function scoringOf(model: { prepareBatch?: unknown }, a: Args): { scoring
   return { scoring: backend, report };
 }
 
+/** The defaults of a command and its task under the user's flags (Task.defaults). */
+export interface TrainDefaults {
+  lambda?: number;
+  gapThreshold?: number;
+  maxPasses?: number;
+  solver?: string;
+  sampling?: 'uniform' | 'perm' | 'gap';
+}
+
+/** The CLI solver name: --solver, else the task's default, else bcfw. */
+export function solverOf(a: Args, defaults: TrainDefaults): string {
+  return value.string(a, 'solver') ?? defaults.solver ?? 'bcfw';
+}
+
 /** Solver options from the flags, with the command's and the task's defaults under the user's choices. */
-export function trainOptions(a: Args, defaults: { lambda?: number; gapThreshold?: number; maxPasses?: number }): TrainOptions {
-  const name = value.string(a, 'solver') ?? 'bcfw';
+export function trainOptions(a: Args, defaults: TrainDefaults): TrainOptions {
+  const name = solverOf(a, defaults);
   const step = STEP_OF[name];
   const solverName = (step ? 'bcfw' : name) as SolverName;
-  const sampling = value.string(a, 'sampling');
+  // The task's default sampling goes with its default solver only.
+  const sampling = value.string(a, 'sampling') ?? (a.given.has('solver') ? undefined : defaults.sampling);
   const cuttingPlane = solverName === 'cutting-plane';
   for (const flag of cuttingPlane ? ['sampling', 'averaging', 'no-averaging', 'no-line-search'] : []) {
     if (a.given.has(flag)) throw new UsageError(`--${flag} does not apply to the cutting plane`);
@@ -147,6 +162,7 @@ export function trainOptions(a: Args, defaults: { lambda?: number; gapThreshold?
   if (value.flag(a, 'overlap') && value.flag(a, 'no-overlap')) throw new UsageError('--overlap and --no-overlap contradict each other');
   const cacheSet = ['cache-size', 'cache-f', 'cache-nu'].some((k) => a.given.has(k));
   if ((value.flag(a, 'cache') || cacheSet) && !step) throw new UsageError('--cache applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)');
+  if ((value.flag(a, 'cache') || cacheSet) && step === 'exact') throw new UsageError('--cache does not apply to --solver exact (it solves over the whole working set)');
   if (cacheSet && !value.flag(a, 'cache')) throw new UsageError('--cache-size, --cache-f and --cache-nu need --cache');
   for (const flag of ['batch', 'overlap', 'no-overlap']) {
     if (a.given.has(flag) && !step) throw new UsageError(`--${flag} applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)`);

@@ -18,7 +18,7 @@ import { buildModel } from '../tasks/model-kinds.js';
 import type { TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
 import { report, solverSummary, stopDescription, type Io } from './common.js';
-import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
+import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, solverOf, taskOptionTable, trainOptions, type TrainDefaults } from './options.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
 
@@ -86,7 +86,7 @@ async function withRunFiles(a: Args, io: Io, body: (runFiles: RunFiles) => Promi
 }
 
 /** The training run shared by `train` and `demo`. */
-async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaults: { command: string; data: string; lambda?: number; gapThreshold?: number; maxPasses?: number }): Promise<number> {
+async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaults: TrainDefaults & { command: string; data: string }): Promise<number> {
   const model = buildModel(data.spec, decodeBackend(a));
   const { scoring, report: scoringReport } = scoringOf(model, a);
   const problem = modelProblem(model, data.train, { scoring });
@@ -97,7 +97,7 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : options.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet);
   const { resume, checkpoints, summaryIo } = runFiles;
   const sampling = 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined;
-  const solverName = value.string(a, 'solver') ?? 'bcfw';
+  const solverName = solverOf(a, defaults);
   // Every trace line says which method, seed, lambda and data it belongs to (gapbcfw plot's legend and title).
   const context: TraceContext = { method: methodName({ solver: solverName, sampling, cache: value.flag(a, 'cache') }), seed: options.seed ?? 1, lambda: options.lambda ?? 1 / problem.n, data: defaults.data };
   const traceFile = value.string(a, 'trace');

@@ -60,6 +60,13 @@ export interface StructuredModel<X, Y> {
    */
   readonly miniBatches?: boolean;
   /**
+   * Optional: the work of a block step on (x, y) in counted operations (multiply-adds, comparisons): `potentials`, what
+   * every step computes (node or class scores), `oracle`, what an oracle call adds (Viterbi, argmax, psi), and
+   * `perLabel`, scoring one stored label from the potentials. The cache weighs its steps' dual gains by these
+   * (BcfwOptions.cache, adaptive): deterministic, unlike seconds. Without it, the oracle counts as costly.
+   */
+  stepCost?(x: X, y: Y): StepCost;
+  /**
    * Optional batched oracle (DESIGN seam 4, run by src/engine): prepares examples once and returns their
    * {@link BatchDecoder} (score, decode on native threads, float64 recheck; any subset of them at a time), or
    * the older whole-pass {@link BatchPass} function, which the engine adapts. `scoring` computes the
@@ -68,6 +75,13 @@ export interface StructuredModel<X, Y> {
    * labels, so a float32 backend only proposes labels.
    */
   prepareBatch?(xs: readonly X[], ys: readonly Y[], scoring?: ScoringBackend): BatchDecoder<Y> | BatchPass<Y>;
+}
+
+/** The work of a block step in counted operations (see StructuredModel.stepCost). */
+export interface StepCost {
+  potentials: number;
+  oracle: number;
+  perLabel: number;
 }
 
 /** Per-coordinate box constraints on w; arrays of length dim (either may be omitted). */
@@ -99,6 +113,8 @@ export interface Problem<Y = unknown> {
   readonly bounds?: Bounds;
   /** Whether mini-batches of block steps pay off by default (see StructuredModel.miniBatches). */
   readonly miniBatches?: boolean;
+  /** The work of block i's steps in counted operations (see StructuredModel.stepCost). */
+  stepCost?(i: number): StepCost;
   /**
    * Optional batched oracle (src/engine): the exact pass chunk by chunk without building psi (with the argmax
    * labels and predictions when asked), and any subset of blocks decoded together on native threads.

@@ -79,6 +79,7 @@ export function modelProblem<X, Y>(
     ...(model.bounds ? { bounds: model.bounds } : {}),
     ...(batch ? { batch } : {}),
     ...(model.miniBatches ? { miniBatches: true } : {}),
+    ...(model.stepCost ? { stepCost: (i: number) => model.stepCost!(input(i), y(i)) } : {}),
     stepModel(this: Problem<Y>) {
       const mine = this.batch === batch && (Object.keys(own) as (keyof typeof own)[]).every((k) => this[k] === own[k]);
       return mine ? batch?.stepModel?.() : undefined;

@@ -1,5 +1,5 @@
 import { check, InputError } from '../core/errors.js';
-import type { StructuredModel } from '../core/problem.js';
+import type { StepCost, StructuredModel } from '../core/problem.js';
 import type { BatchDecoder } from '../core/batch.js';
 import { itemsOption } from '../engine/items.js';
 import type { Items } from '../core/batch.js';
@@ -175,6 +175,13 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
       label: (i) => labels.slice(offsets[i]!, offsets[i + 1]!),
       truth: (i) => yAll.slice(offsets[i]!, offsets[i + 1]!),
     };
+  }
+
+  /** Node scores T K D; Viterbi T K^2 and psi 2 T D; a stored label's score T (StructuredModel.stepCost). */
+  stepCost(_x: Float64Array, y: Int32Array): StepCost {
+    const T = y.length;
+    const { numFeatures: D, numLabels: K } = this;
+    return { potentials: T * K * D, oracle: T * K * K + 2 * T * D, perLabel: T };
   }
 
   /** Score <w, phi(x, y)> of a labelling (independent of the decoder; used by tests and certificates). */

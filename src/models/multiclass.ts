@@ -1,5 +1,5 @@
 import { check, InputError } from '../core/errors.js';
-import type { StructuredModel } from '../core/problem.js';
+import type { StepCost, StructuredModel } from '../core/problem.js';
 import type { BatchDecoder } from '../core/batch.js';
 import { itemsOption } from '../engine/items.js';
 import type { FeatureRows, ScoringBackend } from '../core/scoring.js';
@@ -91,6 +91,11 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
   labelFromJSON(value: unknown): number {
     check(Number.isInteger(value) && (value as number) >= 0 && (value as number) < this.numLabels, `a multiclass label must be a class id, got ${String(value)}`);
     return value as number;
+  }
+
+  /** Class scores nnz K; the argmax K and psi 2 nnz; a stored label's score 1 (StructuredModel.stepCost). */
+  stepCost(x: SparseVector): StepCost {
+    return { potentials: x.nnz * this.numLabels, oracle: this.numLabels + 2 * x.nnz, perLabel: 1 };
   }
 
   labelScores(w: Float64Array, x: SparseVector, yTrue: number, labels: readonly number[], out: Float64Array): void {

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { ScoringBackend } from '../core/scoring.js';
 import { check, InputError } from '../core/errors.js';
-import type { StructuredModel } from '../core/problem.js';
+import type { StepCost, StructuredModel } from '../core/problem.js';
 import type { BatchDecoder } from '../core/batch.js';
 import { itemsOption } from '../engine/items.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
@@ -179,6 +179,13 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
     const theta = this.scratch(T);
     this.nodeScores(w, x, theta);
     return this.viterbi(w, theta, T);
+  }
+
+  /** Node scores nnz K; Viterbi T K^2 and psi 2 nnz; a stored label's score T (StructuredModel.stepCost). */
+  stepCost(x: SparseSequence, y: Int32Array): StepCost {
+    const T = y.length;
+    const K = this.numLabels;
+    return { potentials: x.ids.length * K, oracle: T * K * K + 2 * x.ids.length, perLabel: T };
   }
 
   /** Score <w, phi(x, y)> of a labelling, straight from the definition (tests and certificates). */

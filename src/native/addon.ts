@@ -255,6 +255,8 @@ export interface NativeBcfwStepsOptions {
   /** Dense rows (n x d) or a SparseBlocks object; null with classAlpha (exact multiclass steps). */
   blocks: Float64Array | NativeSparseBlocks | null;
   classAlpha: Float64Array | null;
+  /** The adaptive cache's costs per block (3 each: every step's work, an oracle call's, one stored label's score), or null. */
+  stepCosts: Float64Array | null;
 }
 
 /** The per-block label stores of a native step loop, flattened (labels: each block's in turn). */

@@ -25,6 +25,15 @@ export interface CacheOptions {
   maxSize?: number;
   /** G before the first exact pass (1 is valid for losses <= 1; Infinity disables the global part). Default 1. */
   initialGap?: number;
+  /**
+   * Serve cached corners only while they pay: while the recent cache hits gain at least as much dual per unit of work
+   * as the recent oracle steps, work counted in the model's operations (StructuredModel.stepCost; deterministic, so a
+   * seed still gives one trace on any machine). A cheap oracle (OCR's dense chains) then keeps the cache mostly shut, a
+   * costly one (CoNLL's sparse chains) open, as MP-BCFW's rule does with time (Shah et al. 2015). Models without
+   * costs count their oracle as costly (Alg. 5 unchanged). false: Alg. 5 alone. Default true (a resumed run: the
+   * checkpoint's; checkpoints before it: false).
+   */
+  adaptive?: boolean;
 }
 
 export interface BcfwOptions extends CommonSolverOptions {

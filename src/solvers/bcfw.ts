@@ -76,6 +76,9 @@ export class BcfwSolver extends PassSolver {
   private passesSinceCheck = 0;
   private lastBlockGaps: Float64Array | undefined;
   private finished = false;
+  /** Steps per call of the native loop (grows while a call takes under a few milliseconds). */
+  private runLength = 64;
+  private stepCosts: Float64Array | undefined;
 
   constructor(problem: Problem, private readonly bcfwOptions: BcfwOptions = {}, restored?: SolverCheckpoint) {
     const config = resolveCommon(problem, bcfwOptions, 200);
@@ -125,7 +128,24 @@ export class BcfwSolver extends PassSolver {
 
   private stepSettings() {
     const { s } = this;
-    return { step: s.step, cache: s.cache, lineSearch: s.lineSearch, averaging: s.averaging, checkConsistency: this.bcfwOptions.checkConsistency === true, onStep: this.bcfwOptions.onStep };
+    return { step: s.step, cache: s.cache, lineSearch: s.lineSearch, averaging: s.averaging, checkConsistency: this.bcfwOptions.checkConsistency === true, onStep: this.bcfwOptions.onStep, costs: this.costs };
+  }
+
+  /**
+   * The adaptive cache's step costs (StepSettings.costs): the model's counted operations per block, the dense block
+   * sweep added to what every step does.
+   */
+  private get costs(): Float64Array | undefined {
+    const { problem } = this;
+    if (!this.s.cache?.adaptive || !problem.stepCost) return undefined;
+    if (this.stepCosts) return this.stepCosts;
+    const sweep = this.s.blockStorage === 'dense' ? problem.dim : 0;
+    const c = new Float64Array(3 * problem.n);
+    for (let i = 0; i < problem.n; i++) {
+      const { potentials, oracle, perLabel } = problem.stepCost(i);
+      c.set([potentials + sweep, oracle, perLabel], 3 * i);
+    }
+    return (this.stepCosts = c);
   }
 
   private makeStepper(): BlockStepper {
@@ -143,7 +163,7 @@ export class BcfwSolver extends PassSolver {
     const exitBelow = s.heuristicExit === false ? -Infinity : s.heuristicExit * config.gapThreshold;
     return new NativeSteps(s.nativeModel, this.problem, {
       step: s.step, sampling: s.sampling, gapDegree: s.gapDegree, lineSearch: s.lineSearch, averaging: s.averaging, cache: s.cache, exitBelow,
-      threads: Math.min(threads(), 256), chunked: s.batch > 1,
+      threads: Math.min(threads(), 256), chunked: s.batch > 1, costs: this.costs,
     }, this.dual, this.sampler, this.rng, this.order);
   }
 
@@ -265,20 +285,20 @@ export class BcfwSolver extends PassSolver {
 
   /**
    * PassSolver.sweep for the native loop: runs of steps (the heuristic exit tested natively before each step), the stop
-   * conditions (abort, time budget) between runs, which grow to a few milliseconds each.
+   * conditions (abort, time budget) between runs, whose length grows (across passes) to a few milliseconds each.
    */
   private *nativeSweep(native: NativeSteps): Generator<PassStep, 'complete' | 'interrupted' | 'converged', void> {
     const { n } = this.problem;
     let paused = performance.now();
-    for (let s = 0, run = 16; s < n; ) {
+    for (let s = 0; s < n; ) {
       const t0 = performance.now();
-      const r = native.run(s, Math.min(n, s + run));
+      const r = native.run(s, Math.min(n, s + this.runLength));
       this.oracleCalls += r.oracleCalls;
       s += r.steps;
       if (r.converged) return 'converged';
       if (s < n && this.mustStop()) return 'interrupted';
       const now = performance.now();
-      if (now - t0 < 4 && run < n) run *= 2;
+      if (now - t0 < 4 && this.runLength < n) this.runLength *= 2;
       if (now - paused > 25) {
         yield null;
         paused = performance.now();
@@ -367,10 +387,10 @@ export class BcfwSolver extends PassSolver {
     this.native?.pull();
     const { meta, arrays } = this.codec.save();
     const { s } = this;
-    const { lastExactTotal, counters, firstVisitOrder, atoms, ...point } = meta;
+    const { lastExactTotal, counters, firstVisitOrder, atoms, cacheGains, ...point } = meta;
     return this.baseCheckpoint(
       {
-        ...point, checkedAt: this.checkedAt, passesSinceCheck: this.passesSinceCheck, last: this.last ?? null, lastExactTotal, counters, firstVisitOrder, atoms,
+        ...point, checkedAt: this.checkedAt, passesSinceCheck: this.passesSinceCheck, last: this.last ?? null, lastExactTotal, counters, firstVisitOrder, atoms, cacheGains,
         options: {
           ...this.baseOptions(), sampling: s.sampling, gapDegree: s.gapDegree, step: s.step, cache: s.cache ?? null, lineSearch: s.lineSearch, averaging: s.averaging,
           heuristicExit: s.heuristicExit, blockStorage: s.blockStorage, batch: s.batch, overlap: s.overlap,
@@ -422,7 +442,7 @@ function resolveSettings(problem: Problem, o: BcfwOptions, restored: SolverCheck
   check(Number.isFinite(gapDegree) && gapDegree > 0, `gapDegree must be > 0, got ${gapDegree}`);
   const step = o.step ?? 'fw';
   check(['fw', 'pairwise', 'away', 'hybrid', 'exact'].includes(step), `unknown step '${step}' (fw | pairwise | away | hybrid | exact)`);
-  const cache = resolveCache(o.cache);
+  const cache = resolveCache(o.cache, restored);
   const lineSearch = o.lineSearch ?? true;
   check(lineSearch || step === 'fw', 'steps other than fw need line search');
   const { batch, overlap, nativeModel } = resolveBatch(problem, o, restored, step);
@@ -489,10 +509,14 @@ export function bcfw(problem: Problem, options: BcfwOptions = {}): BcfwResult {
   return s.result();
 }
 
-function resolveCache(c: boolean | CacheOptions | undefined): ResolvedCache | undefined {
+/** The cache's settings; a resumed run keeps its checkpoint's adaptive rule (checkpoints before it: off). */
+function resolveCache(c: boolean | CacheOptions | undefined, restored: SolverCheckpoint | undefined): ResolvedCache | undefined {
   if (c === undefined || c === false) return undefined;
   const o = c === true ? {} : c;
-  const r = { factor: o.factor ?? 0.25, nu: o.nu ?? 0.01, maxSize: o.maxSize ?? 50, initialGap: o.initialGap ?? 1 };
+  const made = (restored?.meta.options.cache ?? undefined) as { adaptive?: boolean } | undefined;
+  const adaptive = o.adaptive ?? (restored ? made?.adaptive === true : true);
+  const r = { factor: o.factor ?? 0.25, nu: o.nu ?? 0.01, maxSize: o.maxSize ?? 50, initialGap: o.initialGap ?? 1, adaptive };
+  check(typeof r.adaptive === 'boolean', `cache adaptive must be true or false, got ${String(r.adaptive)}`);
   check(r.factor >= 0 && Number.isFinite(r.factor), `cache factor F must be >= 0, got ${r.factor}`);
   check(r.nu >= 0 && Number.isFinite(r.nu), `cache nu must be >= 0, got ${r.nu}`);
   check(Number.isInteger(r.maxSize) && r.maxSize >= 1, `cache maxSize must be a positive integer, got ${r.maxSize}`);

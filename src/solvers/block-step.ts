@@ -12,6 +12,7 @@ export interface ResolvedCache {
   nu: number;
   maxSize: number;
   initialGap: number;
+  adaptive: boolean;
 }
 
 /** What a block step needs to know of the run's settings. */
@@ -22,6 +23,12 @@ export interface StepSettings {
   averaging: boolean;
   checkConsistency: boolean;
   onStep: ((step: BlockStepInfo) => void) | undefined;
+  /**
+   * The adaptive cache's costs of each block's steps in counted operations, 3 per block: what every step does (the
+   * potentials and the dense block sweep), what an oracle call adds, and scoring one stored label; undefined without
+   * an adaptive cache or a model's costs.
+   */
+  costs: Float64Array | undefined;
 }
 
 /** A corner of block i's polytope: a label with its psi (copied into a step-owned buffer), loss and score. */
@@ -100,6 +107,7 @@ export class BlockStepper {
     this.fwCorner(st, decoded);
     this.chooseMove(st);
     this.applyMove(st);
+    if (this.s.costs) this.recordGain(st);
     if (st.A) {
       this.tidyAtoms(st.A, st.sIndex, i);
       if (this.s.checkConsistency) this.checkBlock(i);
@@ -117,9 +125,12 @@ export class BlockStepper {
     const A = state.atoms?.[i];
     if (!A) return -1;
     if (this.scores.length < A.size + 1) this.scores = new Float64Array(2 * (A.size + 1));
-    problem.labelScores(i, state.w, A.labels, this.scores);
     const cache = this.s.cache;
-    if (!cache || A.size === 0) return -1;
+    const open = cache !== undefined && this.cacheOpen(i, A.size);
+    // The scores serve the cache test, the away corner and the cache's eviction.
+    if (!open && this.s.step === 'fw' && A.size < cache!.maxSize) return -1;
+    problem.labelScores(i, state.w, A.labels, this.scores);
+    if (!open || A.size === 0) return -1;
     const { n } = problem;
     // g_i(y) = base + s_i(y)/n with base = lambda <w_i, w> - l_i.
     state.blocks.stats(i, state.w, EMPTY, this.stats);
@@ -128,6 +139,27 @@ export class BlockStepper {
     for (let k = 1; k < A.size; k++) if (this.scores[k]! > this.scores[c]!) c = k;
     const gCache = base + this.scores[c]! / n;
     return gCache > 0 && gCache >= Math.max(cache.factor * this.sampler.estimates[i]!, (cache.nu * state.cacheGap) / n) ? c : -1;
+  }
+
+  /**
+   * The adaptive cache (issue 36): the cache serves block i only while its recent steps gain at least as much dual per
+   * unit of work as the oracle's, gainCache / (shared + m perLabel) >= gainOracle / (shared + oracle) in counted
+   * operations (StructuredModel.stepCost; deterministic, unlike seconds): a cheap oracle (OCR's dense chains) keeps the
+   * cache mostly shut, a costly one (CoNLL's sparse chains) open, as MP-BCFW's rule does with time (Shah et al. 2015).
+   */
+  private cacheOpen(i: number, m: number): boolean {
+    const c = this.s.costs;
+    if (!c) return true;
+    const shared = c[3 * i]!;
+    return this.state.gainCache * (shared + c[3 * i + 1]!) >= this.state.gainOracle * (shared + m * c[3 * i + 2]!);
+  }
+
+  /** The step's dual gain into the average of its kind (cache hits, oracle steps). */
+  private recordGain(st: Step): void {
+    const { state } = this;
+    const gain = st.kind === 'none' ? 0 : st.best;
+    if (st.cacheHit) state.gainCache = averageGain(state.gainCache, gain);
+    else state.gainOracle = averageGain(state.gainOracle, gain);
   }
 
   private corner(target: Corner, i: number, label: unknown, psi?: SparseVector): void {
@@ -204,6 +236,7 @@ export class BlockStepper {
         st.kind = 'fw';
         st.gamma = (2 * this.problem.n) / (this.state.k + 2 * this.problem.n);
         st.drop = st.gamma === 1;
+        st.best = st.gamma * st.gFW - 0.5 * st.gamma * st.gamma * this.state.lambda * fwDistSq;
       }
     }
     if (step === 'exact') this.exactMove(st, st.A!);
@@ -445,6 +478,11 @@ export class BlockStepper {
     }
     if (err > 1e-9 * scale) throw new Error(`consistency: block ${i} has w_i off by ${err} from sum alpha psi/(lambda n)`);
   }
+}
+
+/** An exponential average over about 32 steps (its first value: the first step's). */
+function averageGain(average: number, gain: number): number {
+  return Number.isFinite(average) ? average + (gain - average) / 32 : gain;
 }
 
 function emptySparse(): SparseVector {

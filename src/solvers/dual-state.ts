@@ -10,6 +10,8 @@ const L_AVG = 1;
 const STEPS = 2;
 const CACHE_GAP = 3;
 const ESTIMATES_EXACT = 4;
+const GAIN_ORACLE = 5;
+const GAIN_CACHE = 6;
 
 /** Names of {@link DualState.counters}' slots, in order (the native loop's Counter enum). */
 export const COUNTER_NAMES = ['cacheHits', 'fwSteps', 'awaySteps', 'pairwiseSteps', 'dropSteps', 'nullSteps', 'exactSteps'] as const;
@@ -29,8 +31,8 @@ export class DualState {
   readonly w: Float64Array;
   readonly lBlocks: Float64Array;
   readonly wAvg: Float64Array;
-  /** [l, lAvg, k, G, estimatesExact]. */
-  readonly scalars = new Float64Array(5);
+  /** [l, lAvg, k, G, estimatesExact, gainOracle, gainCache]. */
+  readonly scalars = Float64Array.of(0, 0, 0, 0, 0, Infinity, Infinity);
   /** The counters of {@link COUNTER_NAMES}, then the native loop's oracle calls. */
   readonly counters = new Float64Array(COUNTER_NAMES.length + 1);
 
@@ -82,6 +84,23 @@ export class DualState {
   }
   set estimatesExact(x: boolean) {
     this.scalars[ESTIMATES_EXACT] = x ? 1 : 0;
+  }
+
+  /**
+   * The recent dual gain per step of oracle steps and of cache hits (exponential averages; the cache's adaptive rule,
+   * BlockStepper.cacheOpen); +Infinity until the first step of its kind, so the cache is tried first.
+   */
+  get gainOracle(): number {
+    return this.scalars[GAIN_ORACLE]!;
+  }
+  set gainOracle(x: number) {
+    this.scalars[GAIN_ORACLE] = x;
+  }
+  get gainCache(): number {
+    return this.scalars[GAIN_CACHE]!;
+  }
+  set gainCache(x: number) {
+    this.scalars[GAIN_CACHE] = x;
   }
 
   get counterValues(): BcfwCounters {

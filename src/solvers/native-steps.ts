@@ -21,6 +21,8 @@ export interface NativeStepSettings {
   /** Threads of the dense block sums (chunked in mini-batch runs). */
   threads: number;
   chunked: boolean;
+  /** The adaptive cache's step costs (StepSettings.costs). */
+  costs: Float64Array | undefined;
 }
 
 /** The native step model of a problem (a built-in model's prepared batch, in memory), or undefined. */
@@ -60,6 +62,7 @@ export class NativeSteps {
       bounds: bounds.at.length > 0 ? bounds : null,
       blocks: blocks instanceof DenseBlocks ? blocks.data : blocks instanceof SparseBlocks ? blocks.store : null,
       classAlpha: blocks instanceof ClassDualBlocks ? blocks.alpha : null,
+      stepCosts: s.costs ?? null,
     });
     this.oracleSeen = state.counters[NATIVE_ORACLE_CALLS]!;
     if (state.atoms) this.push();

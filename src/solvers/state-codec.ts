@@ -41,6 +41,7 @@ export class StateCodec {
       meta: {
         l: state.l, lAvg: state.lAvg, k: state.k, estSum: sampler.estSum, estimatesExact: state.estimatesExact,
         lastExactTotal: Number.isFinite(G) ? G : null, counters: state.counterValues, firstVisitOrder: Array.from(sampler.firstVisitOrder), atoms: atoms ?? null,
+        cacheGains: [state.gainOracle, state.gainCache].map((g) => (Number.isFinite(g) ? g : null)),
       },
       arrays,
     };
@@ -57,6 +58,9 @@ export class StateCodec {
     state.k = Number(m.k);
     state.cacheGap = m.lastExactTotal === null ? Infinity : Number(m.lastExactTotal);
     state.counterValues = m.counters as Record<string, number>;
+    const gains = (m.cacheGains ?? [null, null]) as (number | null)[];
+    state.gainOracle = gains[0] ?? Infinity;
+    state.gainCache = gains[1] ?? Infinity;
     this.sampler.firstVisitOrder.set(m.firstVisitOrder as number[]);
     this.rng.words.set(new Rng(Uint32Array.from(m.rngState ?? [])).words);
   }

@@ -1,0 +1,155 @@
+/**
+ * LIBLINEAR -s 4 (Crammer-Singer; Keerthi et al. 2008) against gapbcfw's multiclass SSVM on the same objective,
+ * lambda/2 ||w||^2 + (1/n) sum_i max_y ([y != y_i] + <w_y - w_{y_i}, x_i>), C = 1/(lambda n), no bias on either
+ * side. Per set and lambda: LIBLINEAR at its default tolerance (eps 0.1) gives a model whose primal P is computed with
+ * gapbcfw's own exact pass; each gapbcfw configuration is monitored once (the exact primal after every pass, nothing
+ * fed back) to find the first pass with primal <= (1 + 1e-3) P; then timed rounds alternate LIBLINEAR and gapbcfw
+ * runs, each in a fresh process, in CPU seconds of training alone: LIBLINEAR's train() (scripts/bench/peers/
+ * liblinear-cs.c), gapbcfw's train() stopped at that pass (it then certifies with one exact pass, as every run ends).
+ * "cold" is the first train() of its process (what one command-line run pays, JIT warm-up included), "warm" a second
+ * one in the same process. Ratios are gapbcfw / the LIBLINEAR run just before it; medians over the rounds.
+ *
+ *   npx tsx scripts/bench/liblinear.ts [--sets dna,pendigits,usps] [--lambdas 1e-2,1e-3,1/n] [--rounds 3]
+ *                                      [--configs exact-gap,exact-perm,bcfw,bcpfw-gap-cache,cutting-plane]
+ *
+ * Installs LIBLINEAR from Debian when it is missing (apt-get install liblinear-dev; root), builds the harness with cc.
+ * One JSON object on stdout; progress on stderr. Data from $GAPBCFW_DATA or ../shared/data.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { dataPath } from '../../src/data/paths.js';
+import { modelProblem } from '../../src/engine/problem.js';
+import { fullOraclePass } from '../../src/solvers/common.js';
+import { train, type TrainOptions } from '../../src/solvers/index.js';
+import { loadTask } from '../../src/tasks/index.js';
+import { buildModel } from '../../src/tasks/model-kinds.js';
+
+const SETS: Record<string, string> = { dna: 'dna/dna.scale', pendigits: 'pendigits/pendigits.scale', usps: 'usps_partial/usps.t.subset299' };
+const CONFIGS: Record<string, TrainOptions> = {
+  'exact-gap': { solver: 'bcfw', step: 'exact', sampling: 'gap' },
+  'exact-perm': { solver: 'bcfw', step: 'exact', sampling: 'perm' },
+  bcfw: { solver: 'bcfw' },
+  'bcpfw-gap-cache': { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true },
+  'cutting-plane': { solver: 'cutting-plane' },
+};
+const { values } = parseArgs({
+  options: {
+    sets: { type: 'string', default: 'dna,pendigits,usps' },
+    lambdas: { type: 'string', default: '1e-2,1e-3,1/n' },
+    rounds: { type: 'string', default: '3' },
+    configs: { type: 'string', default: Object.keys(CONFIGS).join(',') },
+    worker: { type: 'string' },
+  },
+});
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const round = (x: number, digits = 4) => Number(x.toPrecision(digits));
+
+async function problemOf(set: string) {
+  const data = await loadTask(`libsvm:${dataPath('multiclass', SETS[set]!)}`, {});
+  return modelProblem(buildModel(data.spec, 'native'), data.train);
+}
+
+/** Worker: trains one configuration twice in this process (cold, warm), stopping at a pass; prints the CPU seconds. */
+async function worker(spec: { set: string; lambda: number; config: string; stopPass: number }): Promise<void> {
+  const problem = await problemOf(spec.set);
+  const runs = [0, 1].map(() => {
+    const stop = new AbortController();
+    const o = { ...CONFIGS[spec.config], lambda: spec.lambda, threads: 1, gapThreshold: 0, maxPasses: 1e6, signal: stop.signal, onProgress: (e: { pass: number }) => {
+      if (e.pass >= spec.stopPass && !stop.signal.aborted) stop.abort();
+    } } as TrainOptions;
+    const c0 = cpu();
+    const r = train(problem, o);
+    return { cpu: cpu() - c0, primal: r.primal!, passes: r.passes };
+  });
+  console.log(JSON.stringify(runs));
+}
+
+/** The LIBLINEAR harness, built once (LIBLINEAR installed from Debian first when missing). */
+function harness(): string {
+  if (!existsSync('/usr/include/linear.h')) {
+    process.stderr.write('installing liblinear-dev (apt-get)\n');
+    execFileSync('apt-get', ['update'], { stdio: 'ignore' });
+    execFileSync('apt-get', ['install', '-y', 'liblinear-dev'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  }
+  const exe = join(mkdtempSync(join(tmpdir(), 'gapbcfw-liblinear-')), 'liblinear-cs');
+  execFileSync('cc', ['-O2', fileURLToPath(new URL('./peers/liblinear-cs.c', import.meta.url)), '-llinear', '-o', exe]);
+  return exe;
+}
+
+function liblinear(exe: string, file: string, C: number, repeats: number, wOut: string): number[] {
+  const out = execFileSync(exe, [file, String(C), '0.1', String(repeats), wOut], { encoding: 'utf8' });
+  return out.trim().split('\n').map((l) => (JSON.parse(l) as { trainCpu: number }).trainCpu);
+}
+
+/** The first pass whose exact primal is <= target (monitored: the exact gap after every pass, fed back nowhere). */
+function targetPass(problem: Awaited<ReturnType<typeof problemOf>>, lambda: number, config: string, target: number): number | null {
+  let hit: number | null = null;
+  const stop = new AbortController();
+  train(problem, { ...CONFIGS[config], lambda, threads: 1, gapThreshold: 0, maxPasses: 100000, timeBudget: 300, monitorEvery: 1, signal: stop.signal, onProgress: (e) => {
+    if (hit === null && e.primal !== undefined && e.primal <= target) {
+      hit = e.pass;
+      stop.abort();
+    }
+  } } as TrainOptions);
+  return hit;
+}
+
+async function main(): Promise<void> {
+  const exe = harness();
+  const wOut = join(mkdtempSync(join(tmpdir(), 'gapbcfw-ll-w-')), 'w.bin');
+  const rounds = Number(values.rounds);
+  const cells: unknown[] = [];
+  for (const set of values.sets.split(',')) {
+    const problem = await problemOf(set);
+    const file = dataPath('multiclass', SETS[set]!);
+    for (const spec of values.lambdas.split(',')) {
+      const lambda = spec === '1/n' ? 1 / problem.n : Number(spec);
+      const C = 1 / (lambda * problem.n);
+      liblinear(exe, file, C, 1, wOut);
+      const bytes = readFileSync(wOut);
+      const w = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8).slice();
+      let wSq = 0;
+      for (const x of w) wSq += x * x;
+      const primal = 0.5 * lambda * wSq + fullOraclePass(problem, w).hingeSum / problem.n;
+      const target = (1 + 1e-3) * primal;
+      process.stderr.write(`${set} lambda ${spec} (C = ${C.toPrecision(4)}): LIBLINEAR primal ${primal.toFixed(6)}, target ${target.toFixed(6)}\n`);
+      const configs: Record<string, unknown> = {};
+      for (const config of values.configs.split(',')) {
+        const pass = targetPass(problem, lambda, config, target);
+        if (pass === null) {
+          configs[config] = { targetPass: null };
+          continue;
+        }
+        const ll: number[] = [];
+        const cold: number[] = [];
+        const warm: number[] = [];
+        const ratios: number[] = [];
+        for (let r = 0; r < rounds; r++) {
+          const l = liblinear(exe, file, C, 1, wOut)[0]!;
+          const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--worker', JSON.stringify({ set, lambda, config, stopPass: pass })], { encoding: 'utf8' });
+          if (child.status !== 0) throw new Error(child.stderr);
+          const [c, wm] = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { cpu: number }[];
+          ll.push(l);
+          cold.push(c!.cpu);
+          warm.push(wm!.cpu);
+          ratios.push(c!.cpu / l);
+        }
+        configs[config] = { targetPass: pass, cpuCold: round(median(cold)), cpuWarm: round(median(warm)), ratioCold: round(median(ratios)), ratioWarm: round(median(warm) / median(ll)), liblinearCpu: round(median(ll)) };
+        process.stderr.write(`  ${config}: pass ${pass}, ${JSON.stringify(configs[config])}\n`);
+      }
+      cells.push({ set, lambda: spec, n: problem.n, C: round(C), liblinearPrimal: primal, configs });
+    }
+  }
+  console.log(JSON.stringify({ bench: 'liblinear', rounds, cells }, null, 1));
+}
+
+if (values.worker) await worker(JSON.parse(values.worker));
+else await main();
