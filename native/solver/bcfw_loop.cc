@@ -85,11 +85,28 @@ RunResult StepLoop::run(int32_t from, int32_t to) {
       if (m != nullptr) m->end_run(w);
     }
   } scope(multiclass_, a_.w);
+  drawn_ = -1;
   for (int32_t s = from; s < to; ++s) {
-    if (converged()) return {s - from, true};
-    step(next_block(s));
+    int32_t i = drawn_;
+    drawn_ = -1;
+    if (i < 0) {
+      if (converged()) return {s - from, true};
+      i = next_block(s);
+    }
+    next_position_ = s + 1 < to ? s + 1 : -1;
+    step(i);
   }
   return {to - from, false};
+}
+
+// Once a step has set its gap estimate (the sampler's state is final for it), the next step's exit test and block draw
+// can run: the same draws in the same order as after the step, and the next block's row is requested from memory while
+// this step's updates sweep.
+void StepLoop::draw_ahead() {
+  if (next_position_ < 0 || converged()) return;
+  drawn_ = next_block(next_position_);
+  next_position_ = -1;
+  if (blocks_ != nullptr) blocks_->prefetch(drawn_);
 }
 
 // ---- sampling (2016 Alg. 2) -------------------------------------------------------------------------------
@@ -151,6 +168,7 @@ void StepLoop::step(int32_t i) {
   model_.prepare(i, a_.w);
   st.s_index = cache_choice(st, A);
   fw_corner(st, A);
+  draw_ahead();
   choose_move(st, A);
   apply_move(st, A, unclip());
   if (a_.step_costs != nullptr) record_gain(st);

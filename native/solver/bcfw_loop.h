@@ -122,6 +122,7 @@ class StepLoop {
 
   bool converged() const;
   int32_t next_block(int32_t s);
+  void draw_ahead();
   int32_t draw_gap_block();
   void set_estimate(int32_t i, double g);
   void step(int32_t i);
@@ -159,6 +160,8 @@ class StepLoop {
   std::vector<double> pair_scratch_, rebuild_scratch_;
   bool dense_ready_ = false;
   double dw_ = 0, sq_ = 0;
+  // The next step's pass position within the run (-1: none), and its block when drawn ahead (-1: not yet).
+  int32_t next_position_ = -1, drawn_ = -1;
   // Step 'exact' (multiclass): the model, ||x_i||^2 per row, and scratch.
   MulticlassBlocks* multiclass_ = nullptr;
   std::vector<double> row_sq_, alpha_new_, change_, exact_target_, exact_sorted_;

@@ -38,6 +38,7 @@ void StepLoop::exact_step(int32_t i) {
   }
   a_.counters[kOracleCalls] += 1;
   set_estimate(i, std::max(dot / n_ - a_.l_blocks[i] + hinge / n_, 0.0));
+  draw_ahead();
   if (!multiclass_block_solve(alpha, S, K, yi, row_sq_[static_cast<size_t>(i)] / lambda_n_, alpha_new_.data(), exact_target_, exact_sorted_)) {
     throw StepError("block " + std::to_string(i) + " has a class score or dual weight that is not finite");
   }

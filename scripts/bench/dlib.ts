@@ -1,0 +1,164 @@
+/**
+ * dlib's structural SVM (the OCA cutting plane of Joachims/Teo et al., dlib 19.x) against gapbcfw's chain model on
+ * OCR-small, on gapbcfw's objective (lambda/2 ||w||^2 + (1/n) sum_i H_i(w) with the normalised Hamming loss; dlib at
+ * C = 1/lambda with the same joint feature map and a loss-augmented Viterbi that scores each emission once:
+ * scripts/bench/peers/dlib-ocr.cpp). dlib trains at its epsilon (default 0.001); its w's primal P, computed with
+ * gapbcfw's exact pass, is the target: each gapbcfw configuration is monitored once (the exact primal after every
+ * pass, nothing fed back) for the first pass with primal <= P, then timed rounds alternate dlib and gapbcfw runs, each
+ * in a fresh process, in CPU seconds of training alone (gapbcfw stopped at that pass, then certifying with one exact
+ * pass as every run ends). "cold" = the first train() of its process, "warm" = a second one. Ratios: gapbcfw / the
+ * dlib run just before it; medians.
+ *
+ *   npx tsx scripts/bench/dlib.ts [--lambda 0.01] [--eps 0.001] [--rounds 3] [--configs bcfw,bcfw-gap,bcpfw-gap,bcpfw-gap-cache,cutting-plane]
+ *
+ * Installs dlib from Debian when it is missing (apt-get install libdlib-dev; root) and builds the harness with g++.
+ * One JSON object on stdout; progress on stderr. Data from $GAPBCFW_DATA or ../shared/data.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { dataPath } from '../../src/data/paths.js';
+import type { Problem } from '../../src/core/problem.js';
+import { modelProblem } from '../../src/engine/problem.js';
+import { fullOraclePass } from '../../src/solvers/common.js';
+import { train, type TrainOptions } from '../../src/solvers/index.js';
+import { loadTask } from '../../src/tasks/index.js';
+import { buildModel } from '../../src/tasks/model-kinds.js';
+
+const CONFIGS: Record<string, TrainOptions> = {
+  bcfw: { solver: 'bcfw' },
+  'bcfw-gap': { solver: 'bcfw', sampling: 'gap' },
+  'bcpfw-gap': { solver: 'bcfw', step: 'pairwise', sampling: 'gap' },
+  'bcpfw-gap-cache': { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true },
+  'cutting-plane': { solver: 'cutting-plane' },
+};
+const { values } = parseArgs({
+  options: {
+    lambda: { type: 'string', default: '0.01' },
+    eps: { type: 'string', default: '0.001' },
+    rounds: { type: 'string', default: '3' },
+    configs: { type: 'string', default: Object.keys(CONFIGS).join(',') },
+    worker: { type: 'string' },
+  },
+});
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const round = (x: number, digits = 4) => Number(x.toPrecision(digits));
+
+async function ocrSmall() {
+  const data = await loadTask(`ocr:${dataPath('ocr', 'letter.data.gz')}`, { split: 'small' });
+  return { data, problem: modelProblem(buildModel(data.spec, 'native'), data.train) };
+}
+
+/** Worker: one configuration trained twice in this process (cold, warm), stopped at a pass; prints the CPU seconds. */
+async function worker(spec: { lambda: number; config: string; stopPass: number }): Promise<void> {
+  const { problem } = await ocrSmall();
+  const runs = [0, 1].map(() => {
+    const stop = new AbortController();
+    const o = { ...CONFIGS[spec.config], lambda: spec.lambda, threads: 1, gapThreshold: 0, maxPasses: 1e6, signal: stop.signal, onProgress: (e: { pass: number }) => {
+      if (e.pass >= spec.stopPass && !stop.signal.aborted) stop.abort();
+    } } as TrainOptions;
+    const c0 = cpu();
+    const r = train(problem, o);
+    return { cpu: cpu() - c0, primal: r.primal!, passes: r.passes };
+  });
+  console.log(JSON.stringify(runs));
+}
+
+/** The harness, built once (dlib installed from Debian first when missing). */
+function harness(): string {
+  if (!existsSync('/usr/include/dlib/svm.h')) {
+    process.stderr.write('installing libdlib-dev (apt-get)\n');
+    execFileSync('apt-get', ['update'], { stdio: 'ignore' });
+    execFileSync('apt-get', ['install', '-y', 'libdlib-dev'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  }
+  const exe = join(mkdtempSync(join(tmpdir(), 'gapbcfw-dlib-')), 'dlib-ocr');
+  execFileSync('g++', ['-O3', '-DNDEBUG', '-std=c++17', fileURLToPath(new URL('./peers/dlib-ocr.cpp', import.meta.url)), '-o', exe, '-ldlib', '-lpthread', '-l:libblas.so.3', '-l:liblapack.so.3']);
+  return exe;
+}
+
+/** The training words in the harness's text format (n, D, K; per word T and T lines of a state and its features). */
+function writeWords(problem: Problem, data: Awaited<ReturnType<typeof ocrSmall>>['data'], file: string): void {
+  const lines: string[] = [];
+  const set = data.train;
+  const first = set.input(0) as Float64Array;
+  const D = first.length / (set.label(0) as Int32Array).length;
+  lines.push(`${problem.n} ${D} ${(data.spec as { numLabels: number }).numLabels}`);
+  for (let i = 0; i < problem.n; i++) {
+    const x = set.input(i) as Float64Array;
+    const y = set.label(i) as Int32Array;
+    lines.push(String(y.length));
+    for (let t = 0; t < y.length; t++) lines.push(`${y[t]} ${Array.from(x.subarray(t * D, (t + 1) * D)).join(' ')}`);
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+}
+
+function dlib(exe: string, words: string, lambda: number, eps: string, wOut: string): number {
+  const out = execFileSync(exe, [words, String(lambda), eps, wOut], { encoding: 'utf8' });
+  return (JSON.parse(out.trim()) as { trainCpu: number }).trainCpu;
+}
+
+/** The first pass whose exact primal is <= target (monitored: the exact gap after every pass, fed back nowhere). */
+function targetPass(problem: Problem, lambda: number, config: string, target: number): number | null {
+  let hit: number | null = null;
+  const stop = new AbortController();
+  train(problem, { ...CONFIGS[config], lambda, threads: 1, gapThreshold: 0, maxPasses: 100000, timeBudget: 600, monitorEvery: 1, signal: stop.signal, onProgress: (e) => {
+    if (hit === null && e.primal !== undefined && e.primal <= target) {
+      hit = e.pass;
+      stop.abort();
+    }
+  } } as TrainOptions);
+  return hit;
+}
+
+async function main(): Promise<void> {
+  const exe = harness();
+  const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-dlib-run-'));
+  const words = join(dir, 'words.txt');
+  const wOut = join(dir, 'w.bin');
+  const lambda = Number(values.lambda);
+  const rounds = Number(values.rounds);
+  const { data, problem } = await ocrSmall();
+  writeWords(problem, data, words);
+  const calibration = dlib(exe, words, lambda, values.eps, wOut);
+  const bytes = readFileSync(wOut);
+  const w = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8).slice();
+  let wSq = 0;
+  for (const x of w) wSq += x * x;
+  const target = 0.5 * lambda * wSq + fullOraclePass(problem, w).hingeSum / problem.n;
+  process.stderr.write(`OCR-small lambda ${lambda}: dlib (eps ${values.eps}) primal ${target.toFixed(6)} in ${calibration.toFixed(2)} s CPU\n`);
+  const configs: Record<string, unknown> = {};
+  for (const config of values.configs.split(',')) {
+    const pass = targetPass(problem, lambda, config, target);
+    if (pass === null) {
+      configs[config] = { targetPass: null };
+      continue;
+    }
+    const dl: number[] = [];
+    const cold: number[] = [];
+    const warm: number[] = [];
+    const ratios: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const d = dlib(exe, words, lambda, values.eps, wOut);
+      const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--worker', JSON.stringify({ lambda, config, stopPass: pass })], { encoding: 'utf8' });
+      if (child.status !== 0) throw new Error(child.stderr);
+      const [c, wm] = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { cpu: number }[];
+      dl.push(d);
+      cold.push(c!.cpu);
+      warm.push(wm!.cpu);
+      ratios.push(c!.cpu / d);
+    }
+    configs[config] = { targetPass: pass, cpuCold: round(median(cold)), cpuWarm: round(median(warm)), ratioCold: round(median(ratios)), dlibCpu: round(median(dl)) };
+    process.stderr.write(`  ${config}: ${JSON.stringify(configs[config])}\n`);
+  }
+  console.log(JSON.stringify({ bench: 'dlib', lambda, eps: Number(values.eps), n: problem.n, dlibPrimal: target, rounds, configs }, null, 1));
+}
+
+if (values.worker) await worker(JSON.parse(values.worker));
+else await main();
