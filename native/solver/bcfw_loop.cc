@@ -178,8 +178,16 @@ void StepLoop::step(int32_t i) {
   a_.scalars[kSteps] += 1;
 }
 
-// <w_i, w> and ||w_i||^2 once per step; base = lambda <w_i, w> - l_i.
+// base = lambda <w_i, w> - l_i (2016 eq. 10). Pairwise steps take it from the dual variables, base = -sum_a alpha_a s_a/n
+// (no sweep of w_i: their moves need no ||w_i||^2); others from <w_i, w> and ||w_i||^2, swept once per step.
 void StepLoop::dense_stats(Step& st) {
+  if (s_.step == StepType::kPairwise) {
+    const BlockAtoms& A = atoms_[static_cast<size_t>(st.i)];
+    double s = 0;
+    for (int32_t k = 0; k < A.size(); ++k) s += A.alpha[static_cast<size_t>(k)] * scores_[static_cast<size_t>(k)];
+    st.base = -s / n_;
+    return;
+  }
   if (!dense_ready_) {
     blocks_->sums(st.i, a_.w, dw_, sq_);
     dense_ready_ = true;

@@ -133,12 +133,27 @@ export class BlockStepper {
     if (!open || A.size === 0) return -1;
     const { n } = problem;
     // g_i(y) = base + s_i(y)/n with base = lambda <w_i, w> - l_i.
-    state.blocks.stats(i, state.w, EMPTY, this.stats);
-    const base = state.lambda * this.stats[0]! - state.lBlocks[i]!;
+    const base = this.base(i, A);
     let c = 0;
     for (let k = 1; k < A.size; k++) if (this.scores[k]! > this.scores[c]!) c = k;
     const gCache = base + this.scores[c]! / n;
     return gCache > 0 && gCache >= Math.max(cache.factor * this.sampler.estimates[i]!, (cache.nu * state.cacheGap) / n) ? c : -1;
+  }
+
+  /**
+   * base = lambda <w_i, w> - l_i of 2016 eq. 10, so that g_i(y) = base + s_i(y)/n. Pairwise steps (whose moves need no
+   * ||w_i||^2) take it from the dual variables: w_i = sum_a alpha_a psi_a/(lambda n) and l_i = sum_a alpha_a L_a/n give
+   * base = -sum_a alpha_a s_a(w)/n from the stored labels' scores (no O(d) sweep of w_i); other steps from the block.
+   */
+  private base(i: number, A: BlockAtoms<unknown>): number {
+    const { state } = this;
+    if (this.s.step === 'pairwise') {
+      let s = 0;
+      for (let k = 0; k < A.size; k++) s += A.alpha[k]! * this.scores[k]!;
+      return -s / this.problem.n;
+    }
+    state.blocks.stats(i, state.w, EMPTY, this.stats);
+    return state.lambda * this.stats[0]! - state.lBlocks[i]!;
   }
 
   /**
@@ -195,10 +210,13 @@ export class BlockStepper {
         s.score = 0;
       }
     }
-    state.blocks.stats(i, state.w, s.psi, this.stats);
-    st.base = state.lambda * this.stats[0]! - st.li;
-    st.wiSq = this.stats[1]!;
-    st.dp = this.stats[2]!;
+    if (this.s.step === 'pairwise') st.base = this.base(i, A!);
+    else {
+      state.blocks.stats(i, state.w, s.psi, this.stats);
+      st.base = state.lambda * this.stats[0]! - st.li;
+      st.wiSq = this.stats[1]!;
+      st.dp = this.stats[2]!;
+    }
     st.gFW = st.base + s.score / problem.n;
     if (st.cacheHit) return;
     this.sampler.set(i, Math.max(st.gFW, decoded ? decoded.startGap : 0, 0));

@@ -15,27 +15,31 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <vector>
 
 typedef dlib::matrix<double, 0, 1> Vector;
+// Joint feature vectors are sparse (index, value) pairs in increasing index order, as dlib's sequence labeling
+// problem keeps them (its cache then scores them in O(nnz)).
+typedef std::vector<std::pair<unsigned long, double>> Sparse;
 
 struct Word {
   std::vector<double> x;  // T x D
   std::vector<int> y;
 };
 
-class ChainProblem : public dlib::structural_svm_problem<Vector> {
+class ChainProblem : public dlib::structural_svm_problem<Vector, Sparse> {
  public:
   ChainProblem(std::vector<Word> words, long D, long K) : words_(std::move(words)), D_(D), K_(K) {}
   long get_num_dimensions() const override { return K_ * D_ + 2 * K_ + K_ * K_; }
   long get_num_samples() const override { return static_cast<long>(words_.size()); }
 
-  void get_truth_joint_feature_vector(long i, Vector& psi) const override { phi(words_[i], words_[i].y, psi); }
+  void get_truth_joint_feature_vector(long i, Sparse& psi) const override { phi(words_[i], words_[i].y, psi); }
 
   // The loss-augmented argmax over the word's labellings (Viterbi over node scores with the 1/T loss), its loss and
   // its joint feature vector.
-  void separation_oracle(long i, const Vector& w, double& loss, Vector& psi) const override {
+  void separation_oracle(long i, const Vector& w, double& loss, Sparse& psi) const override {
     const Word& word = words_[i];
     const long T = static_cast<long>(word.y.size());
     std::vector<double> theta(T * K_), delta(T * K_);
@@ -74,16 +78,17 @@ class ChainProblem : public dlib::structural_svm_problem<Vector> {
   }
 
  private:
-  void phi(const Word& word, const std::vector<int>& y, Vector& psi) const {
-    psi.set_size(get_num_dimensions());
-    psi = 0;
+  void phi(const Word& word, const std::vector<int>& y, Sparse& psi) const {
+    std::map<unsigned long, double> sum;
     const long T = static_cast<long>(y.size());
     for (long t = 0; t < T; ++t) {
-      for (long j = 0; j < D_; ++j) psi(y[t] * D_ + j) += word.x[t * D_ + j];
-      if (t > 0) psi(K_ * D_ + 2 * K_ + y[t - 1] + K_ * y[t]) += 1;
+      for (long j = 0; j < D_; ++j)
+        if (word.x[t * D_ + j] != 0) sum[y[t] * D_ + j] += word.x[t * D_ + j];
+      if (t > 0) sum[K_ * D_ + 2 * K_ + y[t - 1] + K_ * y[t]] += 1;
     }
-    psi(K_ * D_ + y[0]) += 1;
-    psi(K_ * D_ + K_ + y[T - 1]) += 1;
+    sum[K_ * D_ + y[0]] += 1;
+    sum[K_ * D_ + K_ + y[T - 1]] += 1;
+    psi.assign(sum.begin(), sum.end());
   }
 
   std::vector<Word> words_;
