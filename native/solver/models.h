@@ -105,7 +105,9 @@ class MulticlassBlocks final : public BlockModel {
  private:
   MulticlassBatch batch_;
   std::vector<double> scores_;
-  std::vector<double> wt_;  // feature-major w during a run of exact steps
+  std::vector<double> wt_;  // feature-major w during a run of exact steps, `stride_` entries per feature
+  std::vector<double> change_;
+  int32_t stride_ = 0;
   std::vector<double> batch_scores_;
   int32_t i_ = -1;
 };

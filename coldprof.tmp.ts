@@ -1,0 +1,24 @@
+import { loadTask } from './src/tasks/index.js';
+import { buildModel } from './src/tasks/model-kinds.js';
+import { modelProblem } from './src/engine/problem.js';
+import { train } from './src/solvers/index.js';
+const data = await loadTask(`libsvm:../shared/data/multiclass/dna/dna.scale`, {} as any);
+const p = modelProblem(buildModel(data.spec, 'native'), data.train);
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+train(p, { solver: "bcfw", step: "exact", sampling: "gap", lambda: 0.01, gapThreshold: 0, maxPasses: 33, threads: 1 } as any);train(p, { solver: "bcfw", step: "exact", sampling: "gap", lambda: 0.01, gapThreshold: 0, maxPasses: 33, threads: 1 } as any);
+const c0 = cpu();
+const { Session } = await import('node:inspector');
+const s = new Session(); s.connect();
+const post = (m: string, p?: object) => new Promise<any>((res, rej) => s.post(m, p ?? {}, (e: any, r: any) => (e ? rej(e) : res(r))));
+await post('Profiler.enable'); await post('Profiler.setSamplingInterval', { interval: 100 }); await post('Profiler.start');
+const c1 = cpu();
+const r: any = train(p, { solver: 'bcfw', step: 'exact', sampling: 'gap', lambda: 0.01, gapThreshold: 0, maxPasses: 33, threads: 1 } as any);
+const c2 = cpu();
+const { profile } = await post('Profiler.stop');
+const self = new Map<string, number>();
+const dt = (profile.endTime - profile.startTime) / profile.samples.length;
+const byId = new Map(profile.nodes.map((n: any) => [n.id, n]));
+const counts = new Map<number, number>(); for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
+for (const [id, c] of counts) { const n: any = byId.get(id); const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber}`; self.set(k, (self.get(k) ?? 0) + c * dt / 1000); }
+console.log('train cpu', (c2 - c1).toFixed(4), 'passes', r.passes);
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(v.toFixed(2).padStart(7), 'ms', k);
