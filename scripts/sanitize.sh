@@ -152,7 +152,7 @@ NATIVE_TESTS=(
   test/maxflow.test.ts test/gdt.test.ts
   test/slic.test.ts test/hog.test.ts test/chain.test.ts test/batch.test.ts test/pose.test.ts test/pose-types.test.ts test/kernels.test.ts
   test/bad-inputs.test.ts test/determinism.test.ts test/engine.test.ts test/segmentation.test.ts test/multiclass.test.ts
-  test/bounds.test.ts
+  test/bounds.test.ts test/native-steps.test.ts
 )
 present=()
 for f in "${NATIVE_TESTS[@]}"; do [[ -f "$f" ]] && present+=("$f"); done

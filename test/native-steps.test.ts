@@ -20,6 +20,11 @@ import { createSolver } from '../src/solvers/index.js';
 import { encodeModelFile } from '../src/io/model-file.js';
 import { setThreads, threadCap } from '../src/native/threads.js';
 import { allLabellings, boxedTinyChain, tinyChain } from './helpers/tiny.js';
+import { cli } from './helpers/capture.js';
+import { writeTinyLibsvm } from './helpers/tiny-data.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 function bits(x: number): string {
   const v = new DataView(new ArrayBuffer(8));
@@ -284,5 +289,29 @@ describe('bad input to the native loop', () => {
     const loop = new native.BcfwSteps(o);
     structuredClone(o.lBlocks.buffer, { transfer: [o.lBlocks.buffer] });
     expect(() => loop.run(0, 1)).toThrow(/detached/);
+  });
+});
+
+describe('the command line', () => {
+  const data = writeTinyLibsvm(mkdtempSync(join(tmpdir(), 'gapbcfw-native-steps-')));
+
+  it('trains multiclass data with exact steps and gap sampling by default; --solver picks another (with its own sampling default)', async () => {
+    const def = await cli('train', data.train, '--test', data.test, '--lambda', '0.01', '--gap-threshold', '1e-6', '--json', '--quiet');
+    expect(def.code, def.stderr).toBe(0);
+    expect(def.json).toMatchObject({ solver: 'exact', sampling: 'gap', gapIsExact: true });
+    expect(def.json!.gap as number).toBeLessThanOrEqual(1e-6);
+    const bcfw = await cli('train', data.train, '--lambda', '0.01', '--solver', 'bcfw', '--max-passes', '3', '--json', '--quiet');
+    expect(bcfw.code, bcfw.stderr).toBe(0);
+    expect(bcfw.json).toMatchObject({ solver: 'bcfw', sampling: 'uniform' });
+    const perm = await cli('train', data.train, '--lambda', '0.01', '--solver', 'exact', '--sampling', 'perm', '--max-passes', '3', '--json', '--quiet');
+    expect(perm.json).toMatchObject({ solver: 'exact', sampling: 'perm' });
+  });
+
+  it('refuses a cache with exact steps (usage error), and help lists exact', async () => {
+    const r = await cli('train', data.train, '--solver', 'exact', '--cache');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--cache does not apply to --solver exact/);
+    const help = await cli('help', 'train');
+    expect(help.stdout).toMatch(/exact = each block solved exactly/);
   });
 });

@@ -6,7 +6,9 @@
  *
  *   npx tsx scripts/bench/variants.ts [--sets small:1/n,large:1e-3] [--gaps 0.1,0.01] [--time-budget 900]
  *                                     [--variants bcfw,bcfw-gap,bcfw-cache,bcfw-gap-cache,bcpfw,bcpfw-gap,bcpfw-cache,bcpfw-gap-cache,cutting-plane]
+ *                                     [--quick]
  *
+ * --quick: OCR-small at 1/n to the gap 0.1, BCPFW with gap sampling (with and without the cache) and the cutting plane.
  * One JSON object on stdout; progress on stderr. Data from $GAPBCFW_DATA or ../shared/data.
  */
 import { parseArgs } from 'node:util';
@@ -33,8 +35,10 @@ const { values } = parseArgs({
     gaps: { type: 'string', default: '0.1,0.01' },
     'time-budget': { type: 'string', default: '900' },
     variants: { type: 'string', default: Object.keys(VARIANTS).join(',') },
+    quick: { type: 'boolean', default: false },
   },
 });
+if (values.quick) Object.assign(values, { sets: 'small:1/n', gaps: '0.1', variants: 'bcpfw-gap,bcpfw-gap-cache,cutting-plane' });
 const gaps = values.gaps.split(',').map(Number);
 const cpu = () => {
   const u = process.cpuUsage();
