@@ -15,7 +15,6 @@ import { SparseChainModel, type SparseSequence } from '../src/models/sparse-chai
 import { native } from '../src/native/addon.js';
 import { bcfw, type BcfwOptions, type BcfwResult, type Sampling, type StepType } from '../src/solvers/bcfw.js';
 import type { ProgressEvent, SolverCheckpoint } from '../src/solvers/common.js';
-import { fw } from '../src/solvers/fw.js';
 import { createSolver } from '../src/solvers/index.js';
 import { encodeModelFile } from '../src/io/model-file.js';
 import { setThreads, threadCap } from '../src/native/threads.js';
@@ -105,8 +104,15 @@ function brutePrimal(problem: Problem, K: number, lambda: number, w: Float64Arra
   return 0.5 * lambda * wSq + s / problem.n;
 }
 
+/** A reference solution certified to 1e-9 by other means: the TypeScript pairwise steps (linear convergence). */
+function reference(problem: Problem, lambda: number): BcfwResult {
+  const ref = bcfw(problem, { lambda, step: 'pairwise', sampling: 'gap', gapThreshold: 1e-9, maxPasses: 1e6, native: false });
+  expect(ref.gap!).toBeLessThanOrEqual(1e-9);
+  return ref;
+}
+
 /** A certified run next to a reference: its primal is the enumerated one, and both lie within their certified radii. */
-function expectOptimum(problem: Problem, K: number, lambda: number, r: BcfwResult | ReturnType<typeof fw>, ref: ReturnType<typeof fw>): void {
+function expectOptimum(problem: Problem, K: number, lambda: number, r: BcfwResult, ref: BcfwResult): void {
   expect(r.gapIsExact).toBe(true);
   expect(r.primal).toBeCloseTo(brutePrimal(problem, K, lambda, r.w), 10);
   expect(Math.abs(r.primal! - ref.primal!)).toBeLessThanOrEqual(r.gap! + ref.gap! + 1e-12);
@@ -128,7 +134,7 @@ const combos = samplings.flatMap((sampling) => steps.flatMap((step) => [false, t
 describe.each(MODELS)('%s: the native loop is the TypeScript engine', (_name, make, K) => {
   const problem = make();
   const lambda = 0.1;
-  const ref = fw(problem, { lambda, gapThreshold: 1e-7, maxPasses: 500000 });
+  const ref = reference(problem, lambda);
 
   it.each(combos)('%o: the same trace and weights bit for bit, and the enumerated optimum', ({ sampling, step, cache }) => {
     // FW steps converge sublinearly: a looser threshold (the certificate still bounds the distance to the optimum).
@@ -225,7 +231,7 @@ describe('exact steps', () => {
   it.each(samplings)('multiclass (%s sampling): the native projection and the TypeScript working-set solve reach the enumerated optimum', (sampling) => {
     const problem = tinyMulticlass(21, 12, 4, 4);
     const lambda = 0.05;
-    const ref = fw(problem, { lambda, gapThreshold: 1e-8, maxPasses: 500000 });
+    const ref = reference(problem, lambda);
     const nat = bcfw(problem, { lambda, step: 'exact', sampling, gapThreshold: 1e-8, maxPasses: 10000, seed: 4 });
     const ts = bcfw(problem, { lambda, step: 'exact', sampling, gapThreshold: 1e-8, maxPasses: 10000, seed: 4, native: false });
     expect(nat.native).toBe(true);
@@ -238,7 +244,7 @@ describe('exact steps', () => {
   it('chains: the working-set solve reaches the enumerated optimum', () => {
     const t = tinyChain(31, { n: 6, K: 3, D: 2, maxT: 3, backend: 'native' });
     const lambda = 0.1;
-    const ref = fw(t.problem, { lambda, gapThreshold: 1e-7, maxPasses: 500000 });
+    const ref = reference(t.problem, lambda);
     const r = bcfw(t.problem, { lambda, step: 'exact', sampling: 'gap', gapThreshold: 1e-6, maxPasses: 10000, seed: 1 });
     expect(r.native).toBe(false);
     expectOptimum(t.problem, 3, lambda, r, ref);
