@@ -467,8 +467,8 @@ function resolveSettings(problem: Problem, o: BcfwOptions, restored: SolverCheck
  * Blocks per step, overlap, and the native step model when the steps run natively (batch 1). A resumed run keeps the
  * batch it was made with (checkpoints before mini-batches: 1) unless told otherwise. Mini-batches pay off when the
  * oracle is costly (Problem.miniBatches) or decodes in the background, where they overlap the updates (docs/results.md,
- * multi-core training); but built-in models with native oracles and a cheap one (OCR's dense chains, multiclass) step
- * natively one block at a time, faster than mini-batches of TypeScript steps (docs/benchmarks.md).
+ * multi-core training); but built-in models with native oracles (dense and sparse chains, multiclass) step natively
+ * one block at a time, faster on a few cores than mini-batches of TypeScript steps (docs/benchmarks.md).
  */
 function resolveBatch(problem: Problem, o: BcfwOptions, restored: SolverCheckpoint | undefined, step: StepType): { batch: number; overlap: boolean; nativeModel: unknown } {
   const { n } = problem;
@@ -476,9 +476,8 @@ function resolveBatch(problem: Problem, o: BcfwOptions, restored: SolverCheckpoi
   // Exact steps run natively on multiclass rows (their K corners), elsewhere in TypeScript over the working set.
   const native = stepModel !== undefined && (step !== 'exact' || typeof problem.groundTruth(0) === 'number') ? stepModel : undefined;
   const background = problem.batch?.decodesInBackground?.() === true;
-  // Native steps beat mini-batches of TypeScript steps unless the oracle is costly enough for threads to pay
-  // (Problem.miniBatches: CoNLL's sparse chains on several threads take mini-batches, on one the native loop).
-  const batched = problem.batch !== undefined && (problem.miniBatches === true || (background && native === undefined));
+  // Native steps beat mini-batches of TypeScript steps on a few cores, even CoNLL's costlier oracle (docs/benchmarks.md).
+  const batched = native === undefined && problem.batch !== undefined && (problem.miniBatches === true || background);
   const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, batched));
   check(Number.isInteger(batch) && batch >= 1, `batch must be a positive integer, got ${batch}`);
   const tau = Math.min(batch, n);
