@@ -21,7 +21,7 @@
  */
 
 // Core: errors, vectors, the seeded PRNG.
-export { GapbcfwError, InputError, FormatError } from './core/errors.js';
+export { GapbcfwError, InputError, FormatError, OptionError, MissingPeerError } from './core/errors.js';
 export { Rng } from './core/rng.js';
 export { SparseAccumulator, copySparse, toDense, dot, dotSparse, type SparseVector } from './core/vector.js';
 export type { SequenceExample, SequenceDataset, CsrMatrix, MulticlassDataset } from './core/data.js';
@@ -60,11 +60,13 @@ export {
 } from './data/conll-features.js';
 
 // Solvers: the block-coordinate engine and its baselines, the regularization path, multiclass Frank-Wolfe.
-export { train, trainAsync, createSolver, SOLVERS, type SolverName, type TrainOptions, type AsyncTrainOptions } from './solvers/index.js';
-export { bcfw, BcfwSolver, defaultBatch, type BcfwOptions, type BcfwResult, type BlockStepInfo, type Sampling, type StepType, type CacheOptions, type WarmStart, type BcfwCounters } from './solvers/bcfw.js';
-export { fw, FwSolver, type FwOptions } from './solvers/fw.js';
-export { ssg, SsgSolver, type SsgOptions } from './solvers/ssg.js';
-export { cuttingPlane, CuttingPlaneSolver, type CuttingPlaneOptions, type CuttingPlaneResult } from './solvers/cutting-plane.js';
+export { train, trainAsync, createSolver, type TrainHooks } from './solvers/index.js';
+export { SETTINGS, SOLVERS, STEPS, LAMBDA_RANGE, SEED_MAX, validateSettings, type TrainSettings, type SolverName, type StepType, type Sampling, type CacheSettings } from './solvers/settings.js';
+export { describeRange, type SettingSpec } from './core/settings.js';
+export { bcfw, BcfwSolver, defaultBatch, type BcfwHooks, type BcfwResult, type BlockStepInfo, type WarmStart, type BcfwCounters } from './solvers/bcfw.js';
+export { fw, FwSolver } from './solvers/fw.js';
+export { ssg, SsgSolver } from './solvers/ssg.js';
+export { cuttingPlane, CuttingPlaneSolver, type CuttingPlaneHooks, type CuttingPlaneResult } from './solvers/cutting-plane.js';
 export {
   blockGaps,
   exactPass,
@@ -75,7 +77,7 @@ export {
   type AsyncPassOptions,
   type PassStep,
   type SolverPassProgress,
-  type CommonSolverOptions,
+  type SolverHooks,
   type ProgressEvent,
   type SolverCheckpoint,
   type SolverResult,

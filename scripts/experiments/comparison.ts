@@ -30,7 +30,8 @@ import { modelProblem } from '../../src/engine/problem.js';
 import { InputError } from '../../src/core/errors.js';
 import { buildFigure, renderPng, renderSvg, type XAxis, type YMetric } from '../../src/plot/figures.js';
 import { groupSeries, readTraces, type TraceEvent, type TraceRun } from '../../src/plot/traces.js';
-import { createSolver, type TrainOptions } from '../../src/solvers/index.js';
+import { createSolver } from '../../src/solvers/index.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
 import { evaluatePart, loadTask } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
 import type { OptionValues } from '../../src/tasks/types.js';
@@ -38,7 +39,7 @@ import { writeRunTrace } from './run-trace.js';
 import { crossings, exactGap, medianOrNull } from './summarize.js';
 
 /** The methods of the paper's Figure 1; `stochastic` ones run once per seed. */
-const METHODS: Record<string, { options: TrainOptions; stochastic: boolean }> = {
+const METHODS: Record<string, { options: TrainSettings; stochastic: boolean }> = {
   BCFW: { options: { solver: 'bcfw', batch: 1, averaging: false, gapCheck: 10 }, stochastic: true },
   'BCFW-wavg': { options: { solver: 'bcfw', batch: 1, averaging: true, gapCheck: 10 }, stochastic: true },
   SSG: { options: { solver: 'ssg', averaging: false, gapCheck: 1e9 }, stochastic: true },
@@ -146,7 +147,7 @@ async function run(argv: string[]): Promise<void> {
           measuringAtLastEvent = measuring;
           events.push({ method, seed, lambda, data, ...e, cpuSeconds: now - start - measuring });
         },
-      } as TrainOptions;
+      } as TrainSettings;
       let solver;
       try {
         solver = createSolver(problem, options);

@@ -18,7 +18,8 @@ import { dataPath } from '../../src/data/paths.js';
 import { modelProblem } from '../../src/engine/problem.js';
 import { SparseChainModel, type SparseSequence } from '../../src/models/sparse-chain.js';
 import { conllMetrics } from '../../src/tasks/conll.js';
-import { train, type TrainOptions } from '../../src/solvers/index.js';
+import { train } from '../../src/solvers/index.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
 import { Rng } from '../../src/core/rng.js';
 
 const { values } = parseArgs({
@@ -108,7 +109,7 @@ if (!values['no-train']) {
       if (values['block-storage'] !== undefined) options.blockStorage = values['block-storage'];
     }
     if (values.sampling !== undefined && values.solver !== 'fw') options.sampling = values.sampling;
-    const r = train(problem, options as TrainOptions);
+    const r = train(problem, options as TrainSettings);
     const test = task.test ? conllMetrics(model, r.w, task.test, task.spec.labelNames) : undefined;
     const trainMetrics = conllMetrics(model, r.w, task.train, task.spec.labelNames);
     const run = {

@@ -13,7 +13,8 @@ import { MCFW_SOLVERS, trainMulticlassFwAsync, type McfwEvent, type McfwOptions,
 import { parseDataSpec } from '../tasks/index.js';
 import { value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
-import { REPORT_OPTIONS, SEED_MAX } from './options.js';
+import { REPORT_OPTIONS } from './options.js';
+import { SEED_MAX } from '../solvers/settings.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
 
 const fw = 'Frank-Wolfe';
