@@ -83,7 +83,7 @@ export {
   type SolverResult,
   type StopReason,
 } from './solvers/common.js';
-export { regularizationPath, regularizationPathAsync, pathWeights, type PathOptions, type RegularizationPath, type Breakpoint } from './path/regpath.js';
+export { regularizationPath, regularizationPathAsync, pathWeights, type PathOptions, type PathSolverSettings, type RegularizationPath, type Breakpoint } from './path/regpath.js';
 export { gridSearch, gridSearchAsync, PAPER_GRID, type GridOptions, type GridPoint, type GridResult } from './path/grid.js';
 export { SumTree } from './sampling/sumtree.js';
 export * from './multiclass-fw/index.js';

@@ -16,6 +16,9 @@ import { isDataSpec, parseDataSpec } from '../src/tasks/index.js';
 import { hasData } from '../src/data/paths.js';
 import { cli } from './helpers/capture.js';
 import { documentedCommands, runnable } from './helpers/docs.js';
+import { currentOptionsPage } from '../scripts/docs-options.js';
+import { SETTINGS } from '../src/solvers/settings.js';
+import { MCFW_SETTINGS } from '../src/multiclass-fw/settings.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
@@ -48,6 +51,12 @@ describe('documentation', () => {
     expect(r.error, output).toBeUndefined();
     expect(output, 'typedoc reported problems').not.toMatch(/\[(warning|error)\]/);
     expect(r.status, output).toBe(0);
+  });
+
+  it('the settings tables of docs/options.md are generated from the library\'s settings tables and current', () => {
+    const page = read('docs/options.md');
+    expect(currentOptionsPage(page) === page, 'docs/options.md is stale: run npx tsx scripts/docs-options.ts').toBe(true);
+    for (const o of [...SETTINGS, ...MCFW_SETTINGS]) expect(page).toContain(`| \`${o.key}\` |`);
   });
 
   it('docs/options.md lists every option of the train and path commands (their option tables)', () => {

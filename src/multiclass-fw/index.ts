@@ -7,12 +7,11 @@ export {
   trainMulticlassFwAsync,
   evaluateFull,
   exactLineSearch,
-  MCFW_SOLVERS,
-  type McfwSolverName,
-  type McfwOptions,
+  type McfwHooks,
   type McfwResult,
   type McfwEvent,
   type McfwStopReason,
   type FullEvaluation,
 } from './solvers.js';
+export { MCFW_SOLVERS, MCFW_SETTINGS, validateMcfwSettings, type McfwSolverName, type McfwSettings } from './settings.js';
 export { saveMulticlassFwWeights, loadMulticlassFwWeights, type MulticlassFwWeights } from './weights-file.js';

@@ -17,6 +17,7 @@ export type SolverName = 'bcfw' | 'fw' | 'ssg' | 'cutting-plane';
 export const SOLVERS: readonly SolverName[] = ['bcfw', 'fw', 'ssg', 'cutting-plane'];
 /** Which moves a block step may take: FW only (BCFW), pairwise only (BCPFW), FW or away (BCAFW), or the best of all three. */
 export type StepType = 'fw' | 'pairwise' | 'away' | 'hybrid';
+/** The values of {@link StepType}, in order. */
 export const STEPS: readonly StepType[] = ['fw', 'pairwise', 'away', 'hybrid'];
 /** Block order: uniform with replacement, a fresh permutation per pass, or proportional to gap estimates. */
 export type Sampling = 'uniform' | 'perm' | 'gap';
@@ -120,9 +121,9 @@ export const SETTINGS: readonly SettingSpec<SolverName>[] = [
     paper: 'BCPFW [2016] Alg. 3, BCAFW Alg. 4 (App. D, G)',
   },
   {
-    key: 'lineSearch', flag: 'line-search', negation: 'no-line-search', type: 'boolean', default: 'on', section: STEP, solvers: ['bcfw', 'fw'],
+    key: 'lineSearch', negation: 'no-line-search', type: 'boolean', default: 'on', section: STEP, solvers: ['bcfw', 'fw'],
     help: 'optimal step sizes; --no-line-search: the fixed step 2n/(k+2n) (bcfw) or 2/(k+2) (fw)',
-    doc: 'optimal step gamma = g_i / (lambda \\|\\|w_i - w_s\\|\\|^2), clipped to [0, 1]; off: the fixed step 2n/(k + 2n) (BCFW) or 2/(k + 2) (FW). Steps other than `fw` need line search (turning it off with them is refused).',
+    doc: 'optimal step gamma = g_i / (lambda ||w_i - w_s||^2), clipped to [0, 1]; off: the fixed step 2n/(k + 2n) (BCFW) or 2/(k + 2) (FW). Steps other than `fw` need line search (turning it off with them is refused).',
     paper: '[2013] Alg. 4 line 6 / [2016] Alg. 1 line 7',
   },
   {
