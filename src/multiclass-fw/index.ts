@@ -14,4 +14,6 @@ export {
   type FullEvaluation,
 } from './solvers.js';
 export { MCFW_SOLVERS, MCFW_SETTINGS, validateMcfwSettings, type McfwSolverName, type McfwSettings } from './settings.js';
+export { loadMulticlassData, holdoutSplit, selectRows, withBias, MULTICLASS_DATA_KINDS, type ShapeHint } from '../data/multiclass.js';
 export { saveMulticlassFwWeights, loadMulticlassFwWeights, type MulticlassFwWeights } from './weights-file.js';
+export { GapbcfwError, InputError, FormatError, OptionError, MissingPeerError } from '../core/errors.js';
