@@ -146,3 +146,45 @@ describe('error codes', () => {
     expect(() => loadLibsvm(file)).toThrow(expect.objectContaining({ code: 'ERR_GAPBCFW_BAD_FORMAT' }));
   });
 });
+
+describe('file formats with their owners', () => {
+  it('the multiclass-FW weight file round-trips and refuses what is not one', async () => {
+    const { saveMulticlassFwWeights, loadMulticlassFwWeights } = await import('../src/multiclass-fw/weights-file.js');
+    const { writeModelFile } = await import('../src/io/model-file.js');
+    const { mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'mcfw-weights-'));
+    const m = { W: Float64Array.of(1, -2, 0.5, 3, 0, -1), solver: 'afw', tau: 3, numFeatures: 3, numClasses: 2, labelNames: ['neg', 'pos'], bias: true, iterations: 40, objective: 0.31 };
+    saveMulticlassFwWeights(join(dir, 'w.gbm'), m);
+    const back = loadMulticlassFwWeights(join(dir, 'w.gbm'));
+    expect({ ...back, W: Array.from(back.W) }).toEqual({ ...m, W: Array.from(m.W) });
+    writeModelFile(join(dir, 'short.gbm'), { meta: { format: 'gapbcfw-multiclass-fw', numFeatures: 3, numClasses: 2, labelNames: ['a', 'b'] }, arrays: { W: new Float64Array(5) } });
+    expect(() => loadMulticlassFwWeights(join(dir, 'short.gbm'))).toThrow(/short\.gbm: W must hold numFeatures x numClasses = 6 float64 values/);
+    writeModelFile(join(dir, 'other.gbm'), { meta: { format: 'gapbcfw-path' }, arrays: {} });
+    expect(() => loadMulticlassFwWeights(join(dir, 'other.gbm'))).toThrow(expect.objectContaining({ code: 'ERR_GAPBCFW_BAD_FORMAT' }));
+  });
+
+  it('gap shards: the partials of N shards merge into the numbers of one pass, and partials of other jobs are refused', async () => {
+    const { gapPartial, combineGapPartials, parseShard, shardRange, readGapPartials } = await import('../src/engine/gap-shards.js');
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const n = 7;
+    const hinge = [0.5, 0, 1.25, 0.75, 0, 2, 0.125];
+    const loss = [0, 0, 1, 0.5, 0, 1, 0];
+    const w = Float64Array.of(1, -2, 0.5);
+    const whole = combineGapPartials([gapPartial({ w, lambda: 0.1, dual: 0.4, data: 'd', part: 'train', n, shard: [0, 1], start: 0, hinge, loss })]);
+    expect(whole.primal).toBeCloseTo(0.5 * 0.1 * 5.25 + hinge.reduce((a, b) => a + b) / n, 15);
+    const dir = mkdtempSync(join(tmpdir(), 'shards-'));
+    const files = [2, 0, 1].map((i) => {
+      const { start, end } = shardRange(n, [i, 3]);
+      const file = join(dir, `part-${i}.json`);
+      writeFileSync(file, JSON.stringify(gapPartial({ w, lambda: 0.1, dual: 0.4, data: 'd', part: 'train', n, shard: parseShard(`${i}/3`), start, hinge: hinge.slice(start, end), loss: loss.slice(start, end) })));
+      return file;
+    });
+    expect(combineGapPartials(readGapPartials(files))).toEqual(whole);
+    expect(() => readGapPartials(files.slice(0, 2))).toThrow('missing shards: got 2 of 3');
+    expect(() => parseShard('3/3')).toThrow("--shard must be I/N with integers 0 <= I < N, got '3/3'");
+  });
+});
