@@ -41,8 +41,16 @@ export interface SettingSpec<Solver extends string = string> {
   alsoAccepts?: (value: unknown) => boolean;
 }
 
+/** The range of a number setting or option (`type` other than number and integer reads as number). */
+export interface NumberRange {
+  type: string;
+  min?: number;
+  minExclusive?: boolean;
+  max?: number;
+}
+
 /** "a positive number <= 1e+12", "an integer from 0 to 4294967295": a valid value of a number setting in words. */
-export function describeRange(o: Pick<SettingSpec, 'type' | 'min' | 'max' | 'minExclusive'>): string {
+export function describeRange(o: NumberRange): string {
   const what = o.type === 'integer' ? 'an integer' : 'a number';
   // Exact integers as written; round powers of ten and extreme magnitudes as 1e6, 1e-12.
   const fmt = (x: number) => {
@@ -60,10 +68,10 @@ export function describeRange(o: Pick<SettingSpec, 'type' | 'min' | 'max' | 'min
 }
 
 /** Whether a number is inside a setting's range (and an integer where it must be). */
-export function inRange(o: Pick<SettingSpec, 'type' | 'min' | 'max' | 'minExclusive'>, x: number): boolean {
+export function inRange(o: NumberRange, x: number): boolean {
   return (
     Number.isFinite(x) &&
-    (o.type === 'number' || Number.isSafeInteger(x)) &&
+    (o.type !== 'integer' || Number.isSafeInteger(x)) &&
     (o.min === undefined || (o.minExclusive ? x > o.min : x >= o.min)) &&
     (o.max === undefined || x <= o.max)
   );
