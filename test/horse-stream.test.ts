@@ -155,7 +155,7 @@ describe('streamed problem = in-memory problem', () => {
     ['bcfw with averaging', { lambda: 0.05, maxPasses: 12, gapCheck: 4, gapThreshold: 0, seed: 3 }],
     ['bcpfw, gap sampling, cache 5', { lambda: 0.05, maxPasses: 12, gapCheck: 3, gapThreshold: 0, seed: 5, step: 'pairwise', sampling: 'gap', cache: { maxSize: 5 } } as TrainSettings],
     ['bcfw, perm, cache 50, sparse blocks', { lambda: 0.2, maxPasses: 8, gapCheck: 2, gapThreshold: 0, seed: 9, sampling: 'perm', cache: { maxSize: 50 }, blockStorage: 'sparse' } as TrainSettings],
-    ['batch FW', { solver: 'fw', lambda: 0.05, maxPasses: 10, gapCheck: 2, gapThreshold: 0 } as TrainSettings],
+    ['batch FW', { solver: 'fw', lambda: 0.05, maxPasses: 10, gapThreshold: 0 } as TrainSettings],
   ];
   for (const [name, options] of variants) {
     it(`${name}: same seed, same trace and weights bit for bit`, () => {
