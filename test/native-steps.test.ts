@@ -13,7 +13,8 @@ import { dotSparse, type SparseVector } from '../src/core/vector.js';
 import { MulticlassModel } from '../src/models/multiclass.js';
 import { SparseChainModel, type SparseSequence } from '../src/models/sparse-chain.js';
 import { native } from '../src/native/addon.js';
-import { bcfw, type BcfwOptions, type BcfwResult, type Sampling, type StepType } from '../src/solvers/bcfw.js';
+import { bcfw, type BcfwResult } from '../src/solvers/bcfw.js';
+import type { Sampling, StepType, TrainSettings } from '../src/solvers/settings.js';
 import type { ProgressEvent, SolverCheckpoint } from '../src/solvers/common.js';
 import { createSolver } from '../src/solvers/index.js';
 import { encodeModelFile } from '../src/io/model-file.js';
@@ -138,7 +139,7 @@ describe.each(MODELS)('%s: the native loop is the TypeScript engine', (_name, ma
 
   it.each(combos)('%o: the same trace and weights bit for bit, and the enumerated optimum', ({ sampling, step, cache }) => {
     // FW steps converge sublinearly: a looser threshold (the certificate still bounds the distance to the optimum).
-    const o: BcfwOptions = { lambda, sampling, step, cache: cache ? { maxSize: 2 } : false, gapThreshold: step === 'fw' ? 3e-3 : 1e-5, gapCheck: 3, maxPasses: 20000, seed: 3 };
+    const o: TrainSettings = { lambda, sampling, step, cache: cache ? { maxSize: 2 } : false, gapThreshold: step === 'fw' ? 3e-3 : 1e-5, gapCheck: 3, maxPasses: 20000, seed: 3 };
     const ts = bcfw(problem, { ...o, native: false });
     const nat = bcfw(problem, o);
     expect(ts.native).toBe(false);
@@ -149,7 +150,7 @@ describe.each(MODELS)('%s: the native loop is the TypeScript engine', (_name, ma
   });
 
   it('averaging, the fixed step, gap degree 2 and the heuristic exit off: the same bits', () => {
-    for (const o of [{ averaging: true }, { lineSearch: false }, { sampling: 'gap', gapDegree: 2 }, { sampling: 'perm', heuristicExit: false }, { step: 'hybrid', cache: { maxSize: 1, nu: 0, factor: 0 } }] as BcfwOptions[]) {
+    for (const o of [{ averaging: true }, { lineSearch: false }, { sampling: 'gap', gapDegree: 2 }, { sampling: 'perm', heuristicExit: false }, { step: 'hybrid', cache: { maxSize: 1, nu: 0, factor: 0 } }] as TrainSettings[]) {
       const run = (native: boolean) => bcfw(problem, { lambda, gapThreshold: 0, gapCheck: 4, maxPasses: 30, seed: 7, native, ...o });
       same(run(false), run(true));
     }
@@ -163,7 +164,7 @@ describe('box constraints (2016 App. H) in the native loop', () => {
     const boxed: Problem = { ...nativeChain.problem, bounds: { lower, upper } };
     expect(nativeChain.xs).toEqual(t.xs);
     for (const step of steps) {
-      const o: BcfwOptions = { lambda: 0.05, step, sampling: 'gap', gapThreshold: 1e-6, maxPasses: 20000, seed: 2 };
+      const o: TrainSettings = { lambda: 0.05, step, sampling: 'gap', gapThreshold: 1e-6, maxPasses: 20000, seed: 2 };
       const ts = bcfw(boxed, { ...o, native: false });
       const nat = bcfw(boxed, o);
       expect(nat.native).toBe(true);
@@ -181,7 +182,7 @@ function checkpointBytes(c: SolverCheckpoint): string {
 
 describe('checkpoints in the middle of a native run', () => {
   const problem = tinyChain(40, { n: 12, K: 3, D: 3, maxT: 4, backend: 'native' }).problem;
-  const options: BcfwOptions = { lambda: 0.05, sampling: 'gap', step: 'hybrid', cache: { maxSize: 3 }, maxPasses: 25, gapCheck: 4, gapThreshold: 0, seed: 9 };
+  const options: TrainSettings = { lambda: 0.05, sampling: 'gap', step: 'hybrid', cache: { maxSize: 3 }, maxPasses: 25, gapCheck: 4, gapThreshold: 0, seed: 9 };
 
   it('are byte for byte the TypeScript engine\'s, and resume to the uninterrupted run\'s final state', () => {
     const whole = createSolver(problem, options);
@@ -191,7 +192,7 @@ describe('checkpoints in the middle of a native run', () => {
       for (const s of solvers) for (let p = 0; p < stopAfter; p++) s.runPass();
       const [ts, nat] = solvers.map((s) => s!.checkpoint());
       expect(checkpointBytes(nat!)).toBe(checkpointBytes(ts!));
-      const resumed = createSolver(problem, options, nat);
+      const resumed = createSolver(problem, options, { resume: nat });
       while (resumed.runPass());
       expect(checkpointBytes(resumed.checkpoint())).toBe(checkpointBytes(whole.checkpoint()));
     }
@@ -202,7 +203,7 @@ describe('checkpoints in the middle of a native run', () => {
     for (const [from, to] of [[false, true], [true, false]]) {
       const first = createSolver(problem, { ...options, native: from });
       for (let p = 0; p < 7; p++) first.runPass();
-      const resumed = createSolver(problem, { ...options, native: to }, first.checkpoint());
+      const resumed = createSolver(problem, { ...options, native: to }, { resume: first.checkpoint() });
       while (resumed.runPass());
       expect(traceBits(resumed.result().trace)).toEqual(traceBits(full.trace));
     }
@@ -311,12 +312,17 @@ describe('the command line', () => {
     expect(bcfw.json).toMatchObject({ solver: 'bcfw', sampling: 'uniform' });
     const perm = await cli('train', data.train, '--lambda', '0.01', '--solver', 'exact', '--sampling', 'perm', '--max-passes', '3', '--json', '--quiet');
     expect(perm.json).toMatchObject({ solver: 'exact', sampling: 'perm' });
+    // --step chooses too: the task's default then stays out.
+    const step = await cli('train', data.train, '--lambda', '0.01', '--step', 'pairwise', '--max-passes', '3', '--json', '--quiet');
+    expect(step.json).toMatchObject({ solver: 'bcpfw', sampling: 'uniform' });
+    const exact = await cli('train', data.train, '--lambda', '0.01', '--solver', 'bcfw', '--step', 'exact', '--max-passes', '3', '--json', '--quiet');
+    expect(exact.json).toMatchObject({ solver: 'exact', sampling: 'uniform' });
   });
 
   it('refuses a cache with exact steps (usage error), and help lists exact', async () => {
     const r = await cli('train', data.train, '--solver', 'exact', '--cache');
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--cache does not apply to --solver exact/);
+    expect(r.stderr).toMatch(/--cache does not apply to exact steps/);
     const help = await cli('help', 'train');
     expect(help.stdout).toMatch(/exact = each block solved exactly/);
   });

@@ -26,17 +26,21 @@ import { installed } from './peers/install.js';
 import type { Problem } from '../../src/core/problem.js';
 import { modelProblem } from '../../src/engine/problem.js';
 import { fullOraclePass } from '../../src/solvers/common.js';
-import { train, type TrainOptions } from '../../src/solvers/index.js';
+import { train } from '../../src/solvers/index.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
+import { setThreads } from '../../src/native/threads.js';
 import { loadTask } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
 
-const CONFIGS: Record<string, TrainOptions> = {
+const CONFIGS: Record<string, TrainSettings> = {
   bcfw: { solver: 'bcfw' },
   'bcfw-gap': { solver: 'bcfw', sampling: 'gap' },
   'bcpfw-gap': { solver: 'bcfw', step: 'pairwise', sampling: 'gap' },
   'bcpfw-gap-cache': { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true },
   'cutting-plane': { solver: 'cutting-plane' },
 };
+// One native thread: CPU time against single-threaded peers.
+setThreads(1);
 const { values } = parseArgs({
   options: {
     lambda: { type: 'string', default: '0.01' },
@@ -65,11 +69,11 @@ async function worker(spec: { lambda: number; config: string; stopPass: number }
   const { problem } = await ocrSmall();
   const runs = [0, 1].map(() => {
     const stop = new AbortController();
-    const o = { ...CONFIGS[spec.config], lambda: spec.lambda, threads: 1, gapThreshold: 0, maxPasses: 1e6, signal: stop.signal, onProgress: (e: { pass: number }) => {
+    const hooks = { signal: stop.signal, onProgress: (e: { pass: number }) => {
       if (e.pass >= spec.stopPass && !stop.signal.aborted) stop.abort();
-    } } as TrainOptions;
+    } };
     const c0 = cpu();
-    const r = train(problem, o);
+    const r = train(problem, { ...CONFIGS[spec.config], lambda: spec.lambda, gapThreshold: 0, maxPasses: 1e6 }, hooks);
     return { cpu: cpu() - c0, primal: r.primal!, passes: r.passes };
   });
   console.log(JSON.stringify(runs));
@@ -108,12 +112,12 @@ function dlib(exe: string, words: string, lambda: number, eps: string, wOut: str
 function targetPass(problem: Problem, lambda: number, config: string, target: number): number | null {
   let hit: number | null = null;
   const stop = new AbortController();
-  train(problem, { ...CONFIGS[config], lambda, threads: 1, gapThreshold: 0, maxPasses: 100000, timeBudget: 600, monitorEvery: 1, signal: stop.signal, onProgress: (e) => {
+  train(problem, { ...CONFIGS[config], lambda, gapThreshold: 0, maxPasses: 100000, timeBudget: 600, monitorEvery: 1 }, { signal: stop.signal, onProgress: (e) => {
     if (hit === null && e.primal !== undefined && e.primal <= target) {
       hit = e.pass;
       stop.abort();
     }
-  } } as TrainOptions);
+  } });
   return hit;
 }
 

@@ -15,7 +15,8 @@ import type { Problem } from '../../src/core/problem.js';
 import { dataPath, hasData } from '../../src/data/paths.js';
 import { modelProblem } from '../../src/engine/problem.js';
 import { setThreads } from '../../src/native/threads.js';
-import { train, type TrainOptions } from '../../src/solvers/index.js';
+import { train } from '../../src/solvers/index.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
 import { loadTask } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
 
@@ -25,7 +26,7 @@ const SETS: Record<string, { data: string[]; spec: () => string; split?: string;
   conll: { data: ['conll2000'], spec: () => `conll:${dataPath('conll2000')}`, lambda: 1e-3 },
   dna: { data: ['multiclass', 'dna', 'dna.scale'], spec: () => `libsvm:${dataPath('multiclass', 'dna', 'dna.scale')}`, lambda: 1e-2 },
 };
-const CONFIGS: Record<string, TrainOptions> = {
+const CONFIGS: Record<string, TrainSettings> = {
   bcfw: { solver: 'bcfw' },
   'bcpfw-gap-cache': { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true },
   exact: { solver: 'bcfw', step: 'exact', sampling: 'gap' },
@@ -49,9 +50,9 @@ const round = (x: number, digits = 4) => Number(x.toPrecision(digits));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** CPU seconds and block steps of a run of P passes (exact gaps only at the end). */
-function run(problem: Problem, o: TrainOptions, maxPasses: number, native: boolean): { seconds: number; steps: number } {
+function run(problem: Problem, o: TrainSettings, maxPasses: number, native: boolean): { seconds: number; steps: number } {
   const c0 = cpu();
-  const r = train(problem, { ...o, threads: 1, gapThreshold: 0, gapCheck: 1e6, maxPasses, native } as TrainOptions);
+  const r = train(problem, { ...o, gapThreshold: 0, gapCheck: 1e6, maxPasses, native });
   return { seconds: cpu() - c0, steps: r.passes * problem.n };
 }
 
@@ -66,7 +67,7 @@ for (const set of values.sets.split(',')) {
   const data = await loadTask(s.spec(), s.split ? { split: s.split } : {});
   const problem = modelProblem(buildModel(data.spec, 'native'), data.train);
   for (const config of values.configs.split(',')) {
-    const o = { ...CONFIGS[config], lambda: s.lambda } as TrainOptions;
+    const o = { ...CONFIGS[config], lambda: s.lambda } as TrainSettings;
     const rates: Record<string, number[]> = { native: [], typescript: [] };
     for (let r = 0; r < Number(values.rounds); r++) {
       for (const native of [true, false]) {

@@ -14,11 +14,13 @@
 import { parseArgs } from 'node:util';
 import { dataPath } from '../../src/data/paths.js';
 import { modelProblem } from '../../src/engine/problem.js';
-import { train, type TrainOptions } from '../../src/solvers/index.js';
+import { train } from '../../src/solvers/index.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
+import { setThreads } from '../../src/native/threads.js';
 import { loadTask } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
 
-const VARIANTS: Record<string, TrainOptions> = {
+const VARIANTS: Record<string, TrainSettings> = {
   bcfw: { solver: 'bcfw' },
   'bcfw-gap': { solver: 'bcfw', sampling: 'gap' },
   'bcfw-cache': { solver: 'bcfw', cache: true },
@@ -46,6 +48,7 @@ const cpu = () => {
 };
 const round = (x: number, digits = 4) => Number(x.toPrecision(digits));
 
+setThreads(1);
 const results: unknown[] = [];
 for (const set of values.sets.split(',')) {
   const [split, lambdaSpec] = set.split(':') as [string, string];
@@ -56,12 +59,13 @@ for (const set of values.sets.split(',')) {
     const reached: Record<string, { cpu: number; passes: number; effectivePasses: number }> = {};
     const c0 = cpu();
     const r = train(problem, {
-      ...VARIANTS[variant], lambda, threads: 1, gapThreshold: Math.min(...gaps), maxPasses: 1e6, timeBudget: Number(values['time-budget']),
+      ...VARIANTS[variant], lambda, gapThreshold: Math.min(...gaps), maxPasses: 1e6, timeBudget: Number(values['time-budget']),
+    }, {
       onProgress: (e) => {
         if (!e.gapIsExact || e.gap === undefined) return;
         for (const g of gaps) if (e.gap <= g && reached[g] === undefined) reached[g] = { cpu: round(cpu() - c0), passes: e.pass, effectivePasses: round(e.effectivePasses) };
       },
-    } as TrainOptions);
+    });
     const out = { set: `ocr-${split}`, lambda: lambdaSpec, variant, toGap: reached, finalGap: round(r.gap!), cpu: round(cpu() - c0), stopReason: r.stopReason };
     process.stderr.write(`${JSON.stringify(out)}\n`);
     results.push(out);

@@ -63,7 +63,7 @@ export interface StructuredModel<X, Y> {
    * Optional: the work of a block step on (x, y) in counted operations (multiply-adds, comparisons): `potentials`, what
    * every step computes (node or class scores), `oracle`, what an oracle call adds (Viterbi, argmax, psi), and
    * `perLabel`, scoring one stored label from the potentials. The cache weighs its steps' dual gains by these
-   * (BcfwOptions.cache, adaptive): deterministic, unlike seconds. Without it, the oracle counts as costly.
+   * (TrainSettings.cache, adaptive): deterministic, unlike seconds. Without it, the oracle counts as costly.
    */
   stepCost?(x: X, y: Y): StepCost;
   /**

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { check } from '../core/errors.js';
+import { check, OptionError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import { Rng } from '../core/rng.js';
 import { BlockAtoms } from '../cache/atoms.js';
@@ -24,11 +24,12 @@ import { DualState } from './dual-state.js';
 import { MiniBatchScheduler } from './minibatch.js';
 import { NativeSteps, nativeStepModel } from './native-steps.js';
 import { StateCodec } from './state-codec.js';
-import type { BcfwOptions, BcfwResult, CacheOptions, Sampling, StepType } from './bcfw-options.js';
+import type { BcfwHooks, BcfwResult } from './bcfw-options.js';
+import type { CacheSettings, Sampling, StepType, TrainSettings } from './settings.js';
 
-export type { BcfwCounters, BcfwOptions, BcfwResult, BlockStepInfo, CacheOptions, Sampling, StepType, WarmStart } from './bcfw-options.js';
+export type { BcfwCounters, BcfwHooks, BcfwResult, BlockStepInfo, WarmStart } from './bcfw-options.js';
 
-/** The resolved settings of a BCFW run (see BcfwOptions). */
+/** The resolved settings of a BCFW run (see TrainSettings). */
 interface BcfwSettings {
   sampling: Sampling;
   gapDegree: number;
@@ -80,11 +81,10 @@ export class BcfwSolver extends PassSolver {
   private runLength = 64;
   private stepCosts: Float64Array | undefined;
 
-  constructor(problem: Problem, private readonly bcfwOptions: BcfwOptions = {}, restored?: SolverCheckpoint) {
-    const config = resolveCommon(problem, bcfwOptions, 200);
-    super('bcfw', problem, bcfwOptions, config, restored);
-    const o = bcfwOptions;
-    this.s = resolveSettings(problem, o, restored);
+  constructor(problem: Problem, settings: TrainSettings = {}, private readonly bcfwHooks: BcfwHooks = {}, restored?: SolverCheckpoint) {
+    const config = resolveCommon(problem, 'bcfw', settings, 200);
+    super('bcfw', problem, settings, bcfwHooks, config, restored);
+    this.s = resolveSettings(problem, settings, bcfwHooks, restored);
     const { n } = problem;
     this.dual = new DualState(config.lambda, n, problem.dim, this.makeBlocks(config), resolveBounds(problem), this.s.averaging, this.makeAtoms());
     this.dual.cacheGap = this.s.cache?.initialGap ?? Infinity;
@@ -92,10 +92,11 @@ export class BcfwSolver extends PassSolver {
     this.rng = new Rng(config.seed);
     this.sampler = new GapSampler(n, this.s.gapDegree, this.rng);
     this.codec = new StateCodec(problem, this.dual, this.sampler, this.rng, this.s.averaging);
-    check(!(o.start && o.warmStart), 'start and warmStart exclude each other');
+    const { start, warmStart } = bcfwHooks;
+    check(!(start && warmStart), 'start and warmStart exclude each other');
     if (restored) this.restore(restored);
-    else if (o.warmStart) this.codec.warmStart(o.warmStart);
-    else if (o.start) this.codec.startAtCorners(o.start, this.s.cache !== undefined);
+    else if (warmStart) this.codec.warmStart(warmStart);
+    else if (start) this.codec.startAtCorners(start, this.s.cache !== undefined);
     if (this.s.nativeModel !== undefined) this.native = this.makeNative();
     else {
       this.stepper = this.makeStepper();
@@ -128,7 +129,7 @@ export class BcfwSolver extends PassSolver {
 
   private stepSettings() {
     const { s } = this;
-    return { step: s.step, cache: s.cache, lineSearch: s.lineSearch, averaging: s.averaging, checkConsistency: this.bcfwOptions.checkConsistency === true, onStep: this.bcfwOptions.onStep, costs: this.costs };
+    return { step: s.step, cache: s.cache, lineSearch: s.lineSearch, averaging: s.averaging, checkConsistency: this.settings.checkConsistency === true, onStep: this.bcfwHooks.onStep, costs: this.costs };
   }
 
   /**
@@ -321,7 +322,7 @@ export class BcfwSolver extends PassSolver {
       this.passesSinceCheck++;
       this.emitPass();
       const converged = ended === 'converged' || this.heuristicallyConverged();
-      if (converged && this.bcfwOptions.certify === false) {
+      if (converged && this.settings.certify === false) {
         this.stopReason = 'gap';
         this.finished = true;
         return false;
@@ -344,7 +345,7 @@ export class BcfwSolver extends PassSolver {
       gapIsExact: false,
       ...this.counterFields(),
     });
-    const monitorEvery = this.bcfwOptions.monitorEvery;
+    const monitorEvery = this.settings.monitorEvery;
     if (monitorEvery && this.passes % monitorEvery === 0) this.monitor();
   }
 
@@ -358,7 +359,7 @@ export class BcfwSolver extends PassSolver {
 
   /** The result always carries an exact certificate: one more full pass if the last pass was not checked. */
   private *finish(): Generator<PassStep, false, void> {
-    if (!this.finished && this.bcfwOptions.certify !== false && (this.checkedAt !== this.passes || this.last === undefined)) yield* this.exactCheck(false);
+    if (!this.finished && this.settings.certify !== false && (this.checkedAt !== this.passes || this.last === undefined)) yield* this.exactCheck(false);
     this.finished = true;
     return false;
   }
@@ -434,32 +435,26 @@ export class BcfwSolver extends PassSolver {
 const NO_BLOCKS = new Uint8Array(0);
 
 
-/** The settings of a run from its options (and a resumed run's checkpoint), checked. */
-function resolveSettings(problem: Problem, o: BcfwOptions, restored: SolverCheckpoint | undefined): BcfwSettings {
+/**
+ * The settings of a run with their defaults (validateSettings has checked them on their own), and the rules that
+ * depend on the problem: native exact multiclass steps keep class weights, averaging needs dense blocks.
+ */
+function resolveSettings(problem: Problem, o: TrainSettings, hooks: BcfwHooks, restored: SolverCheckpoint | undefined): BcfwSettings {
   const sampling = o.sampling ?? 'uniform';
-  check(['uniform', 'perm', 'gap'].includes(sampling), `unknown sampling '${sampling}' (uniform | perm | gap)`);
   const gapDegree = o.gapDegree ?? 1;
-  check(Number.isFinite(gapDegree) && gapDegree > 0, `gapDegree must be > 0, got ${gapDegree}`);
   const step = o.step ?? 'fw';
-  check(['fw', 'pairwise', 'away', 'hybrid', 'exact'].includes(step), `unknown step '${step}' (fw | pairwise | away | hybrid | exact)`);
   const cache = resolveCache(o.cache, restored);
   const lineSearch = o.lineSearch ?? true;
-  check(lineSearch || step === 'fw', 'steps other than fw need line search');
-  const { batch, overlap, nativeModel } = resolveBatch(problem, o, restored, step);
-  const blockStorage = o.blockStorage ?? (step === 'exact' && nativeModel !== undefined ? 'classes' : problem.n * problem.dim * 8 <= 2 ** 30 ? 'dense' : 'sparse');
-  check(['dense', 'sparse', 'classes'].includes(blockStorage), `blockStorage must be dense, sparse or classes, got '${blockStorage}'`);
-  check(blockStorage !== 'classes' || (step === 'exact' && nativeModel !== undefined), "blockStorage 'classes' is for exact steps on multiclass rows in native code");
-  check(!(step === 'exact' && nativeModel !== undefined && blockStorage !== 'classes'), "native exact steps on multiclass rows keep their blocks as class weights (blockStorage 'classes')");
-  check(!(step === 'exact' && cache), 'exact steps solve over the whole working set: they take no cache');
-  check(!(step === 'exact' && problem.bounds), 'exact steps take no box constraints');
+  const { batch, overlap, nativeModel } = resolveBatch(problem, o, hooks, restored, step);
+  const exactNative = step === 'exact' && nativeModel !== undefined;
+  const blockStorage = o.blockStorage ?? (exactNative ? 'classes' : problem.n * problem.dim * 8 <= 2 ** 30 ? 'dense' : 'sparse');
+  if (blockStorage === 'classes' && !exactNative) throw new OptionError("blockStorage 'classes' is for exact steps on multiclass rows in native code");
+  if (exactNative && blockStorage !== 'classes') throw new OptionError("native exact steps on multiclass rows keep their blocks as class weights (blockStorage 'classes')");
+  if (step === 'exact' && problem.bounds) throw new OptionError('exact steps take no box constraints');
   const plain = sampling !== 'gap' && step === 'fw' && !cache && blockStorage === 'dense';
   const averaging = o.averaging ?? plain;
-  check(!(averaging && blockStorage !== 'dense'), 'averaging costs O(d) per step: it needs dense block storage');
-  check(!(averaging && sampling === 'gap'), 'gap sampling needs the block gaps of the current iterate: it cannot be combined with averaging');
+  if (averaging && blockStorage !== 'dense') throw new OptionError(`--averaging costs O(d) per step: it needs dense block storage (this problem takes ${blockStorage} block storage)`);
   const heuristicExit = o.heuristicExit ?? (averaging ? false : 0.8);
-  check(heuristicExit === false || (heuristicExit > 0 && Number.isFinite(heuristicExit)), 'heuristicExit must be a positive multiplier or false');
-  check(!(averaging && heuristicExit !== false), 'the heuristic exit uses gap estimates of the current iterate: it cannot be combined with averaging');
-  check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
   return { sampling, gapDegree, step, cache, lineSearch, averaging, blockStorage, heuristicExit, batch, overlap, nativeModel };
 }
 
@@ -470,22 +465,21 @@ function resolveSettings(problem: Problem, o: BcfwOptions, restored: SolverCheck
  * multi-core training); but built-in models with native oracles (dense and sparse chains, multiclass) step natively
  * one block at a time, faster on a few cores than mini-batches of TypeScript steps (docs/benchmarks.md).
  */
-function resolveBatch(problem: Problem, o: BcfwOptions, restored: SolverCheckpoint | undefined, step: StepType): { batch: number; overlap: boolean; nativeModel: unknown } {
+function resolveBatch(problem: Problem, o: TrainSettings, hooks: BcfwHooks, restored: SolverCheckpoint | undefined, step: StepType): { batch: number; overlap: boolean; nativeModel: unknown } {
   const { n } = problem;
-  const stepModel = o.native === false || o.onStep || o.checkConsistency ? undefined : nativeStepModel(problem);
+  const stepModel = o.native === false || hooks.onStep || o.checkConsistency ? undefined : nativeStepModel(problem);
   // Exact steps run natively on multiclass rows (their K corners), elsewhere in TypeScript over the working set.
   const native = stepModel !== undefined && (step !== 'exact' || typeof problem.groundTruth(0) === 'number') ? stepModel : undefined;
   const background = problem.batch?.decodesInBackground?.() === true;
   // Native steps beat mini-batches of TypeScript steps on a few cores, even CoNLL's costlier oracle (docs/benchmarks.md).
   const batched = native === undefined && problem.batch !== undefined && (problem.miniBatches === true || background);
   const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, batched));
-  check(Number.isInteger(batch) && batch >= 1, `batch must be a positive integer, got ${batch}`);
   const tau = Math.min(batch, n);
   // Overlap by default where the updates are the larger part of a step (a cheap oracle that decodes in the background:
   // OCR's dense chains). A costly oracle (miniBatches: pose) already keeps the threads busy with plain mini-batches, and
   // the extra mini-batch of staleness cost it more passes than the overlap saved time.
   const overlap = o.overlap ?? (restored ? restored.meta.options.overlap === true : tau > 1 && background && problem.miniBatches !== true);
-  check(typeof overlap === 'boolean', `overlap must be true or false, got ${String(overlap)}`);
+  if (o.overlap === true && tau === 1) throw new OptionError('--overlap needs --batch > 1: there is no next mini-batch to decode while one block is applied');
   return { batch: tau, overlap, nativeModel: tau === 1 ? native : undefined };
 }
 
@@ -504,23 +498,17 @@ export function defaultBatch(threads: number, n: number, batched = true): number
 }
 
 /** Runs BCFW to completion (see BcfwSolver). */
-export function bcfw(problem: Problem, options: BcfwOptions = {}): BcfwResult {
-  const s = new BcfwSolver(problem, options);
+export function bcfw(problem: Problem, settings: TrainSettings = {}, hooks: BcfwHooks = {}): BcfwResult {
+  const s = new BcfwSolver(problem, settings, hooks);
   while (s.runPass());
   return s.result();
 }
 
 /** The cache's settings; a resumed run keeps its checkpoint's adaptive rule (checkpoints before it: off). */
-function resolveCache(c: boolean | CacheOptions | undefined, restored: SolverCheckpoint | undefined): ResolvedCache | undefined {
+function resolveCache(c: boolean | CacheSettings | undefined, restored: SolverCheckpoint | undefined): ResolvedCache | undefined {
   if (c === undefined || c === false) return undefined;
   const o = c === true ? {} : c;
   const made = (restored?.meta.options.cache ?? undefined) as { adaptive?: boolean } | undefined;
   const adaptive = o.adaptive ?? (restored ? made?.adaptive === true : true);
-  const r = { factor: o.factor ?? 0.25, nu: o.nu ?? 0.01, maxSize: o.maxSize ?? 50, initialGap: o.initialGap ?? 1, adaptive };
-  check(typeof r.adaptive === 'boolean', `cache adaptive must be true or false, got ${String(r.adaptive)}`);
-  check(r.factor >= 0 && Number.isFinite(r.factor), `cache factor F must be >= 0, got ${r.factor}`);
-  check(r.nu >= 0 && Number.isFinite(r.nu), `cache nu must be >= 0, got ${r.nu}`);
-  check(Number.isInteger(r.maxSize) && r.maxSize >= 1, `cache maxSize must be a positive integer, got ${r.maxSize}`);
-  check(r.initialGap >= 0, `cache initialGap must be >= 0, got ${r.initialGap}`);
-  return r;
+  return { factor: o.factor ?? 0.25, nu: o.nu ?? 0.01, maxSize: o.maxSize ?? 50, initialGap: o.initialGap ?? 1, adaptive };
 }

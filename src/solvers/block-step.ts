@@ -4,7 +4,8 @@ import type { BlockAtoms } from '../cache/atoms.js';
 import type { GapSampler } from '../sampling/gap-sampler.js';
 import { checkedHinge } from './common.js';
 import type { DualState } from './dual-state.js';
-import type { BlockStepInfo, StepType } from './bcfw-options.js';
+import type { BlockStepInfo } from './bcfw-options.js';
+import type { StepType } from './settings.js';
 
 /** The resolved cache settings (2016 Alg. 5). */
 export interface ResolvedCache {

@@ -6,7 +6,7 @@ import type { GapSampler } from '../sampling/gap-sampler.js';
 import { ClassDualBlocks, DenseBlocks, SparseBlocks } from './blocks.js';
 import type { ResolvedCache } from './block-step.js';
 import { NATIVE_ORACLE_CALLS, type DualState } from './dual-state.js';
-import type { Sampling, StepType } from './bcfw-options.js';
+import type { Sampling, StepType } from './settings.js';
 
 /** The settings of a native step loop. */
 export interface NativeStepSettings {

@@ -5,7 +5,7 @@ import type { GapSampler } from '../sampling/gap-sampler.js';
 import { ClassDualBlocks } from './blocks.js';
 import type { SolverCheckpoint } from './common.js';
 import type { DualState } from './dual-state.js';
-import type { BcfwOptions, WarmStart } from './bcfw-options.js';
+import type { BcfwHooks, WarmStart } from './bcfw-options.js';
 
 /** The saved labels of one block (dual variables and cache). */
 interface SavedAtoms {
@@ -90,8 +90,8 @@ export class StateCodec {
     });
   }
 
-  /** See BcfwOptions.start: alpha_i = delta(y_i~), w_i = psi_i(y_i~)/(lambda n), l_i = L_i(y_i~)/n. */
-  startAtCorners(start: NonNullable<BcfwOptions['start']>, cached: boolean): void {
+  /** See BcfwHooks.start: alpha_i = delta(y_i~), w_i = psi_i(y_i~)/(lambda n), l_i = L_i(y_i~)/n. */
+  startAtCorners(start: NonNullable<BcfwHooks['start']>, cached: boolean): void {
     const { problem, state } = this;
     const { n, dim: d } = problem;
     check(start.labels.length === n, `start needs ${n} labels, got ${start.labels.length}`);
@@ -129,7 +129,7 @@ export class StateCodec {
     this.restartAverage(state.w);
   }
 
-  /** See BcfwOptions.warmStart. */
+  /** See BcfwHooks.warmStart. */
   warmStart(ws: WarmStart): void {
     const m = ws.from.meta;
     const { problem, state } = this;
