@@ -36,7 +36,7 @@ export { parseSparseChainSpec } from './tasks/model-kinds.js';
 export { conllMetrics, tagSentences, type ConllMetrics } from './tasks/conll.js';
 
 // Models: the problem interface and the six structured models.
-export { type Problem, type StructuredModel, type Bounds } from './core/problem.js';
+export { type Problem, type StructuredModel, type Bounds, type StepCost } from './core/problem.js';
 export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk, type ReadStats } from './core/dataset.js';
 export { type BatchPass } from './core/batch.js';
 export { modelProblem, meanLoss, type ProblemOptions } from './engine/problem.js';

@@ -18,12 +18,13 @@ export interface Io {
 export class UsageError extends InputError {}
 
 /** The solver figures that every training report shows, in one order. */
-export function solverSummary(result: SolverResult & { batch?: number; overlap?: boolean }): Record<string, unknown> {
+export function solverSummary(result: SolverResult & { batch?: number; overlap?: boolean; native?: boolean }): Record<string, unknown> {
   const { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached, threads, batch } = result;
   const oracleCallsPerSecond = seconds > 0 ? oracleCalls / seconds : undefined;
-  // Overlapped mini-batches are named only when on (a sequential run has nothing to overlap).
+  // Overlapped mini-batches and native block steps are named only when on.
   const overlap = result.overlap === true ? true : undefined;
-  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached, threads, batch, overlap, oracleCallsPerSecond };
+  const native = result.native === true ? true : undefined;
+  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached, threads, batch, overlap, native, oracleCallsPerSecond };
 }
 
 /** `stopped (maxPasses; the gap is above the threshold 0.01)`: why a run stopped, and whether short of its threshold. */

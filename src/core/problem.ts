@@ -79,8 +79,11 @@ export interface StructuredModel<X, Y> {
 
 /** The work of a block step in counted operations (see StructuredModel.stepCost). */
 export interface StepCost {
+  /** Operations every step pays for the block: its node or class scores. */
   potentials: number;
+  /** Operations an oracle call adds (Viterbi, argmax, psi). */
   oracle: number;
+  /** Operations to score one cached label from the node scores (a chain: its T lookups). */
   perLabel: number;
 }
 
