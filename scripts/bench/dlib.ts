@@ -112,7 +112,7 @@ function dlib(exe: string, words: string, lambda: number, eps: string, wOut: str
 function targetPass(problem: Problem, lambda: number, config: string, target: number): number | null {
   let hit: number | null = null;
   const stop = new AbortController();
-  train(problem, { ...CONFIGS[config], lambda, gapThreshold: 0, maxPasses: 100000, timeBudget: 600, monitorEvery: 1 }, { signal: stop.signal, onProgress: (e) => {
+  train(problem, { ...CONFIGS[config], lambda, gapThreshold: 0, maxPasses: 100000, timeBudget: 600, ...(CONFIGS[config]!.solver === 'cutting-plane' ? {} : { monitorEvery: 1 }) }, { signal: stop.signal, onProgress: (e) => {
     if (hit === null && e.primal !== undefined && e.primal <= target) {
       hit = e.pass;
       stop.abort();

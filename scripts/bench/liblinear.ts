@@ -97,7 +97,7 @@ function liblinear(exe: string, file: string, C: number, repeats: number, wOut: 
 function targetPass(problem: Awaited<ReturnType<typeof problemOf>>, lambda: number, config: string, target: number): number | null {
   let hit: number | null = null;
   const stop = new AbortController();
-  train(problem, { ...CONFIGS[config], lambda, gapThreshold: 0, maxPasses: 100000, timeBudget: 300, monitorEvery: 1 }, { signal: stop.signal, onProgress: (e) => {
+  train(problem, { ...CONFIGS[config], lambda, gapThreshold: 0, maxPasses: 100000, timeBudget: 300, ...(CONFIGS[config]!.solver === 'cutting-plane' ? {} : { monitorEvery: 1 }) }, { signal: stop.signal, onProgress: (e) => {
     if (hit === null && e.primal !== undefined && e.primal <= target) {
       hit = e.pass;
       stop.abort();

@@ -1,8 +1,8 @@
 /**
  * Block steps per second on one thread: the native step loop against the TypeScript steps on the same problem and
  * settings (the same trace: both engines compute the same steps), per data set and solver configuration. Steps per
- * second = the steps of passes 2..P over their CPU seconds (process.cpuUsage; a 1-pass run's time subtracted, which
- * removes the set-up and the certifying exact pass); rounds alternate the engines.
+ * second = the steps of passes 2..P over the CPU seconds (process.cpuUsage) between the ends of pass 1 and pass P, so
+ * no set-up and no exact pass; P is --passes or enough passes for 30,000 steps; rounds alternate the engines.
  *
  *   npx tsx scripts/bench/steps.ts [--sets ocr-large,ocr-small,conll,dna] [--passes 6] [--rounds 2]
  *                                  [--configs bcfw,bcpfw-gap-cache] [--quick]
@@ -49,11 +49,22 @@ const cpu = () => {
 const round = (x: number, digits = 4) => Number(x.toPrecision(digits));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** CPU seconds and block steps of a run of P passes (exact gaps only at the end). */
-function run(problem: Problem, o: TrainSettings, maxPasses: number, native: boolean): { seconds: number; steps: number } {
-  const c0 = cpu();
-  const r = train(problem, { ...o, gapThreshold: 0, gapCheck: 1e6, maxPasses, native });
-  return { seconds: cpu() - c0, steps: r.passes * problem.n };
+/**
+ * Block steps per CPU second of a run of P passes (at least 30,000 steps; exact gaps only at the end): the steps of
+ * passes 2..P over the CPU seconds between the ends of pass 1 and pass P (no set-up, no exact pass).
+ */
+function rate(problem: Problem, o: TrainSettings, native: boolean): number {
+  const maxPasses = Math.max(passes, Math.ceil(30000 / problem.n));
+  let first = NaN;
+  let last = { pass: 0, cpu: NaN };
+  train(problem, { ...o, gapThreshold: 0, gapCheck: 1e6, maxPasses, native }, {
+    onProgress: (e) => {
+      if (e.gapIsExact) return;
+      if (e.pass === 1) first = cpu();
+      last = { pass: e.pass, cpu: cpu() };
+    },
+  });
+  return ((last.pass - 1) * problem.n) / (last.cpu - first);
 }
 
 setThreads(1);
@@ -71,9 +82,7 @@ for (const set of values.sets.split(',')) {
     const rates: Record<string, number[]> = { native: [], typescript: [] };
     for (let r = 0; r < Number(values.rounds); r++) {
       for (const native of [true, false]) {
-        const one = run(problem, o, 1, native);
-        const many = run(problem, o, passes, native);
-        rates[native ? 'native' : 'typescript']!.push((many.steps - one.steps) / (many.seconds - one.seconds));
+        rates[native ? 'native' : 'typescript']!.push(rate(problem, o, native));
       }
     }
     const out = { set, n: problem.n, lambda: s.lambda, config, stepsPerSecond: { native: round(median(rates.native!)), typescript: round(median(rates.typescript!)) }, ratioNativeOverTypescript: round(median(rates.native!) / median(rates.typescript!)) };
