@@ -32,8 +32,8 @@ export const SOLVER_OPTIONS: readonly CommandOption[] = [
   { name: 'cache-size', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'labels kept per block', default: '50', group: solver },
   { name: 'cache-f', type: 'number', value: 'X', min: 0, max: 1e6, help: 'cache hit when its gap >= F x the block\'s estimated gap', default: '0.25', group: solver },
   { name: 'cache-nu', type: 'number', value: 'X', min: 0, max: 1e6, help: 'or when its gap >= nu x the global gap estimate / n', default: '0.01', group: solver },
-  { name: 'batch', type: 'integer', value: 'TAU', min: 1, max: 1e9, help: 'blocks per step, decoded together on native threads; 1 = sequential BCFW', default: '4 x threads, at most n/32, for CoNLL, segmentation, pose and OCR (overlapped); 1 on one thread and for multiclass and word alignment', group: solver },
-  { name: 'overlap', type: 'flag', help: 'with --batch > 1: the next mini-batch is decoded in the background while this one is applied (its corners are one mini-batch older)', default: 'on where the decoder works in the background (OCR chains)', group: solver },
+  { name: 'batch', type: 'integer', value: 'TAU', min: 1, max: 1e9, help: 'blocks per step, decoded together on native threads; 1 = sequential BCFW', default: '8, at most n/32, for the costly oracles (CoNLL, segmentation, pose); 1 for the others (OCR chains, multiclass, word alignment); never depends on the threads', group: solver },
+  { name: 'overlap', type: 'flag', help: 'with --batch > 1: the next mini-batch is decoded in the background while this one is applied (its corners are one mini-batch older)', default: 'on with --batch > 1 where the decoder works in the background and the oracle is cheap (OCR chains)', group: solver },
   { name: 'no-overlap', type: 'flag', help: 'decode each mini-batch before its updates', group: solver },
   { name: 'averaging', type: 'flag', help: 'weighted average rho = 2/(k+2) of the iterates', default: 'on for plain bcfw only', group: solver },
   { name: 'no-averaging', type: 'flag', help: 'return the last iterate', group: solver },
@@ -61,7 +61,7 @@ export const DATA_OPTIONS: readonly CommandOption[] = [
 
 const scoring = 'Scoring backend and threads of the batched decodes';
 export const BACKEND_OPTIONS: readonly CommandOption[] = [
-  { name: 'threads', type: 'integer', value: 'N', min: 1, max: MAX_THREADS, help: 'native threads of exact passes and mini-batch decodes (results do not depend on it)', default: 'every core', group: scoring },
+  { name: 'threads', type: 'integer', value: 'N', min: 1, max: MAX_THREADS, help: 'native threads of exact passes and mini-batch decodes; they change only the speed: a seed and a command give the same trace and model on 1 or 64 cores', default: 'every core', group: scoring },
   { name: 'backend', type: 'choice', value: 'B', choices: [...BACKEND_CHOICES], help: 'auto calibrates once per machine and caches the fastest correct one; js also decodes in TypeScript', default: 'auto', group: scoring },
   { name: 'gpu-mode', type: 'choice', value: 'MODE', choices: [...GPUJS_MODES], help: 'gpu.js mode for --backend gpujs', default: 'gpu (the best found)', group: scoring },
 ];

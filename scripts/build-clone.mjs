@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// The build of a clone, run by npm install / npm ci there through the `dependencies` lifecycle script (which npm runs
+// only in the project itself, after its node_modules changed: never for a consumer of the package, never by npx, and
+// not an install script npm warns about). Steps: the prebuild (prebuildify moves the addon it builds into
+// prebuilds/<platform>-<arch>/, so it goes first), the addon in build/Release (cmake-js), the TypeScript in dist/.
+//
+// npm hides a lifecycle script's output, so the progress (each step, the compiler's percentage, the time) goes to the
+// terminal itself when there is one (/dev/tty), else to stderr. The steps' full output is kept in
+// build/clone-build.log, and its tail is printed when a step fails.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const STEPS = [
+  ['the prebuild (prebuildify + cmake-js)', 'prebuilds'],
+  ['the addon in build/Release (cmake-js)', 'build:native'],
+  ['the TypeScript in dist/ (tsc)', 'build:ts'],
+];
+
+/** Where progress goes: the terminal when there is one (npm pipes our stdout and stderr), else stderr. */
+function progressFd() {
+  try {
+    return openSync('/dev/tty', 'w');
+  } catch {
+    return 2;
+  }
+}
+const fd = progressFd();
+const tty = fd !== 2;
+const say = (text, end = '\n') => writeSync(fd, `${tty ? '\r\x1b[2K' : ''}${text}${end}`);
+
+mkdirSync(`${root}build`, { recursive: true });
+const logFile = `${root}build/clone-build.log`;
+const log = createWriteStream(logFile);
+const t0 = Date.now();
+const elapsed = () => `${Math.round((Date.now() - t0) / 1000)} s`;
+
+say(`gapbcfw: building the clone (about 2 minutes on 2 cores; full output in ${logFile})`);
+for (const [k, [what, script]] of STEPS.entries()) {
+  const label = `gapbcfw: [${k + 1}/${STEPS.length}] ${what}`;
+  say(`${label} ...`, tty ? '' : '\n');
+  const status = await new Promise((resolve) => {
+    const child = spawn('npm', ['run', '--silent', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let shown = '';
+    const onData = (chunk) => {
+      log.write(chunk);
+      // cmake's "[ 42%] Building CXX object ..." lines: the percentage, redrawn on a terminal.
+      const percents = [...String(chunk).matchAll(/^\[\s*(\d+)%\]/gm)];
+      const last = percents.at(-1)?.[1];
+      if (tty && last !== undefined && last !== shown) {
+        shown = last;
+        say(`${label} ${last}% (${elapsed()})`, '');
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', (e) => {
+      log.write(`${e.message}\n`);
+      resolve(1);
+    });
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+  if (status !== 0) {
+    await new Promise((resolve) => log.end(resolve));
+    const tail = readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
+    say(`${label} failed (exit ${status}) after ${elapsed()}`);
+    process.stderr.write(`${tail}\ngapbcfw: the build of the clone failed at \`npm run ${script}\` (full output: ${logFile}); it needs a C++17 compiler and CMake >= 3.15\n`);
+    process.exit(status);
+  }
+  say(`${label} done (${elapsed()})`);
+}
+log.end();
+say(`gapbcfw: built in ${elapsed()}; try \`npx gapbcfw demo\``);
