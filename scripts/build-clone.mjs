@@ -6,7 +6,7 @@
 //
 // npm hides a lifecycle script's output, so the progress (each step, the compiler's percentage, the time) goes to the
 // terminal itself when there is one (/dev/tty), else to stderr. The steps' full output is kept in
-// build/clone-build.log, and its tail is printed when a step fails.
+// node_modules/.cache/gapbcfw/clone-build.log (build/ is wiped by the prebuild), and its tail is printed when a step fails.
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -30,8 +30,9 @@ const fd = progressFd();
 const tty = fd !== 2;
 const say = (text, end = '\n') => writeSync(fd, `${tty ? '\r\x1b[2K' : ''}${text}${end}`);
 
-mkdirSync(`${root}build`, { recursive: true });
-const logFile = `${root}build/clone-build.log`;
+const logDir = `${root}node_modules/.cache/gapbcfw`;
+mkdirSync(logDir, { recursive: true });
+const logFile = `${logDir}/clone-build.log`;
 const log = createWriteStream(logFile);
 const t0 = Date.now();
 const elapsed = () => `${Math.round((Date.now() - t0) / 1000)} s`;

@@ -15,8 +15,9 @@ import { existsSync } from 'node:fs';
 import { main } from '../src/cli/main.js';
 import { loadModel } from '../src/tasks/model.js';
 import { capture, cli } from './helpers/capture.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { writeTinyWeizmann } from './helpers/tiny-data.js';
+import { needsData } from './helpers/skips.js';
 
 const COLOURS: [number, number, number][] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255]];
 
@@ -260,7 +261,7 @@ describe('prepareHorse end to end (images decoded with sharp)', () => {
   });
 });
 
-describe.skipIf(!hasData('weizmann_horse', 'weizmann_horse_db', 'rgb'))('real Weizmann horses (40 images)', () => {
+describe('real Weizmann horses (40 images)', needsData('weizmann_horse', 'weizmann_horse_db', 'rgb'), () => {
   it('prepare-horse, train horse:DIR and predict: pixel accuracy above the all-background accuracy', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weizmann-real-'));
     try {

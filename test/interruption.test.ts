@@ -16,6 +16,7 @@ import { main } from '../src/cli/main.js';
 import { readCheckpoint } from '../src/solvers/checkpoint.js';
 import { loadModel } from '../src/tasks/model.js';
 import { capture } from './helpers/capture.js';
+import { unless } from './helpers/skips.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const hasFifo = process.platform !== 'win32' && spawnSync('mkfifo', ['--version'], { stdio: 'ignore' }).error === undefined;
@@ -68,7 +69,7 @@ async function checkpointAtLeast(path: string, passes: number, child: Child): Pr
   }
 }
 
-describe.skipIf(!hasFifo)('interruption (child process)', () => {
+describe('interruption (child process)', unless(hasFifo, 'needs mkfifo (POSIX FIFOs)'), () => {
   it('SIGKILL mid-run, then --resume from the last checkpoint: the same model file as an uninterrupted run', async () => {
     const trace = fifo('kill.fifo');
     const ckpt = join(dir, 'kill.gbc');

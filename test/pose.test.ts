@@ -297,15 +297,15 @@ describe('PCP / PCK', () => {
 import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { cli } from './helpers/capture.js';
+import { needsData, releaseAddonOnly } from './helpers/skips.js';
 
 // The README's real-data pose run (about 25 s on the release addon) takes over 3 minutes on the sanitizers' -O1
 // build (GAPBCFW_ADDON); their run covers the same native code through the tiny-data tests of this file instead.
-const releaseAddon = process.env.GAPBCFW_ADDON === undefined;
 
-describe.skipIf(!hasData('lsp', 'joints.mat'))('gapbcfw train / eval / predict lsp:DIR (real LSP-small)', () => {
-  it.skipIf(!releaseAddon)('beats the mean-pose baseline; eval keeps the stored baseline and reads no training image; predict draws skeletons', async () => {
+describe('gapbcfw train / eval / predict lsp:DIR (real LSP-small)', needsData('lsp', 'joints.mat'), () => {
+  it('beats the mean-pose baseline; eval keeps the stored baseline and reads no training image; predict draws skeletons', releaseAddonOnly, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pose-'));
     const model = join(dir, 'pose.gbm');
     const lsp = `lsp:${dataPath('lsp')}`;

@@ -11,11 +11,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { FormatError } from '../src/core/errors.js';
 import { loadImage } from '../src/data/lsp.js';
-import { hasData } from '../src/data/paths.js';
 import { loadModel } from '../src/tasks/model.js';
 import { capture } from './helpers/capture.js';
 import { documentedCommand, documentedCommands, runnable } from './helpers/docs.js';
 import { writeTinyHansards, writeTinyWeizmann } from './helpers/tiny-data.js';
+import { needsData, unless } from './helpers/skips.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const GOOD = join(root, 'test', 'fixtures', 'bad', 'good');
@@ -62,7 +62,7 @@ describe('outputs', () => {
     expectOneLine(await capture(main, [...TRAIN, '--out', '/dev/full']), 1, 'cannot write /dev/full: no space left on device (ENOSPC)');
   });
 
-  it.skipIf(tmpfs === undefined)('a full tmpfs: every output fails with one line and leaves no file (0-byte or temporary), lock or folder behind', async () => {
+  it('a full tmpfs: every output fails with one line and leaves no file (0-byte or temporary), lock or folder behind', unless(tmpfs !== undefined, 'needs a small tmpfs (mount -t tmpfs: root on Linux)'), async () => {
     fill(tmpfs!);
     const before = readdirSync(tmpfs!);
     expectOneLine(await capture(main, [...TRAIN, '--out', join(tmpfs!, 'm.gbm')]), 1, `cannot write ${join(tmpfs!, 'm.gbm')}: no space left on device (ENOSPC)`);
@@ -154,7 +154,7 @@ describe('outputs', () => {
     expect(existsSync(join(dir, 'never'))).toBe(false);
   });
 
-  it.skipIf(!hasFifo)('--trace to a FIFO whose reader leaves: a note, and the run still writes its model', async () => {
+  it('--trace to a FIFO whose reader leaves: a note, and the run still writes its model', unless(hasFifo, 'needs mkfifo (POSIX FIFOs)'), async () => {
     const fifo = join(dir, 'trace.fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -308,7 +308,7 @@ describe('horse outputs', () => {
   });
 });
 
-describe.skipIf(!hasData('ocr', 'letter.data.gz'))('the README "Minding the Gaps" example (OCR-small, real data)', () => {
+describe('the README "Minding the Gaps" example (OCR-small, real data)', needsData('ocr', 'letter.data.gz'), () => {
   it('reaches its --gap-threshold 0.01 (cache passes no longer use up the pass cap)', { timeout: 600_000 }, async () => {
     const argv = documentedCommand('README.md', 'train ocr:letter.data.gz --split small --lambda 1e-3 --solver bcpfw --sampling gap --cache');
     expect(argv).toContain('--gap-threshold');
@@ -319,7 +319,7 @@ describe.skipIf(!hasData('ocr', 'letter.data.gz'))('the README "Minding the Gaps
   });
 });
 
-describe.skipIf(!hasData('multiclass', 'fashion_mnist_test') || !hasData('multiclass', 'pendigits'))('the multiclass examples of the README and the multiclass page (real data)', () => {
+describe('the multiclass examples of the README and the multiclass page (real data)', needsData(['multiclass', 'fashion_mnist_test'], ['multiclass', 'pendigits']), () => {
   it('the SVRF example returns a model below the all-zero objective ln 10 and says which iterate it is', { timeout: 300_000 }, async () => {
     for (const page of ['docs/models/multiclass.md', 'README.md']) {
       const argv = documentedCommand(page, 'multiclass-fw idx:fashion_mnist_test/');
