@@ -94,7 +94,7 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   const test = data.test;
   if (test) options.evaluate = (w) => evaluatePart(data, model, w, 'test');
   const quiet = value.flag(a, 'quiet');
-  const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : options.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet);
+  const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : options.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet, problem.n);
   const { resume, checkpoints, summaryIo } = runFiles;
   const sampling = 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined;
   const solverName = value.string(a, 'solver') ?? 'bcfw';
