@@ -23,6 +23,17 @@ export const LAMBDA_RANGE = { min: 1e-12, max: 1e12 } as const;
 export const SEED_MAX = 2 ** 32 - 1;
 
 const solver = 'Solver';
+/** By default, evaluations are at least this many test sets' worth of oracle calls apart (about a tenth of the oracle work). */
+const EVALUATION_SHARE_INVERSE = 10;
+
+/**
+ * Which gap checks evaluate the test set (CommonSolverOptions.evaluateEvery): `--eval-every N` passes apart, or by
+ * default at least `gapCheck` passes and 10 test sets' worth of oracle calls apart.
+ */
+export function evaluationCadence(a: Args, gapCheck: number, testSize: number): { passes: number; oracleCalls?: number } {
+  const every = value.number(a, 'eval-every');
+  return every !== undefined ? { passes: every } : { passes: gapCheck, oracleCalls: EVALUATION_SHARE_INVERSE * testSize };
+}
 /** The solver options of every training command (train, demo, path). */
 export const SOLVER_OPTIONS: readonly CommandOption[] = [
   { name: 'lambda', type: 'number', value: 'X', ...LAMBDA_RANGE, help: 'regularisation lambda of (lambda/2)||w||^2 + (1/n) sum_i H_i(w)', default: '1/n; a task may set its own', group: solver },
@@ -43,7 +54,8 @@ export const SOLVER_OPTIONS: readonly CommandOption[] = [
   { name: 'max-passes', type: 'integer', value: 'N', min: 0, max: 1e9, help: 'cap on passes', default: '200; ssg 50; cutting-plane 1000', group: solver },
   { name: 'time-budget', type: 'number', value: 'SECONDS', min: 0, minExclusive: true, max: 1e9, help: 'wall-clock budget', default: 'unlimited', group: solver },
   { name: 'seed', type: 'integer', value: 'N', min: 0, max: SEED_MAX, help: 'seed of the sampling PRNG', default: '1', group: solver },
-  { name: 'train-error', type: 'flag', help: 'also report the training error at every gap check', group: solver },
+  { name: 'train-error', type: 'flag', help: 'also report the training error at the gap checks that evaluate (--eval-every)', group: solver },
+  { name: 'eval-every', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'evaluate the test set (and --train-error) at the gap checks at least N passes apart (1: every check); the final model is always evaluated', default: `auto: at least --gap-check passes and ${EVALUATION_SHARE_INVERSE} x the test set's size in oracle calls apart, so that evaluation costs about a tenth of the training oracle work`, group: solver },
   { name: 'qp-tolerance', type: 'number', value: 'X', min: 0, max: 0.999999, help: 'cutting-plane: solve the working-set QP to X times the last exact gap', default: '0.1', group: solver },
   { name: 'inactive-window', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'cutting-plane: drop a constraint whose dual weight stayed 0 for N iterations', default: '50', group: solver },
 ];

@@ -36,7 +36,7 @@ export const pathCommand: Command = {
     { name: 'warm-start', type: 'choice', value: 'MODE', choices: ['keep-primal', 'keep-dual', 'none'], help: 'for --grid: how each lambda starts', default: 'keep-primal', group: path },
     { name: 'out', type: 'string', value: 'PATH.gbp', short: 'o', output: 'file', help: 'write the path (pieces and certificates)', group: path },
     { name: 'trace', type: 'string', value: 'FILE.jsonl', output: 'file', help: 'one row per breakpoint / grid point (for gapbcfw plot FILE... --x lambda)', group: path },
-    ...SOLVER_OPTIONS.filter((o) => o.name !== 'lambda' && o.name !== 'gap-threshold'),
+    ...SOLVER_OPTIONS.filter((o) => o.name !== 'lambda' && o.name !== 'gap-threshold' && o.name !== 'eval-every'),
     ...DATA_OPTIONS,
     ...taskOptionTable('train'),
     ...BACKEND_OPTIONS,
