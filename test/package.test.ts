@@ -73,14 +73,18 @@ describe('native build paths', () => {
     expect(pkg.gypfile).toBe(false);
   });
 
-  it('a clone builds itself: `prepare` (run by npm install / npm ci in the clone, never for a tarball) builds the addon, the TypeScript and the prebuild; `npm test` runs the whole suite', () => {
+  it('a clone builds itself: the `dependencies` script (run by npm install / npm ci in the clone only: never for a consumer, never by npx) builds the prebuild, the addon and the TypeScript; no install script; `npm test` runs the whole suite', () => {
     const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    // A `prepare` script made npm warn about an install script in the tarball, and made `npx gapbcfw` in a clone
+    // install the clone into npx's cache and build it again, silently (2-3 minutes). `dependencies` runs after npm
+    // changed the clone's node_modules, and nowhere else.
+    expect(scripts.dependencies).toBe('node scripts/build-clone.mjs');
     // prebuildify moves the addon it builds out of build/Release, so the prebuild comes first and the build second
     // (CI's clean clone failed when the order was the other way round: no build/Release/gapbcfw.node was left).
-    expect(scripts.prepare).toBe('npm run prebuilds && npm run build');
+    expect(readFileSync(path.join(root, 'scripts', 'build-clone.mjs'), 'utf8')).toMatch(/'prebuilds'\][\s\S]*'build:native'\][\s\S]*'build:ts'\]/);
     expect(scripts.build).toBe('npm run build:native && npm run build:ts');
     expect(scripts.test).toBe('vitest run');
-    for (const hook of ['install', 'preinstall', 'postinstall']) expect(scripts[hook], hook).toBeUndefined();
+    for (const hook of ['install', 'preinstall', 'postinstall', 'prepare']) expect(scripts[hook], hook).toBeUndefined();
     // The README's Development section shows exactly these commands, and CI runs the same `npm test`.
     const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
     const dev = readme.slice(readme.indexOf('## Development'));
@@ -114,7 +118,8 @@ describe('npm pack tarball installs and runs without a compiler', () => {
   let work = '';
   let project = '';
   let installed = '';
-  let packed: { filename: string; files: { path: string }[]; size: number; entryCount: number } | undefined;
+  let packed: { filename: string; files: { path: string }[]; size: number; unpackedSize: number; entryCount: number } | undefined;
+  let installOutput = '';
   let env: NodeJS.ProcessEnv = {};
 
   const bin = () => path.join(project, 'node_modules', '.bin', 'gapbcfw');
@@ -160,6 +165,7 @@ describe('npm pack tarball installs and runs without a compiler', () => {
     writeFileSync(path.join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
     const install = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(work, packed.filename)], { cwd: project, env });
     if (install.status !== 0) throw new Error(describeRun('npm install <tarball> in an empty project', install));
+    installOutput = `${install.stdout}${install.stderr}`;
     installed = realpathSync(path.join(project, 'node_modules', pkg.name));
   }, TIMEOUT);
 
@@ -176,6 +182,59 @@ describe('npm pack tarball installs and runs without a compiler', () => {
     const unwanted = files.filter((f) => /^(test|src|build|data|node_modules|scripts|\.ci|kernels)\//.test(f) || f.endsWith('.map') || /(^|\/)(test|bench)_[^/]*\.cc$/.test(f) || f.endsWith('.tgz'));
     expect(unwanted).toEqual([]);
   });
+
+  it("installs without npm's install-script warning (no prepare, install or gyp script in the tarball)", () => {
+    expect(installOutput).not.toMatch(/install.scripts/i);
+    const shipped = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { scripts?: Record<string, string>; gypfile?: boolean };
+    for (const hook of ['install', 'preinstall', 'postinstall', 'prepare']) expect(shipped.scripts?.[hook], hook).toBeUndefined();
+  });
+
+  it('ships LICENSE (Apache-2.0), the repository and the documentation; every relative link of README.md and docs/ resolves inside the package', () => {
+    const shipped = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { license: string; repository?: { type: string; url: string } };
+    expect(shipped.license).toBe('Apache-2.0');
+    expect(shipped.repository).toEqual({ type: 'git', url: expect.stringMatching(/^git\+https:\/\/.+\.git$/) });
+    expect(readFileSync(path.join(installed, 'LICENSE'), 'utf8')).toMatch(/Apache License\s+Version 2\.0, January 2004[\s\S]*END OF TERMS AND CONDITIONS/);
+    const pages = ['README.md', ...packed!.files.map((f) => f.path).filter((f) => f.startsWith('docs/') && f.endsWith('.md'))];
+    expect(pages).toEqual(expect.arrayContaining(['docs/options.md', 'docs/results.md', 'docs/models/chain.md', 'docs/models/segmentation.md']));
+    const broken: string[] = [];
+    let links = 0;
+    for (const page of pages) {
+      const text = readFileSync(path.join(installed, page), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!.split('#')[0]!;
+        if (target === '' || /^[a-z]+:/i.test(target)) continue;
+        links++;
+        const file = path.resolve(installed, path.dirname(page), decodeURIComponent(target));
+        // The API reference (docs/api/) is generated in a clone (`npm run docs`), as the pages say; not shipped.
+        if (!existsSync(file) && !file.startsWith(path.join(installed, 'docs', 'api'))) broken.push(`${page}: ${m[1]}`);
+      }
+    }
+    expect(links).toBeGreaterThan(50);
+    expect(broken).toEqual([]);
+  });
+
+  it('the published types compile in a fresh TypeScript project without @types/node (strict, no skipLibCheck)', () => {
+    const ts = path.join(project, 'types-check');
+    mkdirSync(ts, { recursive: true });
+    writeFileSync(path.join(ts, 'package.json'), '{ "name": "types-check", "private": true, "type": "module" }\n');
+    writeFileSync(
+      path.join(ts, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['index.ts'] }),
+    );
+    writeFileSync(
+      path.join(ts, 'index.ts'),
+      `import { ChainModel, modelProblem, syntheticChain, train, type SolverResult, type TrainOptions } from '${pkg.name}';
+const d = syntheticChain({ sequences: 10, seed: 1 });
+const model = new ChainModel({ numFeatures: d.numFeatures, numLabels: d.numLabels });
+const options: TrainOptions = { solver: 'bcfw', lambda: 0.1 };
+const r: SolverResult = train(modelProblem(model, d.examples.map((e) => e.x), d.examples.map((e) => e.y)), options);
+export const gap: number | undefined = r.gap;
+`,
+    );
+    expect(existsSync(path.join(project, 'node_modules', '@types', 'node'))).toBe(false);
+    const r = run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', ts], { cwd: ts, env });
+    expect(r.status, describeRun('tsc in a fresh project', r)).toBe(0);
+  }, TIMEOUT);
 
   it('installed without compiling: no build/ directory, the prebuild is what node-gyp-build resolves', () => {
     expect(existsSync(path.join(installed, 'build'))).toBe(false);

@@ -102,7 +102,7 @@ async function runPlot(a: Args, io: Io): Promise<number> {
 
 /** Renders a Vega-Lite spec to `out` as .svg, .png or the spec itself (.json). */
 async function writeFigure(spec: TopLevelSpec, out: string, format: string, warn: (message: string) => void): Promise<void> {
-  let bytes: string | Buffer;
+  let bytes: string | Uint8Array;
   if (format === 'json') bytes = `${JSON.stringify(spec, null, 2)}\n`;
   else {
     const svg = await renderSvg(spec);

@@ -48,7 +48,7 @@ const keyedWidth = (width: number, entries: number) => Math.max(width, 160 * ent
  * key strip (34 pixels) names them; the drawing is at least 480 pixels wide so that the key fits (the image at its
  * own size, top left).
  */
-export async function horseOverlayPng(rgb: Uint8Array, height: number, width: number, superpixels: ArrayLike<number>, predicted: Uint8Array, truth?: Uint8Array): Promise<Buffer> {
+export async function horseOverlayPng(rgb: Uint8Array, height: number, width: number, superpixels: ArrayLike<number>, predicted: Uint8Array, truth?: Uint8Array): Promise<Uint8Array> {
   const H = height;
   const W = width;
   const out = Buffer.alloc(H * W * 3);
@@ -103,7 +103,7 @@ const STICK_SIDE: readonly (keyof typeof POSE_COLOURS)[] = LSP_STICKS.map(([a]) 
  * image. Joint coordinates are 1-based pixels of the image (LSP's convention). `image` holds `channels`
  * interleaved values per pixel in 0..255.
  */
-export async function poseSkeletonPng(image: { width: number; height: number; channels: number; data: ArrayLike<number> }, predicted: SkeletonJoints, truth: SkeletonJoints): Promise<Buffer> {
+export async function poseSkeletonPng(image: { width: number; height: number; channels: number; data: ArrayLike<number> }, predicted: SkeletonJoints, truth: SkeletonJoints): Promise<Uint8Array> {
   const { width: W, height: H, channels: C } = image;
   const rgb = Buffer.alloc(W * H * 3);
   for (let p = 0; p < W * H; p++) for (let c = 0; c < 3; c++) rgb[3 * p + c] = image.data[C * p + Math.min(c, C - 1)]!;
