@@ -94,7 +94,7 @@ export function meanLossFields(data: Pick<TaskData, 'meanLoss'>, part: 'train' |
 }
 
 /**
- * The mean task loss of a model's predictions on a part ({@link meanLossFields}: `testError`, the papers' error, or
+ * The mean task loss of a model's predictions on a part (named as TaskData.meanLoss says: `testError`, the papers' error, or
  * `testLoss` where the loss is not an error rate) and the task's own metrics of the same predictions (chunk F1, PCP,
  * AER, accuracy...).
  */
