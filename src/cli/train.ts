@@ -157,6 +157,7 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
     command: defaults.command,
     task: data.task,
     solver: solverName,
+    method: context.method, // as in the trace; with lambda, seconds, effectivePasses, gap and testError: a row of `plot --x lambda`
     scoringBackend: scoringReport ? { backend: scoringReport.backend, mode: scoringReport.mode, how: scoringReport.how } : undefined,
     sampling,
     lambda: r.lambda,
