@@ -23,6 +23,7 @@ import { predictCommand } from './predict.js';
 import { prepareHorseCommand } from './prepare-horse.js';
 import { runCommand, writesFiles } from './session.js';
 import { demoCommand, trainCommand } from './train.js';
+import { watchCommand } from './watch.js';
 
 /** Every command, in the order of `gapbcfw help`. */
 export const COMMANDS: readonly Command[] = [
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   gapMergeCommand,
   pathCommand,
   plotCommand,
+  watchCommand,
   prepareHorseCommand,
   multiclassFwCommand,
   maxflowCommand,
