@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { modelProblem } from '../src/engine/problem.js';
 import type { ProgressEvent } from '../src/solvers/common.js';
-import { createSolver, train, type TrainOptions } from '../src/solvers/index.js';
+import { createSolver, train, type TrainHooks } from '../src/solvers/index.js';
+import type { TrainSettings } from '../src/solvers/settings.js';
 import { evaluatePart, loadTask } from '../src/tasks/index.js';
 import { buildModel } from '../src/tasks/model-kinds.js';
 import { cli } from './helpers/capture.js';
@@ -18,26 +19,26 @@ const problem = modelProblem(model, task.train);
 const testError = (w: Float64Array) => evaluatePart(task, model, w, 'test').testError!;
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-eval-'));
 
-/** Options with a counting evaluate on the test part. */
-function counted(o: TrainOptions): { options: TrainOptions; calls: () => number } {
+/** Hooks with a counting evaluate on the test part (and the given cadence). */
+function counted(evaluateEvery?: TrainHooks['evaluateEvery']): { hooks: TrainHooks; calls: () => number } {
   let calls = 0;
-  return { options: { ...o, evaluate: (w) => (calls++, { testError: testError(w) }) }, calls: () => calls };
+  return { hooks: { evaluate: (w) => (calls++, { testError: testError(w) }), ...(evaluateEvery ? { evaluateEvery } : {}) }, calls: () => calls };
 }
 const evaluated = (trace: readonly ProgressEvent[]) => trace.filter((e) => e.testError !== undefined);
-const base: TrainOptions = { solver: 'bcfw', lambda: 0.01, gapCheck: 2, maxPasses: 20, gapThreshold: 0, seed: 3, batch: 1 };
+const base: TrainSettings = { solver: 'bcfw', lambda: 0.01, gapCheck: 2, maxPasses: 20, gapThreshold: 0, seed: 3, batch: 1 };
 
 describe('evaluation cadence', () => {
   it('by default every exact check evaluates', () => {
-    const { options, calls } = counted(base);
-    const r = train(problem, options);
+    const { hooks, calls } = counted();
+    const r = train(problem, base, hooks);
     const checks = r.trace.filter((e) => e.gapIsExact);
     expect(evaluated(r.trace)).toEqual(checks);
     expect(calls()).toBe(checks.length);
   });
 
   it('{ passes: 6 }: the checks at least 6 passes after the last evaluation; the result is evaluated at its own w', () => {
-    const { options, calls } = counted({ ...base, evaluateEvery: { passes: 6 } });
-    const r = train(problem, options);
+    const { hooks, calls } = counted({ passes: 6 });
+    const r = train(problem, base, hooks);
     expect(r.trace.filter((e) => e.gapIsExact).map((e) => e.pass)).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
     expect(evaluated(r.trace).map((e) => e.pass)).toEqual([6, 12, 18]);
     // The last check (pass 20) had none: the result's metrics come from one more evaluation, at the returned w.
@@ -47,8 +48,9 @@ describe('evaluation cadence', () => {
 
   it('{ oracleCalls }: evaluations at least that many oracle calls apart (a tenth of the oracle work for 10 x the test size)', () => {
     const every = 10 * task.test!.length;
-    const { options } = counted({ ...base, solver: 'cutting-plane', gapCheck: 1, maxPasses: 30, evaluateEvery: { passes: 1, oracleCalls: every } } as TrainOptions);
-    const r = train(problem, options);
+    const { hooks } = counted({ passes: 1, oracleCalls: every });
+    const { gapCheck: _g, batch: _b, ...rest } = base;
+    const r = train(problem, { ...rest, solver: 'cutting-plane', maxPasses: 30 }, hooks);
     const at = evaluated(r.trace).map((e) => e.oracleCalls);
     expect(at.length).toBeGreaterThanOrEqual(2);
     expect(r.trace.filter((e) => e.gapIsExact).length).toBeGreaterThan(2 * at.length); // so that the rule can fail
@@ -57,11 +59,10 @@ describe('evaluation cadence', () => {
   });
 
   it('a resumed run evaluates at the same checks as the uninterrupted one (the same trace)', () => {
-    const o = { ...base, evaluateEvery: { passes: 6 } };
-    const full = train(problem, counted(o).options);
-    const first = createSolver(problem, counted(o).options);
+    const full = train(problem, base, counted({ passes: 6 }).hooks);
+    const first = createSolver(problem, base, counted({ passes: 6 }).hooks);
     for (let p = 0; p < 9; p++) first.runPass();
-    const resumed = createSolver(problem, counted(o).options, first.checkpoint());
+    const resumed = createSolver(problem, base, { ...counted({ passes: 6 }).hooks, resume: first.checkpoint() });
     while (resumed.runPass());
     const strip = (t: readonly ProgressEvent[]) => t.map(({ seconds: _s, ...e }) => e);
     expect(strip(resumed.result().trace)).toEqual(strip(full.trace));
@@ -69,14 +70,14 @@ describe('evaluation cadence', () => {
   });
 
   it('refuses a negative cadence', () => {
-    expect(() => train(problem, { ...base, evaluateEvery: { passes: -1 } })).toThrow(/evaluateEvery.passes must be a number >= 0/);
+    expect(() => train(problem, base, { evaluateEvery: { passes: -1 } })).toThrow(/evaluateEvery.passes must be a number >= 0/);
   });
 });
 
 describe('gapbcfw train: --eval-every and the two clocks', () => {
   it('by default the test set is evaluated at checks 10 test sets of oracle calls apart; the summary is of the final model, with training and wall seconds', async () => {
     const trace = join(dir, 'cp.jsonl');
-    const r = await cli('train', 'synthetic:', '--solver', 'cutting-plane', '--gap-check', '1', '--max-passes', '40', '--gap-threshold', '0', '--trace', trace, '--out', join(dir, 'cp.gbm'), '--json', '--quiet');
+    const r = await cli('train', 'synthetic:', '--solver', 'cutting-plane', '--max-passes', '40', '--gap-threshold', '0', '--trace', trace, '--out', join(dir, 'cp.gbm'), '--json', '--quiet');
     expect(r.code, r.stderr).toBe(0);
     const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ProgressEvent);
     const at = events.filter((e) => e.testError !== undefined).map((e) => e.oracleCalls);
