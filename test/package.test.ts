@@ -6,7 +6,7 @@
  * Needs the build first (what .ci/run does): `npm run prebuilds && npm run build` (what `npm ci` runs).
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,7 +81,7 @@ describe('native build paths', () => {
     expect(scripts.dependencies).toBe('node scripts/build-clone.mjs');
     // prebuildify moves the addon it builds out of build/Release, so the prebuild comes first and the build second
     // (CI's clean clone failed when the order was the other way round: no build/Release/gapbcfw.node was left).
-    expect(readFileSync(path.join(root, 'scripts', 'build-clone.mjs'), 'utf8')).toMatch(/'prebuilds'\][\s\S]*'build:native'\][\s\S]*'build:ts'\]/);
+    expect(readFileSync(path.join(root, 'scripts', 'build-clone.mjs'), 'utf8')).toMatch(/'prebuilds',[\s\S]*'build:native',[\s\S]*'build:ts',/);
     expect(scripts.build).toBe('npm run build:native && npm run build:ts');
     expect(scripts.test).toBe('vitest run');
     for (const hook of ['install', 'preinstall', 'postinstall', 'prepare']) expect(scripts[hook], hook).toBeUndefined();
@@ -91,6 +91,25 @@ describe('native build paths', () => {
     expect(dev).toMatch(/```sh\nnpm install\s+#[^\n]*\nnpx gapbcfw demo\s+#[^\n]*\nnpm test\s+#[^\n]*\n```/);
     expect(readFileSync(path.join(root, '.ci', 'run'), 'utf8')).toMatch(/\nnpm test -- /);
   });
+
+  it('npx gapbcfw in a clone starts at once: npx links the clone with nothing to run, and rebuilds nothing', () => {
+    const outputs = [path.join(root, 'dist', 'src', 'cli', 'main.js'), prebuild].filter((f) => existsSync(f));
+    expect(outputs.length).toBeGreaterThan(0);
+    const before = outputs.map((f) => statSync(f).mtimeMs);
+    // An empty npm cache, as on a first `npx` after cloning: npx installs the clone into its cache (a link) first.
+    const cache = mkdtempSync(path.join(tmpdir(), 'gapbcfw-npx-cache-'));
+    try {
+      const r = run('npx', ['--offline', 'gapbcfw', '--version'], { cwd: root, env: { ...process.env, npm_config_cache: cache }, timeout: 120_000 });
+      expect(r.status, describeRun('npx gapbcfw --version', r)).toBe(0);
+      expect(r.stdout.trim()).toBe(pkg.version);
+      const npx = readdirSync(path.join(cache, '_npx'));
+      expect(npx).toHaveLength(1);
+      expect(realpathSync(path.join(cache, '_npx', npx[0]!, 'node_modules', pkg.name))).toBe(realpathSync(root));
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+    expect(outputs.map((f) => statSync(f).mtimeMs)).toEqual(before);
+  }, TIMEOUT);
 
   it('the prebuild is current: it exports the same functions as build/Release', () => {
     if (!existsSync(prebuild)) throw new Error(`${path.relative(root, prebuild)} is missing: run \`npm run prebuilds\` before the tests (.ci/run does)`);
@@ -223,12 +242,16 @@ describe('npm pack tarball installs and runs without a compiler', () => {
     );
     writeFileSync(
       path.join(ts, 'index.ts'),
-      `import { ChainModel, modelProblem, syntheticChain, train, type SolverResult, type TrainOptions } from '${pkg.name}';
+      `import { ChainModel, modelProblem, train, type SolverResult, type TrainSettings } from '${pkg.name}';
+import { syntheticChain } from '${pkg.name}/data';
+import { maxflow } from '${pkg.name}/native';
+import { trainMulticlassFw } from '${pkg.name}/multiclass-fw';
 const d = syntheticChain({ sequences: 10, seed: 1 });
 const model = new ChainModel({ numFeatures: d.numFeatures, numLabels: d.numLabels });
-const options: TrainOptions = { solver: 'bcfw', lambda: 0.1 };
-const r: SolverResult = train(modelProblem(model, d.examples.map((e) => e.x), d.examples.map((e) => e.y)), options);
+const settings: TrainSettings = { solver: 'bcfw', lambda: 0.1 };
+const r: SolverResult = train(modelProblem(model, d.examples.map((e) => e.x), d.examples.map((e) => e.y)), settings);
 export const gap: number | undefined = r.gap;
+export const faces = [maxflow, trainMulticlassFw];
 `,
     );
     expect(existsSync(path.join(project, 'node_modules', '@types', 'node'))).toBe(false);
