@@ -6,7 +6,7 @@
  * Needs the build first (what .ci/run does): `npm run prebuilds && npm run build` (what `npm ci` runs).
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -378,4 +378,63 @@ console.log(JSON.stringify({ passes: r.passes, gap: r.gap, gapIsExact: r.gapIsEx
     },
     TIMEOUT,
   );
+});
+
+describe('the build of a clone (scripts/build-clone.mjs) says what it does', () => {
+  /**
+   * A stand-in clone: the script, one source of each step and the three outputs (newer than the sources when
+   * `built`), and an `npm` whose `npm run --silent SCRIPT` prints cmake-like lines and exits `fail[SCRIPT]` or 0.
+   */
+  function fakeClone(built: boolean, fail: Record<string, number> = {}): { dir: string; build: () => Run } {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gapbcfw-fake-clone-'));
+    const write = (file: string, text: string, mtime: number) => {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+      utimesSync(path.join(dir, file), mtime, mtime);
+    };
+    const now = Date.now() / 1000;
+    write('scripts/build-clone.mjs', readFileSync(path.join(root, 'scripts', 'build-clone.mjs'), 'utf8'), now);
+    for (const source of ['native/solver/step.cc', 'CMakeLists.txt', 'src/index.ts', 'tsconfig.json']) write(source, '', now - 100);
+    if (built) for (const output of [`prebuilds/${platformDir}/gapbcfw.node`, 'build/Release/gapbcfw.node', 'dist/src/cli/main.js']) write(output, '', now - 50);
+    const cases = Object.entries(fail).map(([script, code]) => `  ${script}) echo "error: something broke in ${script}" >&2; exit ${code} ;;`).join('\n');
+    write('bin/npm', `#!/bin/sh\necho "[ 50%] Building CXX object $3"\necho "[100%] Linking $3"\ncase "$3" in\n${cases}\nesac\nexit 0\n`, now);
+    chmodSync(path.join(dir, 'bin', 'npm'), 0o755);
+    // setsid: no controlling terminal, so the progress goes to stderr (on a terminal it goes to /dev/tty).
+    const build = () => run('setsid', [process.execPath, path.join(dir, 'scripts', 'build-clone.mjs')], { cwd: dir, env: { ...process.env, PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH}`, GAPBCFW_REBUILD: '' } });
+    return { dir, build };
+  }
+
+  it('a fresh clone: each step with its time, then how to start', () => {
+    const { dir, build } = fakeClone(false);
+    const r = build();
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.status, describeRun('build-clone', r)).toBe(0);
+    expect(r.stderr).toMatch(/^gapbcfw: building the clone \(about 2 minutes/);
+    for (const [k, step] of ['the prebuild', 'the addon in build\\/Release', 'the TypeScript in dist\\/'].entries()) expect(r.stderr).toMatch(new RegExp(`gapbcfw: \\[${k + 1}/3\\] ${step}[^\\n]* done \\(\\d+ s\\)`));
+    expect(r.stderr).toMatch(/try `npx gapbcfw demo`\n$/);
+  });
+
+  it('a failing step: its name, the tail of its output, what it needs, and its exit status', () => {
+    const { dir, build } = fakeClone(false, { 'build:native': 3 });
+    const r = build();
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/\[2\/3\] the addon in build\/Release \(cmake-js\) failed \(exit 3\)/);
+    expect(r.stderr).toMatch(/error: something broke in build:native/);
+    expect(r.stderr).toMatch(/the build of the clone failed at `npm run build:native` \(full output: .*clone-build\.log\); it needs a C\+\+17 compiler and CMake/);
+    expect(r.stderr).not.toMatch(/\[3\/3\]/);
+  });
+
+  it('a built clone is not rebuilt (npm install SOME-PACKAGE there); a changed source rebuilds its steps only', () => {
+    const { dir, build } = fakeClone(true);
+    const fresh = build();
+    expect(fresh.status, describeRun('build-clone', fresh)).toBe(0);
+    expect(fresh.stderr).toMatch(/the build of the clone is up to date/);
+    writeFileSync(path.join(dir, 'src', 'index.ts'), 'export {};\n'); // newer than dist/
+    const ts = build();
+    rmSync(dir, { recursive: true, force: true });
+    expect(ts.status, describeRun('build-clone', ts)).toBe(0);
+    expect(ts.stderr).toMatch(/\[1\/1\] the TypeScript in dist\/ \(tsc\)[^\n]* done/);
+    expect(ts.stderr).not.toMatch(/prebuild|cmake-js/);
+  });
 });
