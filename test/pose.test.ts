@@ -325,7 +325,8 @@ describe('gapbcfw train / eval / predict lsp:DIR (real LSP-small)', needsData('l
     const e = await cli('eval', model, `lsp:${testOnly}`, '--test-limit', '100', '--json');
     expect(e.code, e.stderr).toBe(0);
     for (const key of ['pcp', 'pck', 'testError', 'meanPosePcp', 'meanPosePck']) expect(e.json![key]).toBe(r[key]);
-    // Skeleton overlays of the test images: scaled by an integer to >= 480 px, a key below.
+    // Skeleton overlays of the test images: scaled by an integer to >= 480 px, a key below (and at least 480 px wide,
+    // so that the key's three entries fit).
     const outDir = join(dir, 'overlays');
     const p = await cli('predict', model, lsp, '--test-limit', '2', '--out-dir', outDir, '--json', '--quiet');
     expect(p.code, p.stderr).toBe(0);
@@ -334,6 +335,6 @@ describe('gapbcfw train / eval / predict lsp:DIR (real LSP-small)', needsData('l
     const meta = await sharp(join(outDir, 'im1001.png')).metadata();
     const original = await sharp(join(dataPath('lsp'), 'images', 'im1001.jpg')).metadata();
     const s = Math.ceil(480 / original.height!);
-    expect([meta.format, meta.width, meta.height]).toEqual(['png', s * original.width!, s * original.height! + 34]);
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', Math.max(480, s * original.width!), s * original.height! + 34]);
   }, 180_000);
 });
