@@ -67,16 +67,18 @@ for (const [k, [what, script]] of pending.entries()) {
   say(`${label} ...`, tty ? '' : '\n');
   const status = await new Promise((resolve) => {
     const child = spawn('npm', ['run', '--silent', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let shown = '';
+    // On a terminal, the line is redrawn with the compiler's progress and the time, at least every 2 s.
+    let percent = '';
+    const redraw = () => tty && say(`${label} ${percent}(${elapsed()})`, '');
+    const ticker = setInterval(redraw, 2000);
+    child.on('close', () => clearInterval(ticker));
     const onData = (chunk) => {
       log.write(chunk);
-      // cmake's "[ 42%] Building CXX object ..." lines: the percentage, redrawn on a terminal.
-      const percents = [...String(chunk).matchAll(/^\[\s*(\d+)%\]/gm)];
-      const last = percents.at(-1)?.[1];
-      if (tty && last !== undefined && last !== shown) {
-        shown = last;
-        say(`${label} ${last}% (${elapsed()})`, '');
-      }
+      // Ninja's "[7/24] Building CXX object ..." or Make's "[ 42%] ...".
+      const steps = [...String(chunk).matchAll(/^\[(?:\s*(\d+)%|(\d+)\/(\d+))\]/gm)].at(-1);
+      if (steps === undefined) return;
+      percent = `${steps[1] ?? Math.round((100 * Number(steps[2])) / Math.max(1, Number(steps[3])))}% `;
+      redraw();
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
