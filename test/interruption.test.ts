@@ -96,8 +96,8 @@ describe.skipIf(!hasFifo)('interruption (child process)', () => {
 
     expect(readFileSync(resumedModel).equals(readFileSync(fullModel))).toBe(true);
     const pick = (j: Record<string, unknown> | undefined) => {
-      // oracle and oracleCallsPerSecond: timings, and a resumed run counts since it resumed
-      const { seconds: _s, model: _m, oracle: _o, oracleCallsPerSecond: _r, ...rest } = j!;
+      // oracleCounters and oracleCallsPerSecond: timings, and a resumed run counts since it resumed
+      const { seconds: _s, model: _m, oracleCounters: _o, oracleCallsPerSecond: _r, ...rest } = j!;
       return rest;
     };
     expect(pick(resumed.json)).toEqual(pick(full.json));
