@@ -31,16 +31,16 @@ export function solverSummary(result: SolverResult & { batch?: number; overlap?:
 /** `stopped (maxPasses; the gap is above the threshold 0.01)`: why a run stopped, and whether short of its threshold. */
 export function stopDescription(result: SolverResult): string {
   const above = result.thresholdReached === false ? `; the ${result.approximateOracle ? "gap's upper bound" : 'gap'} is above the threshold ${result.gapThreshold}` : '';
-  return `stopped (${result.stopReason}${above})${approximateNote({ oracle: result.approximateOracle ? 'approximate' : undefined, gapUpperBound: result.gapUpperBound })}`;
+  return `stopped (${result.stopReason}${above})${approximateNote({ oracle: result.approximateOracle ? 'approximate' : undefined, gap: result.gap, gapUpperBound: result.gapUpperBound })}`;
 }
 
 /**
  * What a human reads after a headline when an approximate oracle ran (`oracle: 'approximate'`): the gap and primal
  * are estimates from below, not certificates, and their upper bound when there is one; '' otherwise.
  */
-export function approximateNote(summary: { oracle?: unknown; gapUpperBound?: unknown; primalUpperBound?: unknown }): string {
+export function approximateNote(summary: { oracle?: unknown; gap?: unknown; gapUpperBound?: unknown; primalUpperBound?: unknown }): string {
   if (summary.oracle !== 'approximate') return '';
-  const [what, bound] = summary.gapUpperBound !== undefined ? ['gap', summary.gapUpperBound] : ['primal', summary.primalUpperBound];
+  const [what, bound] = summary.gap !== undefined ? ['gap', summary.gapUpperBound] : ['primal', summary.primalUpperBound];
   const upper = typeof bound === 'number' ? `its upper bound is ${+bound.toPrecision(6)}` : 'no upper bound (an oracle call had none)';
   return `; approximate oracle: the ${what} is an estimate from below, not a certificate; ${upper}`;
 }
