@@ -16,7 +16,7 @@
  */
 import { FormatError } from '../core/errors.js';
 import { withNodeWeights, type GraphInput, type GraphLabel } from '../models/graph.js';
-import { readDataFile } from './paths.js';
+import { readDataFile, textLines } from './paths.js';
 
 /** A `graph:` file read: its examples (ground truths carry their node weights), shape and names. */
 export interface GraphData {
@@ -61,13 +61,9 @@ interface ParsedLine {
  * @throws FormatError (file and line) on a malformed line; InputError when the file cannot be read.
  */
 export function readGraphFile(path: string, shape?: GraphShape): GraphData {
-  const text = readDataFile(path).toString('utf8');
   const lines: ParsedLine[] = [];
-  let lineNo = 0;
-  for (const raw of text.split('\n')) {
-    lineNo++;
-    const line = raw.trim();
-    if (line === '') continue;
+  for (const { line, lineNo } of textLines(readDataFile(path))) {
+    if (line.trim() === '') continue;
     lines.push(parseLine(line, lineNo, (why) => {
       throw new FormatError(why, path, lineNo);
     }));

@@ -12,7 +12,7 @@
  */
 import { FormatError } from '../core/errors.js';
 import type { SparseVector } from '../core/vector.js';
-import { readDataFile } from './paths.js';
+import { readDataFile, textLines } from './paths.js';
 
 /** A multi-label file read: sparse feature rows and 0/1 label vectors (Int32Array of L entries). */
 export interface MultilabelData {
@@ -33,14 +33,11 @@ const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
  * @throws FormatError naming the file and line on a malformed line; InputError when the file cannot be read.
  */
 export function readMultilabelFile(path: string, shape?: { numFeatures: number; numLabels: number }): MultilabelData {
-  const text = readDataFile(path).toString('utf8');
   const rows: SparseVector[] = [];
   const sets: number[][] = [];
   let maxIndex = 0;
   let maxLabel = -1;
-  let lineNo = 0;
-  for (const raw of text.split('\n')) {
-    lineNo++;
+  for (const { line: raw, lineNo } of textLines(readDataFile(path))) {
     const fail = (why: string): never => {
       throw new FormatError(why, path, lineNo);
     };
