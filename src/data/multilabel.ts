@@ -90,6 +90,7 @@ export function readMultilabelFile(path: string, shape?: { numFeatures: number; 
 
 /** The label graphs of the multi-label model. */
 export const LABEL_GRAPHS = ['independent', 'tree', 'full'] as const;
+/** A label graph: no edges, the Chow-Liu tree of the training labels, or every pair. */
 export type LabelGraph = (typeof LABEL_GRAPHS)[number];
 
 /** The edges [l, m] (l < m) of a label graph over L labels; the tree is the Chow-Liu tree of `labels`. */

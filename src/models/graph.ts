@@ -54,7 +54,9 @@ export interface GraphInput {
 /** A labelling: one label 0..K-1 per node. */
 export type GraphLabel = Int32Array;
 
+/** The pairwise weights: one Potts weight per edge feature, or a full K x K table. */
 export type GraphPairwise = 'potts' | 'full';
+/** The loss: node-weighted Hamming, or its class-normalised form. */
 export type GraphLoss = 'hamming' | 'balanced';
 
 /** The shape and settings of a {@link GraphModel}. */

@@ -41,6 +41,7 @@ export class MrfOracle {
     this.stats = Object.fromEntries(GRAPH_ROUTINES.map((r) => [r, { calls: 0, exact: 0, ms: 0 }])) as Record<GraphRoutine, RoutineStats>;
   }
 
+  /** Sets every routine's counters back to 0. */
   resetStats(): void {
     for (const r of GRAPH_ROUTINES) Object.assign(this.stats[r], { calls: 0, exact: 0, ms: 0 });
   }

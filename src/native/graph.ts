@@ -69,6 +69,7 @@ declare module './addon.js' {
 
 /** The raw binding of native/binding/graph.cc. */
 export interface GraphBinding {
+  /** The labelling into options.labels (N entries), by the routine the options choose. */
   graphInfer(options: GraphPotentials & GraphInferOptions & { labels: Int32Array }): GraphInference;
 }
 
