@@ -47,7 +47,7 @@ export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, 
 export { MulticlassModel, csrRows } from './models/multiclass.js';
 export { GraphModel, withNodeWeights, nodeWeightsOf, graphLossWeights, checkGraphInput, type GraphInput, type GraphLabel, type GraphModelOptions, type GraphPairwise, type GraphLoss } from './models/graph.js';
 export { MultilabelModel, type MultilabelLabel, type MultilabelModelOptions } from './models/multilabel.js';
-export { MrfOracle, mrfScore, type RoutineStats } from './models/mrf.js';
+export { MrfModel, MrfOracle, mrfScore, type RoutineStats } from './models/mrf.js';
 export { SegmentationModel, segmentationLoss, withAreas, type SegmentationGraph, type SegmentationLabel, type SegmentationModelOptions } from './models/segmentation.js';
 export { PoseModel, treeMaxSum, treeScore, topologicalOrder, type PoseModelOptions, type PoseInput, type PoseLabel, type PoseGrid, type CellOffset, type EdgeCost, type TreeMaxSumResult } from './models/pose.js';
 export { pcpPck, poseScale, lspTree, LSP_TREE_PARENTS, LSP_STICKS, LSP_JOINT_COUNT, type PoseMetrics, type PosePoints } from './models/pose-eval.js';

@@ -37,6 +37,18 @@ function pageCommands(file: string, dir: string): { line: string; argv: string[]
   return documentedCommands(file).map((c) => ({ line: c.line, argv: runnable(c.argv, dir) }));
 }
 
+/** Runs the commands one after the other with --json --quiet; their JSON summaries. */
+async function runAll(commands: { line: string; argv: string[] }[]): Promise<Record<string, unknown>[]> {
+  const results: Record<string, unknown>[] = [];
+  for (const c of commands) {
+    const r = await cli(...c.argv, '--json', '--quiet');
+    expect(r.code, `${c.line}\n${r.stderr}`).toBe(0);
+    results.push(r.json!);
+  }
+  return results;
+}
+
+/** The gapbcfw commands of the README's graphs and multi-label section. */
 function readmeSection(): string[] {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('### Graphs and multi-label data'), readme.indexOf('## Models'));
@@ -52,13 +64,8 @@ describe.skipIf(!hasData('graphs', 'ud_english_lines', 'convert.py'))('docs/mode
     for (const line of lines) runShell(line, dir);
     const commands = pageCommands(page, dir);
     expect(commands.map((c) => c.argv[0])).toEqual(['train', 'eval', 'predict', 'train', 'train']);
-    const results = [];
-    for (const c of commands) {
-      const r = await cli(...c.argv, '--json', '--quiet');
-      expect(r.code, `${c.line}\n${r.stderr}`).toBe(0);
-      results.push(r.json!);
-    }
-    const [tree, evaluated, predicted, lp, expansion] = results as Record<string, unknown>[];
+    const results = await runAll(commands);
+    const [tree, evaluated, predicted, lp, expansion] = results;
     // Trees: exact dynamic programming, an exact certificate.
     expect(tree!.gapIsExact).toBe(true);
     expect(Object.keys(tree!.inference as object)).toEqual(['tree']);
@@ -88,13 +95,8 @@ describe.skipIf(!hasData('multilabel', 'yeast', 'yeast_train.svm'))('docs/models
     expect(shellLines(page)).toEqual([]);
     const commands = pageCommands(page, dir);
     expect(commands.map((c) => c.argv[0])).toEqual(['train', 'eval', 'predict', 'train', 'train']);
-    const results = [];
-    for (const c of commands) {
-      const r = await cli(...c.argv, '--json', '--quiet');
-      expect(r.code, `${c.line}\n${r.stderr}`).toBe(0);
-      results.push(r.json!);
-    }
-    const [yeast, evaluated, predicted, full, attractive] = results as Record<string, unknown>[];
+    const results = await runAll(commands);
+    const [yeast, evaluated, predicted, full, attractive] = results;
     expect(yeast!.gapIsExact).toBe(true);
     expect(Object.keys(yeast!.inference as object)).toEqual(['tree']);
     expect(yeast!.hammingLoss as number).toBeLessThan(0.23); // all-negative predictions: 0.30 on yeast's test set

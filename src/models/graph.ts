@@ -31,7 +31,7 @@ import { check, InputError } from '../core/errors.js';
 import type { Bounds, StructuredModel } from '../core/problem.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import type { GraphInferOptions, GraphPotentials } from '../native/graph.js';
-import { MrfOracle, mrfScore } from './mrf.js';
+import { MrfModel } from './mrf.js';
 
 /** One example: a graph with sparse node features (CSR rows) and optional dense edge features. */
 export interface GraphInput {
@@ -112,7 +112,7 @@ export function graphLossWeights(yTrue: GraphLabel, numLabels: number, kind: Gra
   return a;
 }
 
-export class GraphModel implements StructuredModel<GraphInput, GraphLabel> {
+export class GraphModel extends MrfModel<GraphInput> implements StructuredModel<GraphInput, GraphLabel> {
   readonly dim: number;
   readonly numFeatures: number;
   readonly numLabels: number;
@@ -120,14 +120,12 @@ export class GraphModel implements StructuredModel<GraphInput, GraphLabel> {
   readonly pairwise: GraphPairwise;
   readonly lossKind: GraphLoss;
   readonly bounds?: Bounds;
-  readonly oracle: MrfOracle;
-  /** An oracle call is a native inference (microseconds to milliseconds): mini-batches are not prepared for it. */
-  readonly miniBatches = false;
   private readonly unaryDim: number;
   private readonly acc: SparseAccumulator;
   private readonly lossWeights = new WeakMap<GraphLabel, Float64Array>();
 
   constructor(options: GraphModelOptions) {
+    super(options.inference);
     const { numFeatures: F, numLabels: K } = options;
     const Fe = options.numEdgeFeatures ?? 0;
     check(Number.isInteger(F) && F >= 1, `numFeatures must be a positive integer, got ${F}`);
@@ -150,7 +148,6 @@ export class GraphModel implements StructuredModel<GraphInput, GraphLabel> {
       lower.fill(0, this.unaryDim);
       this.bounds = { lower };
     }
-    this.oracle = new MrfOracle(options.inference);
     this.acc = new SparseAccumulator(this.dim, 256);
   }
 
@@ -159,10 +156,6 @@ export class GraphModel implements StructuredModel<GraphInput, GraphLabel> {
     if (!(y instanceof Int32Array)) throw new InputError(`${where}: a graph labelling must be an Int32Array`);
     check(y.length === x.numNodes, () => `${where}: ${y.length} labels for ${x.numNodes} nodes`);
     for (let i = 0; i < y.length; i++) check(y[i]! >= 0 && y[i]! < this.numLabels, () => `${where}: label of node ${i} is ${y[i]} (labels are 0..${this.numLabels - 1})`);
-  }
-
-  private checkW(w: Float64Array): void {
-    if (!(w instanceof Float64Array) || w.length !== this.dim) throw new InputError(`w must be a Float64Array of length ${this.dim}`);
   }
 
   /** The MRF of x at w: node scores <x_i, w_U[., k]> and the edges' tables (shared without edge features). */
@@ -212,32 +205,13 @@ export class GraphModel implements StructuredModel<GraphInput, GraphLabel> {
   }
 
   /** The loss weights a_i of a ground truth (cached per labelling). */
-  private weightsOf(yTrue: GraphLabel): Float64Array {
+  protected lossWeightsOf(yTrue: GraphLabel): Float64Array {
     let a = this.lossWeights.get(yTrue);
     if (!a) {
       a = graphLossWeights(yTrue, this.numLabels, this.lossKind);
       this.lossWeights.set(yTrue, a);
     }
     return a;
-  }
-
-  /** The loss-augmented potentials: a_i added to every wrong label of node i. */
-  private augmented(w: Float64Array, x: GraphInput, yTrue: GraphLabel): GraphPotentials {
-    const p = this.potentials(w, x);
-    const a = this.weightsOf(yTrue);
-    const K = this.numLabels;
-    for (let i = 0; i < x.numNodes; i++) {
-      for (let k = 0; k < K; k++) if (k !== yTrue[i]) p.unary[i * K + k]! += a[i]!;
-    }
-    return p;
-  }
-
-  lossAugmentedDecode(w: Float64Array, x: GraphInput, yTrue: GraphLabel): GraphLabel {
-    return this.oracle.solve(this.augmented(w, x, yTrue), yTrue);
-  }
-
-  decode(w: Float64Array, x: GraphInput): GraphLabel {
-    return this.oracle.solve(this.potentials(w, x));
   }
 
   psi(x: GraphInput, yTrue: GraphLabel, y: GraphLabel): SparseVector {
@@ -273,21 +247,6 @@ export class GraphModel implements StructuredModel<GraphInput, GraphLabel> {
     return acc.take();
   }
 
-  loss(yTrue: GraphLabel, y: GraphLabel): number {
-    check(yTrue.length === y.length, () => `labellings have ${yTrue.length} and ${y.length} nodes`);
-    const a = this.weightsOf(yTrue);
-    let s = 0;
-    for (let i = 0; i < y.length; i++) if (y[i] !== yTrue[i]) s += a[i]!;
-    return s;
-  }
-
-  labelScores(w: Float64Array, x: GraphInput, yTrue: GraphLabel, labels: readonly GraphLabel[], out: Float64Array): void {
-    const p = this.augmented(w, x, yTrue);
-    // With the loss in the potentials, L(y*, y) + <w, phi(y)> is y's MRF score; the truth's is <w, phi(y*)>.
-    const truth = mrfScore(p, yTrue);
-    for (let k = 0; k < labels.length; k++) out[k] = mrfScore(p, labels[k]!) - truth;
-  }
-
   labelKey(y: GraphLabel): string {
     return Array.prototype.join.call(y, ',');
   }
@@ -299,11 +258,6 @@ export class GraphModel implements StructuredModel<GraphInput, GraphLabel> {
   labelFromJSON(value: unknown): GraphLabel {
     check(Array.isArray(value) && value.every((k) => Number.isInteger(k) && k >= 0 && k < this.numLabels), () => `a graph labelling must be an array of labels 0..${this.numLabels - 1}`);
     return Int32Array.from(value as number[]);
-  }
-
-  /** The oracle's calls per inference routine (which routine each example got), with exact calls and ms per call. */
-  oracleReport(): Record<string, unknown> {
-    return { inference: this.oracle.report() };
   }
 }
 

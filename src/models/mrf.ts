@@ -8,6 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { markApproximate } from '../core/approximate.js';
+import { check, InputError } from '../core/errors.js';
 import { GRAPH_ROUTINES, inferGraph, type GraphInferOptions, type GraphPotentials, type GraphRoutine } from '../native/graph.js';
 
 /** Oracle calls of one routine: how many, how many proven exact, and their milliseconds. */
@@ -81,5 +82,76 @@ export class MrfOracle {
       if (s.calls > 0) out[r] = { calls: s.calls, exact: s.exact, msPerCall: s.ms / s.calls };
     }
     return out;
+  }
+}
+
+/**
+ * What the models over pairwise MRFs share (graph labelling, multi-label): the potentials of an input at w are the
+ * model's own; the loss is a weighted Hamming loss sum_i a_i [y_i != y*_i] over the MRF's nodes, so the loss
+ * augmentation adds a_i to every wrong label of node i; the oracles, the scores of stored labels and the report go
+ * through the {@link MrfOracle}.
+ */
+export abstract class MrfModel<X> {
+  /** Dimension of w. */
+  abstract readonly dim: number;
+  /** The MRF oracle, with its counters per routine. */
+  readonly oracle: MrfOracle;
+
+  protected constructor(inference?: GraphInferOptions) {
+    this.oracle = new MrfOracle(inference);
+  }
+
+  /** The MRF of x at w (node scores and edge tables). */
+  abstract potentials(w: Float64Array, x: X): GraphPotentials;
+
+  /** The loss weights a_i of a ground truth: L(y*, y) = sum_i a_i [y_i != y*_i]. */
+  protected abstract lossWeightsOf(yTrue: Int32Array): Float64Array;
+
+  /** Throws an InputError unless w is a Float64Array of the model's dimension. */
+  protected checkW(w: Float64Array): void {
+    if (!(w instanceof Float64Array) || w.length !== this.dim) throw new InputError(`w must be a Float64Array of length ${this.dim}`);
+  }
+
+  /** The loss-augmented potentials: a_i added to every wrong label of node i. */
+  protected augmented(w: Float64Array, x: X, yTrue: Int32Array): GraphPotentials {
+    const p = this.potentials(w, x);
+    const a = this.lossWeightsOf(yTrue);
+    const K = p.numLabels;
+    for (let i = 0; i < yTrue.length; i++) {
+      for (let k = 0; k < K; k++) if (k !== yTrue[i]) p.unary[i * K + k]! += a[i]!;
+    }
+    return p;
+  }
+
+  /** argmax_y L(yTrue, y) + <w, phi(x, y)>; a label not proven the maximiser is marked approximate (see MrfOracle.solve). */
+  lossAugmentedDecode(w: Float64Array, x: X, yTrue: Int32Array): Int32Array {
+    return this.oracle.solve(this.augmented(w, x, yTrue), yTrue);
+  }
+
+  /** argmax_y <w, phi(x, y)> (prediction). */
+  decode(w: Float64Array, x: X): Int32Array {
+    return this.oracle.solve(this.potentials(w, x));
+  }
+
+  /** The weighted Hamming loss sum_i a_i [y_i != y*_i]. */
+  loss(yTrue: Int32Array, y: Int32Array): number {
+    check(yTrue.length === y.length, () => `labellings have ${yTrue.length} and ${y.length} nodes`);
+    const a = this.lossWeightsOf(yTrue);
+    let s = 0;
+    for (let i = 0; i < y.length; i++) if (y[i] !== yTrue[i]) s += a[i]!;
+    return s;
+  }
+
+  /** out[k] = L(yTrue, y_k) - <w, psi(x, yTrue, y_k)> of the given labels. */
+  labelScores(w: Float64Array, x: X, yTrue: Int32Array, labels: readonly Int32Array[], out: Float64Array): void {
+    const p = this.augmented(w, x, yTrue);
+    // With the loss in the potentials, L(y*, y) + <w, phi(y)> is y's MRF score; the truth's is <w, phi(y*)>.
+    const truth = mrfScore(p, yTrue);
+    for (let k = 0; k < labels.length; k++) out[k] = mrfScore(p, labels[k]!) - truth;
+  }
+
+  /** The oracle's calls per inference routine (which routine each example got), with exact calls and ms per call. */
+  oracleReport(): Record<string, unknown> {
+    return { inference: this.oracle.report() };
   }
 }

@@ -21,7 +21,7 @@ import { check, InputError } from '../core/errors.js';
 import type { Bounds, StructuredModel } from '../core/problem.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import type { GraphInferOptions, GraphPotentials } from '../native/graph.js';
-import { MrfOracle, mrfScore } from './mrf.js';
+import { MrfModel } from './mrf.js';
 
 /** A labelling: 0/1 per label. */
 export type MultilabelLabel = Int32Array;
@@ -40,19 +40,20 @@ export interface MultilabelModelOptions {
   inference?: GraphInferOptions;
 }
 
-export class MultilabelModel implements StructuredModel<SparseVector, MultilabelLabel> {
+export class MultilabelModel extends MrfModel<SparseVector> implements StructuredModel<SparseVector, MultilabelLabel> {
   readonly dim: number;
   readonly numFeatures: number;
   readonly numLabels: number;
   readonly bounds?: Bounds;
-  readonly oracle: MrfOracle;
-  readonly miniBatches = false;
   private readonly edgeFrom: Int32Array;
   private readonly edgeTo: Int32Array;
   private readonly unaryDim: number;
   private readonly acc: SparseAccumulator;
+  /** Every decision weighs 1/L in the Hamming loss. */
+  private readonly weights: Float64Array;
 
   constructor(options: MultilabelModelOptions) {
+    super(options.inference);
     const { numFeatures: F, numLabels: L, edges } = options;
     check(Number.isInteger(F) && F >= 1, `numFeatures must be a positive integer, got ${F}`);
     check(Number.isInteger(L) && L >= 1, `numLabels must be a positive integer, got ${L}`);
@@ -79,7 +80,7 @@ export class MultilabelModel implements StructuredModel<SparseVector, Multilabel
       }
       this.bounds = { lower, upper };
     }
-    this.oracle = new MrfOracle(options.inference);
+    this.weights = new Float64Array(L).fill(1 / L);
     this.acc = new SparseAccumulator(this.dim, 256);
   }
 
@@ -99,10 +100,6 @@ export class MultilabelModel implements StructuredModel<SparseVector, Multilabel
     for (let l = 0; l < y.length; l++) check(y[l] === 0 || y[l] === 1, () => `${where}: label ${l} is ${y[l]} (0 or 1)`);
   }
 
-  private checkW(w: Float64Array): void {
-    if (!(w instanceof Float64Array) || w.length !== this.dim) throw new InputError(`w must be a Float64Array of length ${this.dim}`);
-  }
-
   /** The MRF of x at w: node l scores 0 for off and <w_l, x> + b_l for on; the edges' tables are w's. */
   potentials(w: Float64Array, x: SparseVector): GraphPotentials {
     this.checkW(w);
@@ -115,21 +112,6 @@ export class MultilabelModel implements StructuredModel<SparseVector, Multilabel
       unary[2 * l + 1] = s;
     }
     return { unary, numLabels: 2, edgeFrom: this.edgeFrom, edgeTo: this.edgeTo, tables: w.slice(this.unaryDim) };
-  }
-
-  /** The loss-augmented potentials: 1/L added to the wrong decision of every label. */
-  private augmented(w: Float64Array, x: SparseVector, yTrue: MultilabelLabel): GraphPotentials {
-    const p = this.potentials(w, x);
-    for (let l = 0; l < this.numLabels; l++) p.unary[2 * l + 1 - yTrue[l]!]! += 1 / this.numLabels;
-    return p;
-  }
-
-  lossAugmentedDecode(w: Float64Array, x: SparseVector, yTrue: MultilabelLabel): MultilabelLabel {
-    return this.oracle.solve(this.augmented(w, x, yTrue), yTrue);
-  }
-
-  decode(w: Float64Array, x: SparseVector): MultilabelLabel {
-    return this.oracle.solve(this.potentials(w, x));
   }
 
   psi(x: SparseVector, yTrue: MultilabelLabel, y: MultilabelLabel): SparseVector {
@@ -154,19 +136,6 @@ export class MultilabelModel implements StructuredModel<SparseVector, Multilabel
     return acc.take();
   }
 
-  loss(yTrue: MultilabelLabel, y: MultilabelLabel): number {
-    check(yTrue.length === y.length, () => `labellings have ${yTrue.length} and ${y.length} labels`);
-    let wrong = 0;
-    for (let l = 0; l < y.length; l++) if (y[l] !== yTrue[l]) wrong++;
-    return wrong / y.length;
-  }
-
-  labelScores(w: Float64Array, x: SparseVector, yTrue: MultilabelLabel, labels: readonly MultilabelLabel[], out: Float64Array): void {
-    const p = this.augmented(w, x, yTrue);
-    const truth = mrfScore(p, yTrue);
-    for (let k = 0; k < labels.length; k++) out[k] = mrfScore(p, labels[k]!) - truth;
-  }
-
   labelKey(y: MultilabelLabel): string {
     return Array.prototype.join.call(y, '');
   }
@@ -180,8 +149,8 @@ export class MultilabelModel implements StructuredModel<SparseVector, Multilabel
     return Int32Array.from(value, (c) => (c === '1' ? 1 : 0));
   }
 
-  /** The oracle's calls per inference routine, with exact calls and ms per call. */
-  oracleReport(): Record<string, unknown> {
-    return { inference: this.oracle.report() };
+  /** 1/L for every label. */
+  protected lossWeightsOf(): Float64Array {
+    return this.weights;
   }
 }
