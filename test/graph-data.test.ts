@@ -42,6 +42,7 @@ describe('graph: JSON Lines reader', () => {
   it.each([
     ['not JSON', '{nodes', /bad\.jsonl:2: not a JSON object/],
     ['no nodes', { edges: [], labels: [] }, /bad\.jsonl:2: 'nodes' must be a non-empty array/],
+    ['no edges', { nodes: [[1, 0]], labels: [0] }, /bad\.jsonl:2: 'edges' must be an array of \[u, v\] pairs \(\[\] for none\)/],
     ['labels of the wrong length', { ...good, labels: [0] }, /bad\.jsonl:2: 'labels' must list one label per node \(2\)/],
     ['a negative label', { ...good, labels: [0, -1] }, /bad\.jsonl:2: 'labels'\[1\] is -1/],
     ['an edge out of range', { ...good, edges: [[0, 2]] }, /bad\.jsonl:2: edge 0 is \[0, 2\]; nodes are 0\.\.1/],

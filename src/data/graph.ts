@@ -123,8 +123,8 @@ function parseLine(line: string, lineNo: number, fail: (why: string) => never): 
   const labels = o.labels;
   if (!Array.isArray(labels) || labels.length !== N) fail(`'labels' must list one label per node (${N})`);
   (labels as unknown[]).forEach((k, i) => (Number.isInteger(k) && (k as number) >= 0) || fail(`'labels'[${i}] is ${JSON.stringify(k)} (labels are integers 0..K-1)`));
-  const edges = o.edges ?? [];
-  if (!Array.isArray(edges)) fail("'edges' must be an array of [u, v] pairs");
+  const edges = o.edges;
+  if (!Array.isArray(edges)) fail("'edges' must be an array of [u, v] pairs ([] for none)");
   const seen = new Set<number>();
   (edges as unknown[]).forEach((e, k) => {
     if (!Array.isArray(e) || e.length !== 2 || !e.every((u) => Number.isInteger(u))) fail(`edge ${k} must be a pair [u, v] of node indices`);
