@@ -52,8 +52,8 @@ constexpr int32_t kRoutines = 5;
 
 /// How a call chooses its routine.
 struct InferOptions {
-  // kAuto: the first that applies of tree, cut, exhaustive (K^N <= exhaustive_limit), expansion, LP. Otherwise the
-  // routine named, where it applies, else the automatic choice.
+  // automatic: the first that applies of tree, cut, exhaustive (K^N <= exhaustive_limit), expansion, LP; otherwise
+  // `preferred` where it applies, else the automatic choice.
   bool automatic = true;
   Routine preferred = Routine::kLp;
   // Largest K^N enumerated by kExhaustive.
