@@ -13,7 +13,7 @@ import type { BatchDecoder } from '../src/core/batch.js';
 import { modelProblem } from '../src/engine/problem.js';
 import { GraphModel, withNodeWeights, type GraphInput, type GraphLabel, type GraphModelOptions } from '../src/models/graph.js';
 import { fullOraclePass, type SolverResult } from '../src/solvers/common.js';
-import { train, type TrainOptions } from '../src/solvers/index.js';
+import { train, type TrainSettings } from '../src/solvers/index.js';
 import { labellings, randomForest, randomLoopy } from './helpers/mrf.js';
 
 /** A random graph with F dense node features (and Fe edge features) and random labels. */
@@ -138,7 +138,7 @@ describe('approximate oracles: honest certificates', () => {
     const problem = modelProblem(model, xs, ys);
     const lambda = 0.01;
     let approximateRuns = 0;
-    for (const options of [{ solver: 'bcfw' }, { solver: 'fw' }, { solver: 'cutting-plane' }] as TrainOptions[]) {
+    for (const options of [{ solver: 'bcfw' }, { solver: 'fw' }, { solver: 'cutting-plane' }] as TrainSettings[]) {
       const r = train(problem, { ...options, lambda, maxPasses: 3, gapCheck: 1, gapThreshold: 0 });
       const pass = fullOraclePass(problem, r.w);
       const trueGap = r.gap! + xs.reduce((s, x, i) => s + bruteHinge(model, x, ys[i]!, r.w), 0) / xs.length - pass.hingeSum / xs.length;
@@ -250,7 +250,7 @@ describe('the certificate mechanism is general: any model, every solver, per-obj
   const n = 10;
   const xs = Array.from({ length: n }, (_, i) => ({ i, x: Float64Array.from({ length: 2 }, () => rng.next() * 2 - 1) }));
   const ys = Array.from({ length: n }, () => Int32Array.of(rng.int(3)));
-  const runs: [string, TrainOptions][] = [
+  const runs: [string, TrainSettings][] = [
     ['bcfw', { solver: 'bcfw' }],
     ['bcpfw + gap sampling + cache', { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: { maxSize: 10, factor: 0.25, nu: 0.01 } }],
     ['fw', { solver: 'fw' }],
@@ -282,7 +282,7 @@ describe('training tiny exact graph problems reaches the enumerated optimum with
   ];
   const lambda = 0.1;
   const threshold = 1e-4;
-  const switches: [string, TrainOptions][] = [
+  const switches: [string, TrainSettings][] = [
     ['bcfw uniform', { solver: 'bcfw', sampling: 'uniform' }],
     ['bcfw perm, no averaging', { solver: 'bcfw', sampling: 'perm', averaging: false }],
     ['bcpfw + gap sampling + cache', { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: { maxSize: 20, factor: 0.25, nu: 0.01 } }],
@@ -306,7 +306,7 @@ describe('training tiny exact graph problems reaches the enumerated optimum with
       expect(ref.primal).toBeCloseTo(brutePrimal(ref.w), 10);
     });
     it.each(switches)('%s reaches it within the certified radius', (_name, options) => {
-      const r = train(problem, { ...options, lambda, gapThreshold: threshold, maxPasses: 200000 } as TrainOptions);
+      const r = train(problem, { ...options, lambda, gapThreshold: threshold, maxPasses: 200000 } as TrainSettings);
       expect(r.stopReason).toBe('gap');
       expect(r.gapIsExact).toBe(true);
       expect(r.primal).toBeCloseTo(brutePrimal(r.w), 10);
