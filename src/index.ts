@@ -60,7 +60,7 @@ export { Hungarian, assignmentMinCost, maxWeightMatching } from './models/hungar
 // Solvers: the block-coordinate engine and its baselines, the regularization path, multiclass Frank-Wolfe.
 export { train, trainAsync, createSolver, type TrainHooks } from './solvers/index.js';
 export { SETTINGS, SOLVERS, STEPS, LAMBDA_RANGE, SEED_MAX, validateSettings, type TrainSettings, type SolverName, type StepType, type Sampling, type CacheSettings } from './solvers/settings.js';
-export { describeRange, type SettingSpec } from './core/settings.js';
+export { describeRange, type NumberRange, type SettingSpec } from './core/settings.js';
 export { bcfw, BcfwSolver, defaultBatch, type BcfwHooks, type BcfwResult, type BlockStepInfo, type WarmStart, type BcfwCounters } from './solvers/bcfw.js';
 export { fw, FwSolver } from './solvers/fw.js';
 export { ssg, SsgSolver } from './solvers/ssg.js';
