@@ -14,6 +14,7 @@ import { modelProblem } from '../src/engine/problem.js';
 import { GraphModel, withNodeWeights, type GraphInput, type GraphLabel, type GraphModelOptions } from '../src/models/graph.js';
 import { fullOraclePass, type SolverResult } from '../src/solvers/common.js';
 import { train, type TrainSettings } from '../src/solvers/index.js';
+import { combineGapPartials, gapPartial } from '../src/engine/gap-shards.js';
 import { labellings, randomForest, randomLoopy } from './helpers/mrf.js';
 
 /** A random graph with F dense node features (and Fe edge features) and random labels. */
@@ -315,5 +316,25 @@ describe('training tiny exact graph problems reaches the enumerated optimum with
       const distance = Math.sqrt(r.w.reduce((s, v, j) => s + (v - ref.w[j]!) ** 2, 0));
       expect(distance).toBeLessThanOrEqual(Math.sqrt((2 * r.gap!) / lambda) + Math.sqrt((2 * ref.gap!) / lambda));
     });
+  });
+});
+
+describe('gap shards carry the oracle status', () => {
+  const w = Float64Array.of(1, 2);
+  const shard = (i: number, oracle?: { exact: boolean; slack: number }) =>
+    gapPartial({ w, lambda: 0.5, dual: 1, data: 'd', part: 'train', n: 4, shard: [i, 2], start: 2 * i, hinge: [0.5, 0.25], loss: [0, 1], ...(oracle ? { oracle } : {}) });
+  it('exact shards merge into an exact gap; an approximate one makes it approximate, with the bound when every slack is finite', () => {
+    const exact = combineGapPartials([shard(0), shard(1)]);
+    expect(exact.gapIsExact).toBe(true);
+    expect(exact.oracle).toBeUndefined();
+    const approximate = combineGapPartials([shard(0), shard(1, { exact: false, slack: 0.4 })]);
+    expect(approximate.gap).toBeCloseTo(exact.gap!, 15);
+    expect(approximate.gapIsExact).toBe(false);
+    expect(approximate.oracle).toBe('approximate');
+    expect(approximate.gapUpperBound).toBeCloseTo(exact.gap! + 0.4 / 4, 15);
+    const unbounded = combineGapPartials([shard(0, { exact: false, slack: Infinity }), shard(1, { exact: false, slack: 0.4 })]);
+    expect(unbounded.oracle).toBe('approximate');
+    expect(unbounded.gapUpperBound).toBeUndefined();
+    expect(shard(0, { exact: false, slack: Infinity }).slack).toBeNull(); // JSON has no Infinity
   });
 });

@@ -73,13 +73,13 @@ export function shardRange(n: number, [i, count]: [number, number]): { start: nu
  */
 export function gapPartial(o: {
   w: Float64Array; lambda: number; dual: number | null; data: string; part: string; n: number; shard: [number, number]; start: number; hinge: number[]; loss: number[];
-  /** The shard's oracle pass: exact, or approximate with the sum of its slacks. */
-  oracle: { exact: boolean; slack: number };
+  /** The shard's oracle pass: exact (the default), or approximate with the sum of its slacks. */
+  oracle?: { exact: boolean; slack: number };
 }): GapPartial {
   let wSq = 0;
   for (const x of o.w) wSq += x * x;
   const modelChecksum = (crc32(new Uint8Array(o.w.buffer, o.w.byteOffset, o.w.byteLength)) >>> 0).toString(16);
-  const slack = o.oracle.exact ? {} : { slack: Number.isFinite(o.oracle.slack) ? o.oracle.slack : null };
+  const slack = o.oracle === undefined || o.oracle.exact ? {} : { slack: Number.isFinite(o.oracle.slack) ? o.oracle.slack : null };
   return { format: 'gapbcfw-gap-partial', version: 1, modelChecksum, data: o.data, part: o.part, n: o.n, shard: o.shard, start: o.start, hinge: o.hinge, loss: o.loss, lambda: o.lambda, wSq, dual: o.dual, ...slack };
 }
 
