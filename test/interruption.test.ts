@@ -97,8 +97,8 @@ describe('interruption (child process)', unless(hasFifo, 'needs mkfifo (POSIX FI
 
     expect(readFileSync(resumedModel).equals(readFileSync(fullModel))).toBe(true);
     const pick = (j: Record<string, unknown> | undefined) => {
-      // oracle and oracleCallsPerSecond: timings, and a resumed run counts since it resumed; wallSeconds: this command's
-      const { seconds: _s, wallSeconds: _w, model: _m, oracle: _o, oracleCallsPerSecond: _r, ...rest } = j!;
+      // oracleCounters and oracleCallsPerSecond: timings, and a resumed run counts since it resumed; wallSeconds: this command's
+      const { seconds: _s, wallSeconds: _w, model: _m, oracleCounters: _o, oracleCallsPerSecond: _r, ...rest } = j!;
       return rest;
     };
     expect(pick(resumed.json)).toEqual(pick(full.json));

@@ -1,6 +1,6 @@
 /**
- * Compiles the plain C++ cores of native/gdt and native/pose with their standalone test programs (no Node headers, no
- * addon) and runs them: this keeps those cores buildable and testable on their own.
+ * Compiles the plain C++ cores of native/gdt, native/pose and native/graph with their standalone test programs (no
+ * Node headers, no addon) and runs them: this keeps those cores buildable and testable on their own.
  */
 import { describe, expect, it } from 'vitest';
 import { compileAndRun, hasGxx } from './helpers/native-program.js';
@@ -15,5 +15,11 @@ describe('native/gdt standalone C++ test (g++ -std=c++17 -O2, no Node headers)',
 describe('native/pose standalone C++ test (tree max-sum against brute force, batch against sequential)', unless(hasGxx, 'needs g++ (C++17)'), () => {
   it('compiles test_tree.cc + tree.cc with the GDT and HOG cores and exits with code 0', () => {
     expect(compileAndRun('test_tree', ['pose/test_tree.cc', 'pose/tree.cc', 'gdt/gdt.cc', 'hog/hog.cc'])).toMatch(/all \d+ checks passed/);
+  });
+});
+
+describe.skipIf(!hasGxx)('native/graph standalone C++ test (MRF routines against brute force)', () => {
+  it('compiles test_graph.cc with the graph and max-flow cores and exits with code 0', () => {
+    expect(compileAndRun('test_graph', ['graph/test_graph.cc', 'graph/mrf.cc', 'graph/cuts.cc', 'graph/lp.cc', 'maxflow/flow_graph.cc'])).toMatch(/all \d+ checks passed/);
   });
 });

@@ -41,6 +41,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterSlic(env, exports);
   RegisterHog(env, exports);
   RegisterPose(env, exports);
+  RegisterGraph(env, exports);
   return exports;
 }
 

@@ -13,5 +13,6 @@ void RegisterMaxflow(Napi::Env env, Napi::Object exports);
 void RegisterSlic(Napi::Env env, Napi::Object exports);
 void RegisterHog(Napi::Env env, Napi::Object exports);
 void RegisterPose(Napi::Env env, Napi::Object exports);
+void RegisterGraph(Napi::Env env, Napi::Object exports);
 
 }  // namespace gapbcfw::binding

@@ -19,16 +19,30 @@ export class UsageError extends InputError {}
 
 /** The solver figures that every training report shows, in one order. */
 export function solverSummary(result: SolverResult & { batch?: number; overlap?: boolean }): Record<string, unknown> {
-  const { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached, threads, batch } = result;
+  const { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapUpperBound, primalUpperBound, gapThreshold, thresholdReached, threads, batch } = result;
   const oracleCallsPerSecond = seconds > 0 ? oracleCalls / seconds : undefined;
   // Overlapped mini-batches are named only when on (a sequential run has nothing to overlap).
   const overlap = result.overlap === true ? true : undefined;
-  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapThreshold, thresholdReached, threads, batch, overlap, oracleCallsPerSecond };
+  // Whether the oracle calls behind the certificate were all exact (src/core/approximate.ts); SSG has none.
+  const oracle = result.approximateOracle ? 'approximate' : gap !== undefined ? 'exact' : undefined;
+  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, oracle, gapUpperBound, primalUpperBound, gapThreshold, thresholdReached, threads, batch, overlap, oracleCallsPerSecond };
 }
 
 /** `stopped (maxPasses; the gap is above the threshold 0.01)`: why a run stopped, and whether short of its threshold. */
 export function stopDescription(result: SolverResult): string {
-  return `stopped (${result.stopReason}${result.thresholdReached === false ? `; the gap is above the threshold ${result.gapThreshold}` : ''})`;
+  const above = result.thresholdReached === false ? `; the ${result.approximateOracle ? "gap's upper bound" : 'gap'} is above the threshold ${result.gapThreshold}` : '';
+  return `stopped (${result.stopReason}${above})${approximateNote({ oracle: result.approximateOracle ? 'approximate' : undefined, gap: result.gap, gapUpperBound: result.gapUpperBound })}`;
+}
+
+/**
+ * What a human reads after a headline when an approximate oracle ran (`oracle: 'approximate'`): the gap and primal
+ * are estimates from below, not certificates, and their upper bound when there is one; '' otherwise.
+ */
+export function approximateNote(summary: { oracle?: unknown; gap?: unknown; gapUpperBound?: unknown; primalUpperBound?: unknown }): string {
+  if (summary.oracle !== 'approximate') return '';
+  const [what, bound] = summary.gap !== undefined ? ['gap', summary.gapUpperBound] : ['primal', summary.primalUpperBound];
+  const upper = typeof bound === 'number' ? `its upper bound is ${+bound.toPrecision(6)}` : 'no upper bound (an oracle call had none)';
+  return `; approximate oracle: the ${what} is an estimate from below, not a certificate; ${upper}`;
 }
 
 /**

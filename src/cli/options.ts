@@ -68,7 +68,7 @@ const data = 'Data';
 /** Options of commands that read a `KIND:PATH` data set. */
 export const DATA_OPTIONS: readonly CommandOption[] = [
   { name: 'split', type: 'string', value: 'S', help: 'a standard split: ocr small | large | all | fold:K, lsp small | full', default: 'small', group: data },
-  { name: 'test', type: 'string', value: 'KIND:PATH', input: true, help: 'a separate test set of the same kind (ocr, libsvm, idx, conll)', group: data },
+  { name: 'test', type: 'string', value: 'KIND:PATH', input: true, help: 'a separate test set of the same kind (ocr, libsvm, idx, conll, graph, multilabel)', group: data },
   { name: 'limit', type: 'integer', value: 'N', min: 1, max: 1e12, help: 'use only the first N training examples', group: data },
   { name: 'test-limit', type: 'integer', value: 'N', min: 1, max: 1e12, help: 'use only the first N test examples', group: data },
   { name: 'stream', type: 'flag', help: 'read horse records from disk per oracle call (default: when the set exceeds 1 GiB)', group: data },

@@ -19,6 +19,7 @@ export function describeEvent(e: ProgressEvent): string {
   if (e.primal !== undefined) parts.push(`primal ${fmt(e.primal)}`);
   if (e.dual !== undefined) parts.push(`dual ${fmt(e.dual)}`);
   if (e.gap !== undefined) parts.push(`gap ${fmt(e.gap)}${e.gapIsExact ? '' : '~'}`);
+  if (e.oracle === 'approximate') parts.push(e.gapUpperBound === undefined ? '(approximate oracle, no bound)' : `(approximate oracle, gap <= ${fmt(e.gapUpperBound)})`);
   if (e.trainError !== undefined) parts.push(`train loss ${fmt(e.trainError)}`);
   if (e.testError !== undefined) parts.push(`test loss ${fmt(e.testError)}`);
   const headline = HEADLINE_METRICS.find((m) => typeof e[m] === 'number');

@@ -170,7 +170,8 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
     ...(test ? data.baseline?.('test') : {}),
     stopReason: r.stopReason,
     model: out,
-    oracle: r.oracle, // this run's oracle counters: examples, scoring/decoding/checking/reading ms, records and bytes read
+    ...model.oracleReport?.(), // e.g. the inference routine each example got (graph, multilabel)
+    oracleCounters: r.oracle, // this run's oracle counters: examples, scoring/decoding/checking/reading ms, records and bytes read
   };
   report(summary, value.flag(a, 'json'), summaryIo, `${solverName} ${stopDescription(r)} after ${describeEvent(r.trace.at(-1)!)}`);
   return code;

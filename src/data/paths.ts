@@ -68,15 +68,19 @@ function gunzipOrThrow(raw: Buffer, path: string): Buffer {
   }
 }
 
-/** The lines of a text with 1-based line numbers (\n or \r\n endings), for loaders that report lines in errors. */
-export function* textLines(text: string): Generator<{ line: string; lineNo: number }> {
+/**
+ * The lines of a text with 1-based line numbers (\n or \r\n endings), for loaders that report lines in errors. A
+ * byte array of UTF-8 is decoded line by line (files larger than the longest string V8 can hold are read so).
+ */
+export function* textLines(text: string | Uint8Array): Generator<{ line: string; lineNo: number }> {
+  const utf8 = new TextDecoder();
   let start = 0;
   let lineNo = 0;
   while (start < text.length) {
-    let end = text.indexOf('\n', start);
+    let end = typeof text === 'string' ? text.indexOf('\n', start) : text.indexOf(0x0a, start);
     if (end < 0) end = text.length;
     lineNo++;
-    const line = text.slice(start, end);
+    const line = typeof text === 'string' ? text.slice(start, end) : utf8.decode(text.subarray(start, end));
     start = end + 1;
     yield { line: line.endsWith('\r') ? line.slice(0, -1) : line, lineNo };
   }

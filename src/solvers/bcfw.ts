@@ -10,12 +10,13 @@ import type { CacheSettings, Sampling, StepType, TrainSettings } from './setting
 import { ClippedIterate, clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import {
   blockGaps,
-  certificate,
   checkedHinge,
   fullOraclePass,
+  passCertificate,
   PassSolver,
   resolveCommon,
   runSteps,
+  type PassCertificate,
   type PassStep,
   type SolverHooks,
   type SolverCheckpoint,
@@ -167,7 +168,7 @@ export class BcfwSolver extends PassSolver {
   private readonly fwCorner: Corner = { psi: emptySparse(), loss: 0, score: 0 };
   private readonly awayCorner: Corner = { psi: emptySparse(), loss: 0, score: 0 };
   private readonly pairScratch: Float64Array;
-  private last: { primal: number; dual: number; gap: number } | undefined;
+  private last: PassCertificate | undefined;
   private checkedAt = -1;
   private passesSinceCheck = 0;
   private lastBlockGaps: Float64Array | undefined;
@@ -581,7 +582,7 @@ export class BcfwSolver extends PassSolver {
     const { n } = this.problem;
     const pass = yield* this.exactPass(it.w);
     this.oracleCalls += n;
-    this.last = certificate(this.config.lambda, n, it.w, it.l, pass.hingeSum, it.v);
+    this.last = passCertificate(this.config.lambda, n, it.w, it.l, pass, it.v);
     if (!this.averaging) {
       const g = blockGaps(this.config.lambda, (i) => this.blocks.dot(i, this.w), this.lBlocks, pass.hinge);
       this.lastBlockGaps = g;
@@ -598,7 +599,7 @@ export class BcfwSolver extends PassSolver {
     this.checkedAt = this.passes;
     if (scheduled) this.passesSinceCheck = 0;
     const seconds = this.clock.seconds;
-    this.emit({ seconds, ...this.last, gapIsExact: true, ...this.counterFields(), ...this.evaluate(it.w) });
+    this.emit({ seconds, ...this.last, ...this.counterFields(), ...this.evaluate(it.w) });
     return this.last.gap;
   }
 
@@ -614,8 +615,8 @@ export class BcfwSolver extends PassSolver {
   /** Exact gap for the trace only: neither counted nor used by the solver. */
   private monitor(): void {
     const it = this.returned;
-    const cert = this.clock.excluded(() => certificate(this.config.lambda, this.problem.n, it.w, it.l, fullOraclePass(this.problem, it.w).hingeSum, it.v));
-    this.emit({ seconds: this.clock.seconds, ...cert, gapIsExact: true, monitor: true, ...this.evaluate(it.w) });
+    const cert = this.clock.excluded(() => passCertificate(this.config.lambda, this.problem.n, it.w, it.l, fullOraclePass(this.problem, it.w), it.v));
+    this.emit({ seconds: this.clock.seconds, ...cert, monitor: true, ...this.evaluate(it.w) });
   }
 
   /** True when the estimated gap says the threshold is probably reached ([G] heuristic exit). */

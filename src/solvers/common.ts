@@ -4,6 +4,7 @@ import { check, InputError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import type { OracleCounters, PassProgress } from '../core/batch.js';
 import { dot, dotSparse, type SparseVector } from '../core/vector.js';
+import { gapStatus, oracleSlack, type GapStatus } from '../core/approximate.js';
 import { subtractCounters, zeroCounters } from '../engine/counters.js';
 import { threads } from '../native/threads.js';
 import { validateSettings, type SolverName, type TrainSettings } from './settings.js';
@@ -24,8 +25,17 @@ export interface ProgressEvent {
   primal?: number;
   /** Duality gap primal - dual. */
   gap?: number;
-  /** True when `gap` comes from a full oracle pass at the returned iterate (a certificate). */
+  /**
+   * True when `gap` comes from a full oracle pass at the returned iterate with an exact oracle (a certificate); false
+   * for estimates and for passes where an approximate oracle ran (src/core/approximate.ts).
+   */
   gapIsExact: boolean;
+  /** 'approximate' when an oracle call of the pass was not proven exact: `gap` and `primal` are then estimates from below. */
+  oracle?: 'approximate';
+  /** With an approximate oracle whose every call had a bound: an upper bound on the true gap of the iterate. */
+  gapUpperBound?: number;
+  /** With an approximate oracle whose every call had a bound: an upper bound on the true primal of the iterate. */
+  primalUpperBound?: number;
   trainError?: number;
   testError?: number;
   /** Further metrics returned by `evaluate`. */
@@ -95,16 +105,24 @@ export interface SolverResult {
   seconds: number;
   primal?: number;
   dual?: number;
-  /** Last exact duality gap (undefined for SSG). */
+  /** Last exact duality gap (undefined for SSG); with an approximate oracle an estimate from below. */
   gap?: number;
+  /** Whether `gap` is a certificate: measured at the returned iterate with every oracle call exact. */
   gapIsExact: boolean;
+  /** True when an oracle call of the last exact pass was not proven exact (see src/core/approximate.ts). */
+  approximateOracle?: true;
+  /** With an approximate oracle whose every call had a bound: an upper bound on the true gap of the returned iterate. */
+  gapUpperBound?: number;
+  /** The matching upper bound on the primal of the returned iterate. */
+  primalUpperBound?: number;
   trainError?: number;
   stopReason: StopReason;
   /** The run's `gapThreshold`. */
   gapThreshold: number;
   /**
-   * Whether the returned certificate meets `gapThreshold` (an exact gap <= it); false when the run stopped on
-   * the pass cap, the time budget or an abort before that; undefined without an exact gap (SSG).
+   * Whether the returned certificate meets `gapThreshold` (an exact gap, or with an approximate oracle the gap's upper
+   * bound, <= it); false when the run stopped on the pass cap, the time budget or an abort before that, or when the
+   * upper bound is above it; undefined without a certificate (SSG, an approximate oracle without bounds).
    */
   thresholdReached?: boolean;
   trace: ProgressEvent[];
@@ -148,10 +166,17 @@ export function resolveCommon(problem: Problem, solver: SolverName, o: TrainSett
 
 /** Result of one full oracle pass at a fixed w. */
 export interface FullPass {
-  /** sum_i H_i(w) with H_i(w) = max_y L_i(y) - <w, psi_i(y)> (each clipped at 0: y_i scores 0). */
+  /**
+   * sum_i H_i(w) with H_i(w) = max_y L_i(y) - <w, psi_i(y)> (each clipped at 0: y_i scores 0); from below when an
+   * oracle call was approximate.
+   */
   hingeSum: number;
   /** Per-block H_i(w). */
   hinge: Float64Array;
+  /** Whether every oracle call of the pass was exact (no label marked approximate). */
+  exact: boolean;
+  /** sum_i of the approximate calls' slacks (src/core/approximate.ts): the true sum_i H_i(w) is <= hingeSum + slack; 0 when exact. */
+  slack: number;
 }
 
 /** A point where a pass generator pauses: the progress of an exact pass after a chunk, or null between block steps. */
@@ -172,21 +197,30 @@ export function* exactPass(problem: Problem, w: Float64Array, psiSum?: { dense: 
   const n = problem.n;
   const hinge = new Float64Array(n);
   let hingeSum = 0;
+  let slack = 0;
+  let exact = true;
   if (problem.batch) {
     // Batched: all n loss-augmented decodings at once; psi is built only where batch FW needs it.
     const labels: unknown[] | undefined = psiSum ? new Array<unknown>(n) : undefined;
-    yield* problem.batch.pass(w, { hinge, ...(labels ? { labels } : {}), ...(predictions ? { predictions } : {}) });
+    const slacks = new Float64Array(n);
+    yield* problem.batch.pass(w, { hinge, slack: slacks, ...(labels ? { labels } : {}), ...(predictions ? { predictions } : {}) });
     for (let i = 0; i < n; i++) {
       const h = (hinge[i] = checkedHinge(hinge[i]!, i));
       hingeSum += h;
+      slack += slacks[i]!;
       if (psiSum && h > 0) addPsi(psiSum, problem.psi(i, labels![i]), problem.loss(i, labels![i]));
       if (predictions && predictions[i] === undefined) predictions[i] = problem.predict(i, w);
     }
-    return { hingeSum, hinge };
+    return { hingeSum, hinge, exact: slacks.every((x) => x === 0), slack };
   }
   for (let i = 0; i < n; i++) {
     if (predictions) predictions[i] = problem.predict(i, w);
     const y = problem.oracle(i, w);
+    const s = oracleSlack(y);
+    if (s > 0) {
+      exact = false;
+      slack += s;
+    }
     const psi = problem.psi(i, y);
     const L = problem.loss(i, y);
     const h = checkedHinge(L - dotSparse(w, psi), i);
@@ -195,7 +229,7 @@ export function* exactPass(problem: Problem, w: Float64Array, psiSum?: { dense: 
     if (psiSum && h > 0) addPsi(psiSum, psi, L);
     if ((i + 1) % PER_OBJECT_CHUNK === 0 || i + 1 === n) yield { done: i + 1, total: n, ...zeroCounters() };
   }
-  return { hingeSum, hinge };
+  return { hingeSum, hinge, exact, slack };
 }
 
 /** Runs a pass generator to its end without pausing (the synchronous drive). */
@@ -281,6 +315,15 @@ export function certificate(lambda: number, n: number, w: Float64Array, l: numbe
   const dual = v === w ? l - 0.5 * lambda * wSq : l - lambda * (dot(v, w) - 0.5 * wSq);
   return { primal, dual, gap: primal - dual };
 }
+
+/** {@link certificate} from an exact pass, with its gapStatus (src/core/approximate.ts). */
+export function passCertificate(lambda: number, n: number, w: Float64Array, l: number, pass: FullPass, v: Float64Array = w) {
+  const c = certificate(lambda, n, w, l, pass.hingeSum, v);
+  return { ...c, ...gapStatus(c.primal, c.gap, pass, n) };
+}
+
+/** The certificate of an exact pass (see {@link passCertificate}). */
+export type PassCertificate = ReturnType<typeof passCertificate>;
 
 /** Mean training loss of plain predictions. */
 export function trainingError(problem: Problem, w: Float64Array): number {
@@ -478,11 +521,19 @@ export abstract class PassSolver {
     };
   }
 
-  protected baseResult(w: Float64Array, cert: Partial<Pick<SolverResult, 'primal' | 'dual' | 'gap'>>, gapIsExact: boolean): SolverResult {
+  /**
+   * The result around w and its certificate; `certified` when cert comes from an exact pass at w, whose status
+   * (cert.gapIsExact false: an approximate oracle) decides whether the gap is exact.
+   */
+  protected baseResult(w: Float64Array, cert: Partial<Pick<SolverResult, 'primal' | 'dual' | 'gap' | 'gapUpperBound' | 'primalUpperBound'> & GapStatus>, certified: boolean): SolverResult {
     if (!this.metricsCurrent) {
       this.lastMetrics = evaluateAt(this.problem, w, this.settings.trainError === true, this.hooks.evaluate, this.clock);
       this.metricsCurrent = true;
     }
+    const approximate = certified && cert.gapIsExact === false;
+    const gapIsExact = certified && !approximate;
+    const bound = approximate ? cert.gapUpperBound : cert.gap;
+    const { gapIsExact: _exact, oracle: _oracle, gapUpperBound: _gapBound, primalUpperBound: _primalBound, ...numbers } = cert;
     return {
       w: Float64Array.from(w),
       lambda: this.config.lambda,
@@ -491,12 +542,13 @@ export abstract class PassSolver {
       effectivePasses: this.effectivePasses,
       oracleCalls: this.oracleCalls,
       seconds: this.clock.seconds,
-      ...cert,
+      ...numbers,
       gapIsExact,
+      ...(approximate ? { approximateOracle: true as const, gapUpperBound: cert.gapUpperBound, primalUpperBound: cert.primalUpperBound } : {}),
       trainError: this.lastMetrics.trainError,
       stopReason: this.stopReason,
       gapThreshold: this.config.gapThreshold,
-      ...(gapIsExact && cert.gap !== undefined ? { thresholdReached: cert.gap <= this.config.gapThreshold } : {}),
+      ...(certified && bound !== undefined ? { thresholdReached: bound <= this.config.gapThreshold } : {}),
       trace: this.trace,
       metrics: this.lastMetrics,
       threads: threads(),

@@ -7,10 +7,12 @@ import { InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
 import { alignmentTask } from './alignment.js';
 import { conllTask } from './conll.js';
+import { graphTask } from './graph.js';
 import { horseTask } from './horse.js';
 import { idxTask } from './idx.js';
 import { libsvmTask } from './libsvm.js';
 import { lspTask } from './lsp.js';
+import { multilabelTask } from './multilabel.js';
 import { checkSameShape, type ModelSpec } from './model-kinds.js';
 import { ocrTask } from './ocr.js';
 import { syntheticTask } from './synthetic.js';
@@ -26,6 +28,8 @@ export const TASKS: { readonly [K in DataKind]: Task } = {
   horse: horseTask,
   lsp: lspTask,
   alignment: alignmentTask,
+  graph: graphTask,
+  multilabel: multilabelTask,
 };
 
 /** The data kinds that train each model kind (the rows of the documentation's task table). */
@@ -36,6 +40,8 @@ export const TASKS_OF_MODEL: { readonly [K in ModelSpec['kind']]: readonly DataK
   segmentation: ['horse'],
   pose: ['lsp'],
   matching: ['alignment'],
+  graph: ['graph'],
+  multilabel: ['multilabel'],
 };
 
 /** The task of a data kind. @throws InputError for an unknown kind. */

@@ -14,6 +14,9 @@ import { MulticlassModel } from '../models/multiclass.js';
 import { PoseModel, type PoseModelOptions } from '../models/pose.js';
 import { SegmentationModel } from '../models/segmentation.js';
 import { SparseChainModel, sparseChainDim } from '../models/sparse-chain.js';
+import { GraphModel } from '../models/graph.js';
+import { MultilabelModel } from '../models/multilabel.js';
+import { GRAPH_ROUTINES, type GraphInferOptions, type GraphRoutine } from '../native/graph.js';
 
 /** A linear chain over dense per-position features (OCR letters, the synthetic demo data). */
 export interface ChainSpec {
@@ -74,8 +77,39 @@ export interface MatchingSpec {
   normaliser: LossNormaliser;
 }
 
+/** How a graph or multi-label model's oracle chooses its routine (`--inference`, `--lp-iterations`). */
+interface InferenceSpec {
+  /** 'auto' or a routine of src/native/graph.ts. */
+  inference: string;
+  lpIterations?: number;
+}
+
+/** General graph labelling (`graph:`): node and edge feature counts, labels, the pairwise tables and the loss. */
+export interface GraphSpec extends InferenceSpec {
+  kind: 'graph';
+  numFeatures: number;
+  numLabels: number;
+  labelNames: string[];
+  /** 0: no edge features (one constant feature per edge). */
+  numEdgeFeatures: number;
+  pairwise: 'potts' | 'full';
+  loss: 'hamming' | 'balanced';
+  positivity: boolean;
+}
+
+/** Multi-label classification over a label graph (`multilabel:`); the edges are kept (the Chow-Liu tree depends on the training labels). */
+export interface MultilabelSpec extends InferenceSpec {
+  kind: 'multilabel';
+  numFeatures: number;
+  numLabels: number;
+  labelNames: string[];
+  labelGraph: 'independent' | 'tree' | 'full';
+  edges: [number, number][];
+  positivity: boolean;
+}
+
 /** What a model needs to be rebuilt: its kind and shape (saved in model files). */
-export type ModelSpec = ChainSpec | MulticlassSpec | SegmentationSpec | SparseChainSpec | PoseSpec | MatchingSpec;
+export type ModelSpec = ChainSpec | MulticlassSpec | SegmentationSpec | SparseChainSpec | PoseSpec | MatchingSpec | GraphSpec | MultilabelSpec;
 
 /** A model kind: how its spec is checked, how its model is built, and its shape in words. */
 interface ModelKind<S extends ModelSpec> {
@@ -163,7 +197,47 @@ const KINDS: { [K in ModelSpec['kind']]: ModelKind<Extract<ModelSpec, { kind: K 
     dim: (s) => s.numFeatures,
     shape: (s) => `matching model with ${s.numFeatures} edge features`,
   },
+  graph: {
+    check: (s, file) => {
+      checkLabelled(s, file);
+      if (!(Number.isInteger(s.numEdgeFeatures) && s.numEdgeFeatures >= 0)) throw new FormatError('model header: graph spec needs an integer numEdgeFeatures >= 0', file);
+      if (!['potts', 'full'].includes(s.pairwise) || !['hamming', 'balanced'].includes(s.loss) || typeof s.positivity !== 'boolean') {
+        throw new FormatError('model header: graph spec needs pairwise potts|full, loss hamming|balanced and a boolean positivity', file);
+      }
+      checkInference(s, file);
+    },
+    build: (s) => asModel(new GraphModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, numEdgeFeatures: s.numEdgeFeatures, pairwise: s.pairwise, loss: s.loss, positivity: s.positivity, inference: inferenceOptions(s) })),
+    dim: (s) => s.numFeatures * s.numLabels + Math.max(s.numEdgeFeatures, 1) * (s.pairwise === 'potts' ? 1 : s.numLabels ** 2),
+    shape: (s) => `graph model with ${s.numFeatures} node features, ${s.numEdgeFeatures} edge features, ${s.numLabels} labels and ${s.pairwise} pairwise weights`,
+  },
+  multilabel: {
+    check: (s, file) => {
+      checkLabelled(s, file);
+      if (!['independent', 'tree', 'full'].includes(s.labelGraph) || !Array.isArray(s.edges) || typeof s.positivity !== 'boolean') {
+        throw new FormatError('model header: multilabel spec needs labelGraph independent|tree|full, its edges and a boolean positivity', file);
+      }
+      checkInference(s, file);
+      try {
+        new MultilabelModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, edges: s.edges });
+      } catch (e) {
+        throw new FormatError(`model header: multilabel spec: ${(e as Error).message}`, file);
+      }
+    },
+    build: (s) => asModel(new MultilabelModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, edges: s.edges, positivity: s.positivity, inference: inferenceOptions(s) })),
+    dim: (s) => s.numLabels * (s.numFeatures + 1) + 4 * s.edges.length,
+    // The edges are part of the shape: data encoded for one label graph is read by a model of that graph only.
+    shape: (s) => `multilabel model with ${s.numFeatures} features, ${s.numLabels} labels and a ${s.labelGraph} label graph of ${s.edges.length} edges`,
+  },
 };
+
+function checkInference(s: InferenceSpec, file: string): void {
+  if (s.inference !== 'auto' && !(GRAPH_ROUTINES as readonly string[]).includes(s.inference)) throw new FormatError(`model header: unknown inference '${String(s.inference)}'`, file);
+  if (s.lpIterations !== undefined && !positiveInt(s.lpIterations)) throw new FormatError('model header: lpIterations must be a positive integer', file);
+}
+
+function inferenceOptions(s: InferenceSpec): GraphInferOptions {
+  return { routine: s.inference as GraphRoutine | 'auto', ...(s.lpIterations !== undefined ? { lpIterations: s.lpIterations } : {}) };
+}
 
 /** The model kinds, in the order of the documentation's task table. */
 export const MODEL_KINDS = Object.keys(KINDS) as ModelSpec['kind'][];

@@ -49,6 +49,8 @@ const TASK_OF_KIND: Record<ModelSpec['kind'], DataKind> = {
   'sparse-chain': 'conll',
   pose: 'lsp',
   matching: 'alignment',
+  graph: 'graph',
+  multilabel: 'multilabel',
 };
 
 /** Header entries and arrays describing a model (task, spec, task fields): shared by model and path files. */

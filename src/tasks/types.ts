@@ -12,7 +12,7 @@ import type { ModelArray } from '../io/model-file.js';
 import type { ModelSpec } from './model-kinds.js';
 
 /** The data kinds of `KIND:PATH`, one task file each. */
-export const DATA_KINDS = ['ocr', 'synthetic', 'libsvm', 'idx', 'conll', 'horse', 'lsp', 'alignment'] as const;
+export const DATA_KINDS = ['ocr', 'synthetic', 'libsvm', 'idx', 'conll', 'horse', 'lsp', 'alignment', 'graph', 'multilabel'] as const;
 /** A data kind (the KIND of `KIND:PATH`). */
 export type DataKind = (typeof DATA_KINDS)[number];
 
