@@ -5,6 +5,10 @@
  */
 import { GapbcfwError, InputError } from '../core/errors.js';
 import type { SolverResult } from '../solvers/common.js';
+import { formatScoreTable } from '../eval/sequences.js';
+
+/** Summary keys printed as tables in the human output (their JSON stays in --json). */
+const TABLES: Readonly<Record<string, string>> = { perLabel: 'label', perType: 'span type' };
 
 /** Where a command reads and writes: results to stdout, progress and errors to stderr, raw inputs from stdin. */
 export interface Io {
@@ -44,6 +48,10 @@ export function report(summary: Record<string, unknown>, json: boolean, io: Pick
   io.stdout.write(`${headline}\n`);
   for (const [k, x] of Object.entries(clean)) {
     if (k === 'command') continue;
+    if (TABLES[k] !== undefined && typeof x === 'object') {
+      io.stdout.write(`  ${k}:\n${formatScoreTable(TABLES[k]!, x as Parameters<typeof formatScoreTable>[1])}`);
+      continue;
+    }
     const shown = typeof x === 'number' ? String(+x.toPrecision(6)) : Array.isArray(x) ? `${x.length} entries (see --json)` : typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x);
     io.stdout.write(`  ${k}: ${shown}\n`);
   }

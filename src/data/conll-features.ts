@@ -161,13 +161,14 @@ export class FeatureDictionary {
   }
 
   /**
-   * Reads the form written by {@link FeatureDictionary.toJSON}.
+   * Reads the form written by {@link FeatureDictionary.toJSON} (`expectedTemplates` null: any template set).
    * @throws InputError when the value is malformed or uses another template set.
    */
-  static fromJSON(value: unknown, expectedTemplates: string = CONLL_TEMPLATE_SET): FeatureDictionary {
+  static fromJSON(value: unknown, expectedTemplates: string | null = CONLL_TEMPLATE_SET): FeatureDictionary {
     const v = value as Partial<FeatureDictionaryJSON> | null;
     if (v === null || typeof v !== 'object') throw new InputError('attribute dictionary: expected an object');
-    if (v.templates !== expectedTemplates) {
+    if (typeof v.templates !== 'string') throw new InputError('attribute dictionary: templates must be a string');
+    if (expectedTemplates !== null && v.templates !== expectedTemplates) {
       throw new InputError(`attribute dictionary uses templates ${JSON.stringify(v.templates)}, this version extracts ${JSON.stringify(expectedTemplates)}`);
     }
     if (!(Number.isInteger(v.minFrequency) && v.minFrequency! >= 1)) throw new InputError('attribute dictionary: minFrequency must be a positive integer');
