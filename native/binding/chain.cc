@@ -104,7 +104,7 @@ Napi::Value ChainNodeScores(const Napi::CallbackInfo& info) {
 }
 
 // chainViterbi(theta: Float64Array (T*K), T, K, trans: Float64Array (K*K, prev + K*next), out: Int32Array (T))
-// -> score: max-sum over given node scores, for chain models with their own feature layout.
+// -> score: max-sum over given node scores (numbers or -Infinity), for chain models with their own feature layout.
 Napi::Value ChainViterbi(const Napi::CallbackInfo& info) {
   RequireArgCount(info, 5, "chainViterbi");
   const auto theta = RequireTypedArray<double>(info, 0, "chainViterbi: theta");
@@ -114,7 +114,9 @@ Napi::Value ChainViterbi(const Napi::CallbackInfo& info) {
   if (theta.ElementLength() < T * K) throw Napi::RangeError::New(info.Env(), "chainViterbi: theta needs T*K entries");
   const auto trans = RequireTypedArray<double>(info, 3, "chainViterbi: trans");
   RequireLength(trans, K * K, "chainViterbi: trans");
-  RequireNoNaN(info.Env(), theta.Data(), T * K, "chainViterbi: theta", false, false);
+  // -Infinity forbids a state or a transition (constrained chains).
+  RequireNoNaN(info.Env(), theta.Data(), T * K, "chainViterbi: theta", true, false);
+  RequireNoNaN(info.Env(), trans.Data(), K * K, "chainViterbi: trans", true, false);
   auto out = RequireTypedArray<int32_t>(info, 4, "chainViterbi: out");
   RequireLength(out, T, "chainViterbi: out");
   thread_local std::vector<double> work;

@@ -2,7 +2,6 @@
 // given node scores and transitions (forbidden entries at -Infinity). Synchronous: one call is microseconds.
 #include <napi.h>
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -19,9 +18,7 @@ namespace {
 // theta (Float64Array T*K) and trans (Float64Array K*K): numbers or -Infinity, never NaN or +Infinity.
 void RequireScores(const Napi::CallbackInfo& info, const Napi::TypedArrayOf<double>& a, std::size_t length, const std::string& name) {
   if (a.ElementLength() < length) throw Napi::RangeError::New(info.Env(), name + " needs " + std::to_string(length) + " entries");
-  for (std::size_t j = 0; j < length; ++j) {
-    if (std::isnan(a[j]) || a[j] == INFINITY) throw Napi::RangeError::New(info.Env(), name + "[" + std::to_string(j) + "] is " + FormatNumber(a[j]) + " (numbers or -Infinity only)");
-  }
+  RequireNoNaN(info.Env(), a.Data(), length, name, true, false);
 }
 
 struct ChainArgs {
