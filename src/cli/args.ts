@@ -87,6 +87,7 @@ function parseValue(o: OptionSpec, raw: string): string | number {
     return raw;
   }
   if (o.type !== 'number' && o.type !== 'integer') return raw;
+  if (o.words?.includes(raw)) return raw;
   const x = Number(raw);
   const ok =
     NUMBER_RE.test(raw.trim()) &&
@@ -94,7 +95,7 @@ function parseValue(o: OptionSpec, raw: string): string | number {
     (o.type === 'number' || Number.isSafeInteger(x)) &&
     (o.min === undefined || (o.minExclusive ? x > o.min : x >= o.min)) &&
     (o.max === undefined || x <= o.max);
-  if (!ok) throw new UsageError(`--${o.name} must be ${describeRange(o)}, got '${raw}'`);
+  if (!ok) throw new UsageError(`--${o.name} must be ${describeRange(o)}${o.words ? ` or ${o.words.join(', ')}` : ''}, got '${raw}'`);
   return x;
 }
 

@@ -25,7 +25,7 @@ export const SEED_MAX = 2 ** 32 - 1;
 const solver = 'Solver';
 /** The solver options of every training command (train, demo, path). */
 export const SOLVER_OPTIONS: readonly CommandOption[] = [
-  { name: 'lambda', type: 'number', value: 'X', ...LAMBDA_RANGE, help: 'regularisation lambda of (lambda/2)||w||^2 + (1/n) sum_i H_i(w)', default: '1/n; a task may set its own', group: solver },
+  { name: 'lambda', type: 'number', value: 'X|auto', ...LAMBDA_RANGE, words: ['auto'], help: 'regularisation lambda of (lambda/2)||w||^2 + (1/n) sum_i H_i(w); train: auto = the best on --dev or --dev-fraction along the regularization path', default: '1/n; a task may set its own', group: solver },
   { name: 'solver', type: 'choice', value: 'NAME', choices: CLI_SOLVERS, help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise, cutting-plane = 1-slack (SVMstruct)', default: 'bcfw', group: solver },
   { name: 'sampling', type: 'choice', value: 'S', choices: ['uniform', 'perm', 'gap'], help: 'block sampling; gap = proportional to the block-gap estimates (2016, Alg. 2)', default: 'uniform', group: solver },
   { name: 'cache', type: 'flag', help: 'gap-based caching of oracle answers (2016, Alg. 3)', group: solver },

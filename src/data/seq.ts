@@ -66,6 +66,16 @@ export function parseAttributeLine(line: string, file: string, lineNo: number): 
   return { label: fields[0]!, attributes, weights: weights && Float64Array.from(weights) };
 }
 
+/** One item line of CRFsuite's format: the label and the attributes (`:` and `\` escaped; `NAME:WEIGHT` where a weight is not 1). */
+export function formatAttributeLine(label: string, attributes: readonly string[], weights?: ArrayLike<number> | null): string {
+  const fields = attributes.map((a, j) => {
+    const name = a.replace(/[\\:]/g, (c) => `\\${c}`);
+    const w = weights?.[j] ?? 1;
+    return w === 1 ? name : `${name}:${w}`;
+  });
+  return [label, ...fields].join('\t');
+}
+
 /** Options of {@link parseAttributeFile}. */
 export interface SequenceReadOptions {
   /** Whether every item needs a label (training and evaluation data). Default true. */

@@ -56,6 +56,8 @@ export interface OptionSpec {
   max?: number;
   /** The accepted values of a `choice`. */
   choices?: readonly string[];
+  /** Words a number option also takes (`--lambda auto`), kept as strings. */
+  words?: readonly string[];
   /** A one-letter alias (`-o`). */
   short?: string;
   /** The value names a file or folder the command writes: checked before any work starts. */
