@@ -98,9 +98,9 @@ export function chainRules(labelNames: readonly string[], spec: ChainRulesSpec):
   return rules;
 }
 
-/** Whether a labelling obeys the masks; else the first position that breaks them and why. */
+/** Whether a labelling obeys the masks; else the first position that breaks them and why (`labelNames` only name states in it). */
 export function checkLabelling(rules: ChainRules, y: ArrayLike<number>, labelNames: readonly string[]): { position: number; why: string } | null {
-  const K = labelNames.length;
+  const K = rules.allowed ? Math.round(Math.sqrt(rules.allowed.length)) : labelNames.length;
   const T = y.length;
   const name = (k: number) => labelNames[k] ?? String(k);
   if (T === 0) return null;
