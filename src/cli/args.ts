@@ -95,7 +95,7 @@ function parseValue(o: OptionSpec, raw: string): string | number {
     (o.type === 'number' || Number.isSafeInteger(x)) &&
     (o.min === undefined || (o.minExclusive ? x > o.min : x >= o.min)) &&
     (o.max === undefined || x <= o.max);
-  if (!ok) throw new UsageError(`--${o.name} must be ${describeRange(o)}${o.words ? ` or ${o.words.join(', ')}` : ''}, got '${raw}'`);
+  if (!ok) throw new UsageError(`--${o.name} must be ${describeRange(o)}, got '${raw}'${o.words ? ` (or ${o.words.join(', ')})` : ''}`);
   return x;
 }
 
