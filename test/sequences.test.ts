@@ -24,7 +24,9 @@ import { chainRules, checkLabelling, parseLabelWeights, type ChainRules } from '
 import { SparseChainModel, type SparseSequence } from '../src/models/sparse-chain.js';
 import { train } from '../src/solvers/index.js';
 import { allLabellings } from './helpers/tiny.js';
-import { cli } from './helpers/capture.js';
+import { cli, cliWithInput } from './helpers/capture.js';
+import { documentedCommands, runnable } from './helpers/docs.js';
+import { readFileSync } from 'node:fs';
 
 /** Score of a labelling over node scores and transitions, summed in the Viterbi order ((s + trans) + theta). */
 function pathScore(theta: Float64Array, trans: Float64Array, K: number, y: Int32Array): number {
@@ -379,4 +381,30 @@ describe.skipIf(!hasData('conll2000', 'train.txt'))('seq: on CoNLL-2000 converte
     expect(b.r.primal).toBe(a.r.primal);
     expect(b.r.gap).toBe(a.r.gap);
   }, 120_000);
+});
+
+describe('docs/models/sequences.md', () => {
+  it('every command of the page runs as written and does what the page says', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-seq-docs-'));
+    const commands = documentedCommands('docs/models/sequences.md');
+    expect(commands.length).toBe(8);
+    const outputs: string[] = [];
+    for (const { line, argv } of commands) {
+      const stdin = /< (\S+)/.exec(line)?.[1];
+      const args = runnable(argv, dir);
+      const r = stdin === undefined ? await cli(...args, '--quiet') : await cliWithInput(readFileSync(stdin, 'utf8'), ...args, '--quiet');
+      expect(r.code, `${line}\n${r.stderr}`).toBe(0);
+      outputs.push(r.stdout);
+    }
+    const labels = 'B-PER\nI-PER\nO\nO\nB-LOC\n\nO\nB-LOC\n\nB-PER\nI-PER\nO\n\n';
+    expect(outputs[1]).toBe(labels);
+    expect(outputs[2]!.match(/^@score\t/gm)!.length).toBe(6);
+    expect(outputs[2]!.split('\n\n')[0]).toMatch(/^@score\t[-\d.e]+\nB-PER\nI-PER\nO\nO\nB-LOC$/);
+    expect(outputs[3]!.split('\n')[0]).toBe('label\tB-LOC\tB-PER\tI-PER\tO');
+    expect(outputs[4]).toMatch(/perLabel:[\s\S]*B-PER +100\.00 +100\.00 +100\.00 +2/);
+    expect(outputs[4]).toMatch(/span type[\s\S]*PER +100\.00/);
+    const jsonl = outputs[6]!.trim().split('\n').map((l) => JSON.parse(l));
+    expect(jsonl.map((o) => o.labels.join(' '))).toEqual(['B-PER I-PER O O B-LOC', 'O B-LOC', 'B-PER I-PER O']);
+    expect(outputs[7]).toMatch(/lambdaAuto: \{"metric":"f1"/);
+  }, 60_000);
 });
