@@ -36,6 +36,8 @@ export interface ConllReadOptions {
    * is required of every line of the file (as conlleval requires), the third column is kept when present.
    */
   columns?: 3 | 'auto';
+  /** The line number of the text's first line (a block cut out of a longer input). Default 1. */
+  firstLine?: number;
 }
 
 const CHUNK_TAG_RE = /^(?:O|[BI]-\S+)$/;
@@ -68,7 +70,7 @@ export function parseConll(text: string, fileName = '<conll>', options: ConllRea
     chunks = [];
   };
   let lineNo = 0;
-  for (const next of textLines(text)) {
+  for (const next of textLines(text, options.firstLine)) {
     lineNo = next.lineNo;
     const line = next.line;
     const f = line.trim().split(/\s+/);

@@ -62,10 +62,10 @@ function gunzipOrThrow(raw: Buffer, path: string): Buffer {
   }
 }
 
-/** The lines of a text with 1-based line numbers (\n or \r\n endings), for loaders that report lines in errors. */
-export function* textLines(text: string): Generator<{ line: string; lineNo: number }> {
+/** The lines of a text with 1-based line numbers from `firstLine` (\n or \r\n endings), for loaders that report lines in errors. */
+export function* textLines(text: string, firstLine = 1): Generator<{ line: string; lineNo: number }> {
   let start = 0;
-  let lineNo = 0;
+  let lineNo = firstLine - 1;
   while (start < text.length) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;

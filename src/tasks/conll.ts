@@ -83,8 +83,7 @@ function tagStream(description: ModelDescription, w: Float64Array, model: Struct
       let gold = true;
       const flush = async () => {
         if (block.length === 0) return;
-        // parseConll numbers lines from 1: pad the block so that its messages name the line of the input.
-        for (const s of parseConll(`${'\n'.repeat(first - 1)}${block.join('\n')}\n`, name, { columns: 'auto' })) {
+        for (const s of parseConll(`${block.join('\n')}\n`, name, { columns: 'auto', firstLine: first })) {
           const has = s.chunks === null ? 2 : 3;
           columns ??= has;
           if (has !== columns) throw new FormatError(`expected ${columns} columns like the first token line, found ${has}`, name, s.line);
