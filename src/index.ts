@@ -41,6 +41,11 @@ export { BatchEngine, preparedPass, type BatchModel, type EngineOptions } from '
 export type { BatchDecoder, BatchOracle, Items, OracleCounters, PassOutput, PassProgress } from './core/batch.js';
 export { ChainModel, sequencesXY, type ChainModelOptions, type DecodeBackend } from './models/chain.js';
 export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';
+export type { ScoredLabelling } from './models/chain-base.js';
+export { chainRules, checkLabelling, parseLabelWeights, TAG_SCHEMES, type ChainRules, type ChainRulesSpec, type TagScheme } from './models/chain-rules.js';
+export { sequenceScores, spanScheme, type SequenceScores, type LabelScores, type SpanScheme } from './eval/sequences.js';
+export { parseAttributeFile, formatAttributeLine, type AttributeSequence, type SequenceReadOptions } from './data/seq.js';
+export { parseColumnFile, parseTemplates, defaultTemplates, templateAttributes, wordShape, type Template, type ColumnSentence } from './data/templates.js';
 export { MulticlassModel, csrRows } from './models/multiclass.js';
 export { SegmentationModel, segmentationLoss, withAreas, type SegmentationGraph, type SegmentationLabel, type SegmentationModelOptions } from './models/segmentation.js';
 export { PoseModel, treeMaxSum, treeScore, topologicalOrder, type PoseModelOptions, type PoseInput, type PoseLabel, type PoseGrid, type CellOffset, type EdgeCost, type TreeMaxSumResult } from './models/pose.js';

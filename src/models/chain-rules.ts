@@ -8,6 +8,7 @@ import { InputError } from '../core/errors.js';
 
 /** The tag schemes whose transitions `--constraints` enforces. `bio` and `iob2` are the same rules. */
 export const TAG_SCHEMES = ['bio', 'iob2', 'bioes'] as const;
+/** A tag scheme of {@link TAG_SCHEMES}. */
 export type TagScheme = (typeof TAG_SCHEMES)[number];
 
 /** Forbidden transitions and end states of a chain, and the class weights of its loss (all optional). */
