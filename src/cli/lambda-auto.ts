@@ -93,9 +93,21 @@ export async function chooseLambda(
   if (!quiet) io.stderr.write(`--lambda auto: ${value.string(a, 'lambda-search') ?? 'path'} on ${train.train.length} examples, scored on ${dev.train.length} dev examples\n`);
   if (value.string(a, 'lambda-search') === 'grid') {
     const lambdas = Array.from({ length: 13 }, (_, k) => 10 ** (1 - k / 2)).filter((l) => l >= minLambda);
-    await gridSearchAsync(problem, { lambdas, epsilon: setup.epsilon, solver: setup.solver, signal: setup.signal, onPoint: (p) => score(p.lambda, p.w, p.gap) });
+    await gridSearchAsync(problem, {
+      lambdas, epsilon: setup.epsilon, solver: setup.solver, signal: setup.signal,
+      onPoint: (p) => {
+        score(p.lambda, p.w, p.gap);
+        p.w = new Float64Array(0);
+      },
+    });
   } else {
-    const path = await regularizationPathAsync(problem, { epsilon: setup.epsilon, minLambda, solver: setup.solver, signal: setup.signal, onBreakpoint: (b) => score(b.lambda, b.w, b.gap) });
+    const path = await regularizationPathAsync(problem, {
+      epsilon: setup.epsilon, minLambda, solver: setup.solver, signal: setup.signal,
+      onBreakpoint: (b) => {
+        score(b.lambda, b.w, b.gap);
+        b.w = new Float64Array(0); // scored: training reruns at the best lambda, so the path need not hold every w (d each)
+      },
+    });
     if (curve.length === 0) score(path.lambdaInf, path.wInf, path.gapInf);
   }
   if (curve.length === 0) throw new InputError('--lambda auto: the search was stopped before any lambda was solved');
