@@ -89,25 +89,37 @@ export interface SequenceReadOptions {
  */
 export function parseAttributeFile(text: string, file: string, options: SequenceReadOptions = {}): AttributeSequence[] {
   const labelled = options.labelled ?? true;
-  const out: AttributeSequence[] = [];
-  let current: AttributeSequence | null = null;
-  let lastLine = 0;
-  for (const { line, lineNo } of textLines(text)) {
-    lastLine = lineNo;
-    if (line.trim() === '') {
-      if (current) out.push(current);
-      current = null;
-      continue;
+  return lineBlocks(text, file, 'no items: expected LABEL<TAB>ATTRIBUTE... lines').map((block) => {
+    const s: AttributeSequence = { labels: [], attributes: [], weights: [], line: block[0]!.lineNo };
+    for (const { line, lineNo } of block) {
+      const item = parseAttributeLine(line, file, lineNo);
+      if (labelled && item.label === '') throw new FormatError('empty label (the line starts with a tab)', file, lineNo);
+      s.labels.push(item.label);
+      s.attributes.push(item.attributes);
+      s.weights.push(item.weights);
     }
-    const item = parseAttributeLine(line, file, lineNo);
-    if (labelled && item.label === '') throw new FormatError('empty label (the line starts with a tab)', file, lineNo);
-    current ??= { labels: [], attributes: [], weights: [], line: lineNo };
-    current.labels.push(item.label);
-    current.attributes.push(item.attributes);
-    current.weights.push(item.weights);
+    return s;
+  });
+}
+
+/**
+ * The blocks of non-blank lines of a text (lines holding only whitespace separate them), with their line numbers.
+ * @throws FormatError naming `file` with `empty` when there is none.
+ */
+export function lineBlocks(text: string, file: string, empty: string): { line: string; lineNo: number }[][] {
+  const out: { line: string; lineNo: number }[][] = [];
+  let current: { line: string; lineNo: number }[] = [];
+  let lastLine = 0;
+  for (const next of textLines(text)) {
+    lastLine = next.lineNo;
+    if (next.line.trim() !== '') current.push(next);
+    else if (current.length > 0) {
+      out.push(current);
+      current = [];
+    }
   }
-  if (current) out.push(current);
-  if (out.length === 0) throw new FormatError('no items: expected LABEL<TAB>ATTRIBUTE... lines', file, Math.max(lastLine, 1));
+  if (current.length > 0) out.push(current);
+  if (out.length === 0) throw new FormatError(empty, file, Math.max(lastLine, 1));
   return out;
 }
 

@@ -18,7 +18,7 @@
  * @module
  */
 import { FormatError, InputError } from '../core/errors.js';
-import type { AttributeSequence } from './seq.js';
+import { lineBlocks, type AttributeSequence } from './seq.js';
 import { textLines } from './paths.js';
 
 /** One column file sentence: its rows of fields (the tag column included when the file has it). */
@@ -30,26 +30,16 @@ export interface ColumnSentence {
 
 /** Parses a column file into sentences. @throws FormatError with file and line for a row of another width, or an empty file. */
 export function parseColumnFile(text: string, file: string): ColumnSentence[] {
-  const out: ColumnSentence[] = [];
-  let current: ColumnSentence | null = null;
   let width = 0;
-  let lastLine = 0;
-  for (const { line, lineNo } of textLines(text)) {
-    lastLine = lineNo;
-    if (line.trim() === '') {
-      if (current) out.push(current);
-      current = null;
-      continue;
-    }
-    const row = splitColumns(line);
-    if (width === 0) width = row.length;
-    else if (row.length !== width) throw new FormatError(`expected ${width} columns like the first token line, found ${row.length}`, file, lineNo);
-    current ??= { rows: [], line: lineNo };
-    current.rows.push(row);
-  }
-  if (current) out.push(current);
-  if (out.length === 0) throw new FormatError('no tokens: expected WORD ... TAG lines', file, Math.max(lastLine, 1));
-  return out;
+  return lineBlocks(text, file, 'no tokens: expected WORD ... TAG lines').map((block) => ({
+    line: block[0]!.lineNo,
+    rows: block.map(({ line, lineNo }) => {
+      const row = splitColumns(line);
+      if (width === 0) width = row.length;
+      else if (row.length !== width) throw new FormatError(`expected ${width} columns like the first token line, found ${row.length}`, file, lineNo);
+      return row;
+    }),
+  }));
 }
 
 /** A line's fields: tab-separated when it has a tab (empty edge fields dropped), else separated by whitespace. */
