@@ -38,7 +38,7 @@ export const SOLVER_OPTIONS: readonly CommandOption[] = [
   { name: 'averaging', type: 'flag', help: 'weighted average rho = 2/(k+2) of the iterates', default: 'on for plain bcfw only', group: solver },
   { name: 'no-averaging', type: 'flag', help: 'return the last iterate', group: solver },
   { name: 'no-line-search', type: 'flag', help: 'the fixed step 2n/(k+2n) (bcfw) or 2/(k+2) (fw)', group: solver },
-  { name: 'gap-threshold', type: 'number', value: 'X', min: 0, max: 1e300, help: 'stop when the exact duality gap is <= X', default: '0.1', group: solver },
+  { name: 'gap-threshold', type: 'number', value: 'X', min: 0, max: 1e300, help: 'stop when the exact duality gap is <= X', default: '0.1; seq and conll-columns 0.01', group: solver },
   { name: 'gap-check', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'passes between exact gap passes', default: '10', group: solver },
   { name: 'max-passes', type: 'integer', value: 'N', min: 0, max: 1e9, help: 'cap on passes', default: '200; ssg 50; cutting-plane 1000', group: solver },
   { name: 'time-budget', type: 'number', value: 'SECONDS', min: 0, minExclusive: true, max: 1e9, help: 'wall-clock budget', default: 'unlimited', group: solver },

@@ -99,6 +99,8 @@ function sequenceTask(kind: SequenceKind): Task {
       : 'CoNLL column files (WORD ... TAG, a blank line between sentences), attributes from templates; --test conll-columns:FILE',
     predictions: 'text',
     separateTest: true,
+    // Mean normalised Hamming losses of tagging data are small (mostly O tokens): 0.1 would stop far from the optimum.
+    defaults: { gapThreshold: 0.01 },
     options: [MIN_FREQUENCY_OPTION, LABELS_OPTION, ...(seq ? [] : [TEMPLATE_OPTION, TAG_COLUMN_OPTION]), ...CHAIN_RULE_OPTIONS],
     checkFields: (fields, file) => void readerOf(kind, fields, file),
     async load(path, o) {
