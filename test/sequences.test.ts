@@ -358,6 +358,18 @@ describe('sequence metrics', () => {
 });
 
 describe.skipIf(!hasData('conll2000', 'train.txt'))('seq: on CoNLL-2000 converted to CRFsuite format', () => {
+  it("the dictionary's CoNLL fast path encodes exactly as encode(conllAttributes(...)) (seen and unseen attributes)", async () => {
+    const { FeatureDictionary } = await import('../src/data/conll-features.js');
+    const train = loadConll(dataPath('conll2000', 'train.txt')).slice(0, 1500);
+    const dictionary = FeatureDictionary.build(train.map((s) => conllAttributes(s.words, s.pos)), { minFrequency: 2 });
+    for (const s of loadConll(dataPath('conll2000', 'test.txt')).slice(0, 400)) {
+      const slow = dictionary.encode(conllAttributes(s.words, s.pos));
+      const fast = dictionary.encodeConll(s.words, s.pos);
+      expect(Array.from(fast.offsets)).toEqual(Array.from(slow.offsets));
+      expect(Array.from(fast.ids)).toEqual(Array.from(slow.ids));
+    }
+  });
+
   it('gives the same certified gap trace as conll:, bit for bit (same attributes, same labels)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-seq-conll-'));
     const sentences = loadConll(dataPath('conll2000', 'train.txt')).slice(0, 200);

@@ -12,7 +12,7 @@
  */
 import { ArrayDataset } from '../core/dataset.js';
 import { check, FormatError, InputError } from '../core/errors.js';
-import { FeatureDictionary, conllAttributes } from './conll-features.js';
+import type { FeatureDictionary } from './conll-features.js';
 import type { SparseSequence } from '../models/sparse-chain.js';
 import { readDataFile, textLines } from './paths.js';
 
@@ -264,7 +264,7 @@ export function encodeConll(sentences: readonly ConllSentence[], dictionary: Fea
   const gold: string[][] = [];
   let unknownTags = 0;
   for (const s of sentences) {
-    xs.push(dictionary.encode(conllAttributes(s.words, s.pos)));
+    xs.push(dictionary.encodeConll(s.words, s.pos));
     const y = tags.encode(s, fileName, unknown);
     for (const k of y) if (k < 0) unknownTags++;
     ys.push(y);

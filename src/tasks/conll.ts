@@ -87,7 +87,7 @@ function tagStream(description: ModelDescription, w: Float64Array, model: Struct
           const has = s.chunks === null ? 2 : 3;
           columns ??= has;
           if (has !== columns) throw new FormatError(`expected ${columns} columns like the first token line, found ${has}`, name, s.line);
-          const x = dictionary.encode(conllAttributes(s.words, s.pos));
+          const x = dictionary.encodeConll(s.words, s.pos);
           const predicted = tags.decode(model.decode(w, x) as Int32Array);
           if (s.chunks) evaluator.add(s.chunks, predicted);
           else gold = false;
@@ -152,7 +152,7 @@ export function conllMetrics(
 export function tagSentences(spec: SparseChainSpec, model: SparseChainModel, w: Float64Array, sentences: readonly ConllSentence[]): string[][] {
   const dictionary = FeatureDictionary.fromJSON(spec.features);
   const tags = new ChunkTagSet(spec.labelNames);
-  return sentences.map((s) => tags.decode(model.decode(w, dictionary.encode(conllAttributes(s.words, s.pos)))));
+  return sentences.map((s) => tags.decode(model.decode(w, dictionary.encodeConll(s.words, s.pos))));
 }
 
 /** Options of {@link loadConllTask}. */
