@@ -418,5 +418,9 @@ describe('docs/models/sequences.md', () => {
     const jsonl = outputs[6]!.trim().split('\n').map((l) => JSON.parse(l));
     expect(jsonl.map((o) => o.labels.join(' '))).toEqual(['B-PER I-PER O O B-LOC', 'O B-LOC', 'B-PER I-PER O']);
     expect(outputs[7]).toMatch(/lambdaAuto: \{"metric":"f1"/);
+    // The README's sequence-labelling commands are commands of the page (run above).
+    const readme = documentedCommands('README.md').filter((c) => c.line.includes('docs/examples/'));
+    expect(readme.length).toBe(2);
+    for (const c of readme) expect(commands.map((d) => d.line.replace(/\s+#.*$/, '').replace(/\s+/g, ' ')), c.line).toContain(c.line.replace(/\s+/g, ' '));
   }, 60_000);
 });
