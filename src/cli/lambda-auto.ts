@@ -1,7 +1,7 @@
 /**
- * `train --lambda auto`: lambda chosen on held-out data. The epsilon-approximate regularization path (2016, Sec. 4;
- * src/path/regpath.ts), or with `--lambda-search grid` the warm-started grid (src/path/grid.ts), is walked on the
- * training set; every breakpoint's w (epsilon-approximate on its piece) is scored on the dev set (`--dev DATA`, or
+ * `train --lambda auto`: lambda chosen on held-out data. The warm-started grid (src/path/grid.ts), or with
+ * `--lambda-search path` the epsilon-approximate regularization path (2016, Sec. 4; src/path/regpath.ts), is walked
+ * on the training set; every breakpoint's w (epsilon-approximate on its piece) is scored on the dev set (`--dev DATA`, or
  * the last `--dev-fraction F` of the training set) with the task's metric (span or chunk F1 where the task has one,
  * else token or example accuracy, else minus the mean task loss). Training then runs at the best lambda (the largest
  * of equal scores); the curve goes into the summary.
@@ -25,7 +25,7 @@ const group = 'Choosing lambda (--lambda auto)';
 export const LAMBDA_AUTO_OPTIONS: readonly CommandOption[] = [
   { name: 'dev', type: 'string', value: 'KIND:PATH', input: true, help: 'held-out data that --lambda auto scores every lambda on (same kind as DATA)', group },
   { name: 'dev-fraction', type: 'number', value: 'F', min: 0, minExclusive: true, max: 0.5, help: 'hold out the last fraction F of the training set as the dev set (the final model trains on all of it)', group },
-  { name: 'lambda-search', type: 'choice', value: 'HOW', choices: ['path', 'grid'], help: 'path: the epsilon-approximate regularization path; grid: 10^1 .. 10^-5 in half decades, warm-started', default: 'path', group },
+  { name: 'lambda-search', type: 'choice', value: 'HOW', choices: ['grid', 'path'], help: 'grid: 10^1 .. 10^-5 in half decades, warm-started, each solved to the gap threshold; path: the epsilon-approximate regularization path from lambda_inf (many short pieces at large lambda)', default: 'grid', group },
   { name: 'min-lambda', type: 'number', value: 'X', min: 1e-12, max: 1e12, help: 'the smallest lambda --lambda auto tries', default: '1e-5', group },
 ];
 
@@ -90,8 +90,8 @@ export async function chooseLambda(
     curve.push({ lambda, score: s.score, gap });
     if (!quiet) io.stderr.write(`lambda ${lambda.toExponential(3)}  dev ${s.metric} ${s.score.toFixed(4)}  gap ${gap.toExponential(2)}\n`);
   };
-  if (!quiet) io.stderr.write(`--lambda auto: ${value.string(a, 'lambda-search') ?? 'path'} on ${train.train.length} examples, scored on ${dev.train.length} dev examples\n`);
-  if (value.string(a, 'lambda-search') === 'grid') {
+  if (!quiet) io.stderr.write(`--lambda auto: ${value.string(a, 'lambda-search') ?? 'grid'} on ${train.train.length} examples, scored on ${dev.train.length} dev examples\n`);
+  if (value.string(a, 'lambda-search') !== 'path') {
     const lambdas = Array.from({ length: 13 }, (_, k) => 10 ** (1 - k / 2)).filter((l) => l >= minLambda);
     await gridSearchAsync(problem, {
       lambdas, epsilon: setup.epsilon, solver: setup.solver, signal: setup.signal,
