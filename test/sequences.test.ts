@@ -335,6 +335,20 @@ describe('seq: and conll-columns: readers', () => {
     expect(c.json!.n).toBe(2);
     const raw = await cli('predict', join(dir, 'c.gbm'), cols, '--quiet');
     expect(raw.stdout).toBe('B-PER\nO\n\nB-PER\n\n');
+    // --lambda auto along the path and on the grid, scored on a --dev set: the chosen lambda is the curve's best.
+    for (const search of ['path', 'grid']) {
+      const auto = await cli('train', `seq:${seq}`, '--lambda', 'auto', '--lambda-search', search, '--dev', `seq:${seq}`, '--min-lambda', '1e-3', '--json', '--quiet');
+      expect(auto.code, auto.stderr).toBe(0);
+      const { curve, metric } = auto.json!.lambdaAuto as { curve: { lambda: number; score: number; gap: number }[]; metric: string };
+      expect(metric).toBe('f1');
+      expect(curve.length).toBeGreaterThan(2);
+      const best = Math.max(...curve.map((p) => p.score));
+      expect(auto.json!.lambda).toBe(curve.find((p) => p.score === best)!.lambda);
+      expect(curve.every((p) => p.gap <= 0.01 + 1e-12)).toBe(true);
+    }
+    const noDev = await cli('train', `seq:${seq}`, '--lambda', 'auto', '--quiet');
+    expect(noDev.code).toBe(2);
+    expect(noDev.stderr).toMatch(/--lambda auto needs held-out data/);
   });
 });
 
