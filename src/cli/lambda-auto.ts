@@ -15,7 +15,7 @@ import { regularizationPathAsync, type PathSolverOptions } from '../path/regpath
 import type { ScoringBackend } from '../core/scoring.js';
 import { chainScores, namesOf } from '../tasks/chains.js';
 import { evaluatePart, loadTask } from '../tasks/index.js';
-import type { TaskData } from '../tasks/types.js';
+import type { DataKind, TaskData } from '../tasks/types.js';
 import { value, type Args, type CommandOption } from './args.js';
 import { UsageError, type Io } from './common.js';
 import { loadOptions } from './options.js';
@@ -44,13 +44,14 @@ export interface LambdaChoice {
   searchSeconds: number;
 }
 
-/** The data the search trains on and the scorer of its dev set. */
-function devSetup(a: Args, data: TaskData, kind: string): Promise<{ train: TaskData; dev: TaskData }> | { train: TaskData; dev: TaskData } {
+/** The data the search trains on, and the dev set (its `train` part) with the metrics that score it. */
+async function devSetup(a: Args, data: TaskData, kind: DataKind): Promise<{ train: TaskData; dev: TaskData }> {
   const devSpec = value.string(a, 'dev');
   const fraction = value.number(a, 'dev-fraction');
   if ((devSpec === undefined) === (fraction === undefined)) throw new UsageError('--lambda auto needs held-out data: --dev KIND:PATH or --dev-fraction F (one of them)');
   if (devSpec !== undefined) {
-    return loadTask(devSpec, { ...loadOptions(a, kind as never), test: undefined, limit: undefined, values: {}, model: { task: data.task, spec: data.spec, fields: data.fields } }).then((dev) => ({ train: data, dev }));
+    const model = { task: data.task, spec: data.spec, fields: data.fields };
+    return { train: data, dev: await loadTask(devSpec, { ...loadOptions(a, kind), test: undefined, limit: undefined, values: {}, model }) };
   }
   const n = data.train.length;
   const held = Math.max(1, Math.round(fraction! * n));
@@ -74,7 +75,7 @@ function scoreOf(figures: Record<string, number>): { metric: string; score: numb
 
 /** Walks the path or the grid on the training part and scores every breakpoint on the dev part. */
 export async function chooseLambda(
-  a: Args, io: Io, data: TaskData, kind: string, model: StructuredModel<unknown, unknown>,
+  a: Args, io: Io, data: TaskData, kind: DataKind, model: StructuredModel<unknown, unknown>,
   setup: { solver: PathSolverOptions; epsilon: number; scoring?: ScoringBackend; signal?: AbortSignal },
 ): Promise<LambdaChoice> {
   const { train, dev } = await devSetup(a, data, kind);

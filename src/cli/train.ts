@@ -15,7 +15,7 @@ import { CUTTING_PLANE_MAX_PASSES, type CuttingPlaneResult } from '../solvers/cu
 import { trainAsync } from '../solvers/index.js';
 import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
-import type { TaskData } from '../tasks/types.js';
+import type { DataKind, TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
 import { UsageError, report, solverSummary, stopDescription, type Io } from './common.js';
 import { chooseLambda, LAMBDA_AUTO_OPTIONS, type LambdaChoice } from './lambda-auto.js';
@@ -97,7 +97,7 @@ async function withRunFiles(a: Args, io: Io, body: (runFiles: RunFiles) => Promi
 }
 
 /** The training run shared by `train` and `demo`. */
-async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaults: { command: string; data: string; lambda?: number; gapThreshold?: number; maxPasses?: number; kind?: string }): Promise<number> {
+async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaults: { command: string; data: string; lambda?: number; gapThreshold?: number; maxPasses?: number; kind?: DataKind }): Promise<number> {
   const model = buildModel(data.spec, decodeBackend(a));
   const { scoring, report: scoringReport } = scoringOf(model, a);
   const problem = modelProblem(model, data.train, { scoring });

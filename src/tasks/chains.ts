@@ -49,7 +49,7 @@ export function withChainRules(data: TaskData, values: OptionValues | undefined)
     const broken = checkLabelling(masks, train.label(i) as Int32Array, names);
     if (broken) throw new InputError(`training example ${i + 1}, token ${broken.position + 1}: ${broken.why} (--constraints/--forbid); fix the data or drop the constraint`);
   }
-  return { ...data, spec: { ...spec, rules }, metrics: data.metrics?.bind(data), tables: data.tables?.bind(data), baseline: data.baseline?.bind(data), writer: data.writer.bind(data) };
+  return { ...data, spec: { ...spec, rules } };
 }
 
 /** Label names of label ids (-1, a gold label the model does not know, as `?`). */
