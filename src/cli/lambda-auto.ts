@@ -11,7 +11,7 @@ import { InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
 import { modelProblem } from '../engine/problem.js';
 import { gridSearchAsync } from '../path/grid.js';
-import { regularizationPathAsync, type PathSolverOptions } from '../path/regpath.js';
+import { regularizationPathAsync, type PathSolverSettings } from '../path/regpath.js';
 import type { ScoringBackend } from '../core/scoring.js';
 import { chainScores, namesOf } from '../tasks/chains.js';
 import { evaluatePart, loadTask } from '../tasks/index.js';
@@ -76,7 +76,7 @@ function scoreOf(figures: Record<string, number>): { metric: string; score: numb
 /** Walks the path or the grid on the training part and scores every breakpoint on the dev part. */
 export async function chooseLambda(
   a: Args, io: Io, data: TaskData, kind: DataKind, model: StructuredModel<unknown, unknown>,
-  setup: { solver: PathSolverOptions; epsilon: number; scoring?: ScoringBackend; signal?: AbortSignal },
+  setup: { solver: PathSolverSettings; epsilon: number; scoring?: ScoringBackend; signal?: AbortSignal },
 ): Promise<LambdaChoice> {
   const { train, dev } = await devSetup(a, data, kind);
   const problem = modelProblem(model, train.train, { scoring: setup.scoring });

@@ -10,7 +10,7 @@ import { saveModel } from '../tasks/model.js';
 import { StreamedOutput } from '../io/output.js';
 import { methodName, type TraceContext } from '../plot/traces.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
-import type { SolverCheckpoint, SolverResult } from '../solvers/common.js';
+import type { ProgressEvent, SolverCheckpoint, SolverResult } from '../solvers/common.js';
 import { CUTTING_PLANE_MAX_PASSES, type CuttingPlaneResult } from '../solvers/cutting-plane.js';
 import { trainAsync } from '../solvers/index.js';
 import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js';
@@ -19,9 +19,7 @@ import type { DataKind, TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
 import { UsageError, report, solverSummary, stopDescription, type Io } from './common.js';
 import { chooseLambda, LAMBDA_AUTO_OPTIONS, type LambdaChoice } from './lambda-auto.js';
-import type { PathSolverOptions } from '../path/regpath.js';
-import type { TrainOptions } from '../solvers/index.js';
-import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
+import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainSettings } from './options.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
 
@@ -101,33 +99,33 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   const model = buildModel(data.spec, decodeBackend(a));
   const { scoring, report: scoringReport } = scoringOf(model, a);
   const problem = modelProblem(model, data.train, { scoring });
-  const options = trainOptions(a, defaults);
+  const auto = a.values.lambda === 'auto';
+  // --lambda auto: the settings without a lambda, which the search on held-out data chooses.
+  const settings = trainSettings(auto ? { ...a, values: { ...a.values, lambda: undefined }, given: new Set([...a.given].filter((f) => f !== 'lambda')) } : a, defaults);
   let choice: LambdaChoice | undefined;
-  if (a.values.lambda === 'auto') {
-    const { solver, lambda: _l, gapThreshold, maxPasses: _m, timeBudget: _t, evaluate: _e, onProgress: _p, trainError: _te, ...rest } = options as TrainOptions & Record<string, unknown>;
-    if (solver !== 'bcfw') throw new UsageError('--lambda auto walks the path with a block-coordinate solver (bcfw, bcpfw, bcafw, hybrid)');
-    let code = 0;
-    code = await withInterrupts(io, 'stopping the lambda search after the current pass', async (signal) => {
-      choice = await chooseLambda(a, io, data, defaults.kind!, model, { solver: rest as PathSolverOptions, epsilon: gapThreshold ?? 0.1, scoring, signal });
+  if (auto) {
+    const { solver, lambda: _l, gapThreshold, maxPasses: _m, timeBudget: _t, trainError: _te, ...rest } = settings;
+    if (solver !== undefined && solver !== 'bcfw') throw new UsageError('--lambda auto walks the grid or the path with a block-coordinate solver (bcfw, bcpfw, bcafw, hybrid)');
+    const code = await withInterrupts(io, 'stopping the lambda search after the current pass', async (signal) => {
+      choice = await chooseLambda(a, io, data, defaults.kind!, model, { solver: rest, epsilon: gapThreshold ?? 0.1, scoring, signal });
       return 0;
     });
     if (code !== 0) return code;
-    options.lambda = choice!.lambda;
+    settings.lambda = choice!.lambda;
     if (!value.flag(a, 'quiet')) io.stderr.write(`--lambda auto: lambda ${choice!.lambda.toExponential(3)} (best dev ${choice!.metric} of ${choice!.curve.length} lambdas, ${choice!.searchSeconds.toFixed(1)} s)\n`);
   }
   const test = data.test;
-  if (test) options.evaluate = (w) => evaluatePart(data, model, w, 'test');
   const quiet = value.flag(a, 'quiet');
-  const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : options.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet);
+  const printer = new ProgressPrinter(io.stderr, settings.maxPasses ?? (settings.solver === 'ssg' ? 50 : settings.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet);
   const { resume, checkpoints, summaryIo } = runFiles;
-  const sampling = 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined;
+  const sampling = settings.solver === undefined || settings.solver === 'bcfw' || settings.solver === 'ssg' ? (settings.sampling ?? 'uniform') : undefined;
   const solverName = value.string(a, 'solver') ?? 'bcfw';
   // Every trace line says which method, seed, lambda and data it belongs to (gapbcfw plot's legend and title).
-  const context: TraceContext = { method: methodName({ solver: solverName, sampling, cache: value.flag(a, 'cache') }), seed: options.seed ?? 1, lambda: options.lambda ?? 1 / problem.n, data: defaults.data };
+  const context: TraceContext = { method: methodName({ solver: solverName, sampling, cache: value.flag(a, 'cache') }), seed: settings.seed ?? 1, lambda: settings.lambda ?? 1 / problem.n, data: defaults.data };
   const traceFile = value.string(a, 'trace');
   const trace = traceFile === undefined ? undefined : StreamedOutput.open(traceFile, { append: resume !== undefined, stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
   let announced = quiet;
-  options.onProgress = (e) => {
+  const onProgress = (e: ProgressEvent) => {
     if (!announced) {
       announced = true;
       io.stderr.write(`${data.description}; ${problem.n} blocks, d = ${problem.dim}\n`);
@@ -138,10 +136,12 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   };
   let result: SolverResult | undefined;
   const code = await withInterrupts(io, 'finishing the current pass, certifying the gap and writing the model', async (signal, urgent) => {
-    options.signal = signal;
-    options.passSignal = urgent;
     try {
-      result = await trainAsync(problem, options, {
+      result = await trainAsync(problem, settings, {
+        ...(test ? { evaluate: (w: Float64Array) => evaluatePart(data, model, w, 'test') } : {}),
+        onProgress,
+        signal,
+        passSignal: urgent,
         resume,
         checkpointEvery: value.number(a, 'checkpoint-every'),
         onCheckpoint: checkpoints && ((c) => checkpoints.write(c)),
@@ -156,7 +156,6 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   const r = result!;
   const out = value.string(a, 'out');
   if (out !== undefined) {
-    const { evaluate: _e, onProgress: _p, signal: _s, passSignal: _ps, ...settings } = options;
     saveModel(out, {
       task: data.task,
       spec: data.spec,
