@@ -243,7 +243,7 @@ describe('class-weighted Hamming loss', () => {
     expect(r.gap!).toBeLessThan(1e-8);
     expect(r.primal!).toBeCloseTo(primal(model, r.w), 9);
     // A second algorithm (batch Frank-Wolfe) reaches the same optimum within the certificates.
-    const fw = train(modelProblem(model, xs, ys), { ...options, solver: 'fw', gapThreshold: 1e-6, maxPasses: 20000 } as never);
+    const fw = train(modelProblem(model, xs, ys), { solver: 'fw', lambda, gapThreshold: 1e-6, maxPasses: 20000 } as never);
     expect(Math.abs(fw.primal! - r.primal!)).toBeLessThanOrEqual(fw.gap! + r.gap! + 1e-12);
     // The unweighted optimum is not optimal for the weighted objective: the weights matter.
     const plain = new SparseChainModel({ numFeatures: F, numLabels: K });
