@@ -38,7 +38,7 @@ export function hasData(...parts: string[]): boolean {
  *
  * @throws InputError when the file cannot be read; FormatError when gzip data is corrupt or truncated.
  */
-export function readDataFile(path: string): Buffer {
+export function readDataFile(path: string): Uint8Array {
   let raw: Buffer;
   try {
     raw = readFileSync(path);
@@ -46,6 +46,12 @@ export function readDataFile(path: string): Buffer {
     throw new InputError(`cannot read ${path}: ${(e as Error).message}`);
   }
   return isGzip(raw) ? gunzipOrThrow(raw, path) : raw;
+}
+
+/** {@link readDataFile} as UTF-8 text. */
+export function readDataText(path: string): string {
+  const bytes = readDataFile(path);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /** Whether `bytes` starts with the gzip magic number 1f 8b. */

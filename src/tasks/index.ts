@@ -88,8 +88,19 @@ export async function loadTask(dataSpec: string, options: LoadOptions = {}): Pro
 export { DATA_KINDS, isDataSpec, parseDataSpec, type DataKind } from './types.js';
 
 /**
- * The mean task loss of a model's predictions on a part (`testError` or `trainError`, the papers' error) and the
- * task's own metrics of the same predictions (chunk F1, PCP, AER, accuracy...).
+ * The mean task loss of a part under its name (TaskData.meanLoss): `testError` / `trainError` (the papers' error),
+ * or `testLoss` / `trainLoss` with the error names kept as aliases; nothing for an empty part.
+ */
+export function meanLossFields(data: Pick<TaskData, 'meanLoss'>, part: 'train' | 'test', value: number | undefined): Record<string, number> {
+  if (value === undefined) return {};
+  const error = part === 'test' ? 'testError' : 'trainError';
+  return data.meanLoss === 'loss' ? { [part === 'test' ? 'testLoss' : 'trainLoss']: value, [error]: value } : { [error]: value };
+}
+
+/**
+ * The mean task loss of a model's predictions on a part (named as TaskData.meanLoss says: `testError`, the papers' error, or
+ * `testLoss` where the loss is not an error rate) and the task's own metrics of the same predictions (chunk F1, PCP,
+ * AER, accuracy...).
  */
 export function evaluatePart(data: TaskData, model: StructuredModel<unknown, unknown>, w: Float64Array, part: 'train' | 'test'): Record<string, number> {
   return evaluated(data, model, w, part).figures;
@@ -118,7 +129,7 @@ function evaluated(data: TaskData, model: StructuredModel<unknown, unknown>, w: 
   }
   const n = Math.max(set.length, 1);
   const figures = {
-    [part === 'test' ? 'testError' : 'trainError']: loss / n,
+    ...meanLossFields(data, part, set.length > 0 ? loss / set.length : 0),
     ...(weighted ? { [part === 'test' ? 'testHamming' : 'trainHamming']: hamming / n } : {}),
     ...(set.length > 0 ? data.metrics?.(part, predictions) : {}),
   };

@@ -11,7 +11,7 @@ import { ArrayDataset } from '../core/dataset.js';
 import { check, FormatError, InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
 import { FeatureDictionary } from '../data/conll-features.js';
-import { readDataFile } from '../data/paths.js';
+import { readDataText } from '../data/paths.js';
 import { encodeAttributes, encodeLabels, labelSet, parseAttributeFile, parseAttributeLine, parseLabelList, type AttributeSequence } from '../data/seq.js';
 import { checkTemplatesAvoid, columnSequences, defaultTemplates, parseColumnFile, parseTemplates, splitColumns, templatesText, type Template } from '../data/templates.js';
 import { sparseChainDim, type SparseSequence } from '../models/sparse-chain.js';
@@ -51,7 +51,7 @@ class SequenceSet extends ArrayDataset<SparseSequence, Int32Array> {
 }
 
 function readSequences(reader: Reader, path: string, labelled: boolean): AttributeSequence[] {
-  const text = readDataFile(path).toString('utf8');
+  const text = readDataText(path);
   if (reader.kind === 'seq') return parseAttributeFile(text, path, { labelled });
   const sentences = parseColumnFile(text, path);
   const width = sentences[0]!.rows[0]!.length;
@@ -108,7 +108,7 @@ function sequenceTask(kind: SequenceKind): Task {
       const templateFile = stringValue(o.values, 'template');
       const reader: Reader = trained
         ? readerOf(kind, trained.fields)
-        : { kind, templates: templateFile === undefined ? undefined : parseTemplates(readDataFile(templateFile).toString('utf8'), templateFile), tagColumn: numberValue(o.values, 'tag-column') };
+        : { kind, templates: templateFile === undefined ? undefined : parseTemplates(readDataText(templateFile), templateFile), tagColumn: numberValue(o.values, 'tag-column') };
       let train = readSequences(reader, path, true);
       if (o.limit !== undefined) train = train.slice(0, o.limit);
       let test = o.test === undefined ? undefined : readSequences(reader, o.test, true);
