@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "gapbcfw",
-      "sources": ["native/binding/addon.cc", "native/binding/batch.cc", "native/binding/chain.cc", "native/binding/gdt.cc", "native/binding/graph.cc", "native/binding/hog.cc", "native/binding/maxflow.cc", "native/binding/pose.cc", "native/binding/scoring.cc", "native/binding/slic.cc", "native/binding/solver.cc", "native/gdt/gdt.cc", "native/graph/cuts.cc", "native/graph/lp.cc", "native/graph/mrf.cc", "native/hog/hog.cc", "native/maxflow/any_graph.cc", "native/maxflow/batch.cc", "native/maxflow/dimacs.cc", "native/maxflow/flow_graph.cc", "native/pose/tree.cc", "native/scoring/batch.cc", "native/scoring/chain.cc", "native/scoring/rows.cc", "native/scoring/segmentation.cc", "native/slic/slic.cc", "native/solver/block_update.cc"],
+      "sources": ["native/binding/addon.cc", "native/binding/batch.cc", "native/binding/chain.cc", "native/binding/chain_decode.cc", "native/binding/gdt.cc", "native/binding/graph.cc", "native/binding/hog.cc", "native/binding/maxflow.cc", "native/binding/pose.cc", "native/binding/scoring.cc", "native/binding/slic.cc", "native/binding/solver.cc", "native/gdt/gdt.cc", "native/graph/cuts.cc", "native/graph/lp.cc", "native/graph/mrf.cc", "native/hog/hog.cc", "native/maxflow/any_graph.cc", "native/maxflow/batch.cc", "native/maxflow/dimacs.cc", "native/maxflow/flow_graph.cc", "native/pose/tree.cc", "native/scoring/batch.cc", "native/scoring/chain.cc", "native/scoring/chain_decode.cc", "native/scoring/rows.cc", "native/scoring/segmentation.cc", "native/slic/slic.cc", "native/solver/block_update.cc"],
       "include_dirs": ["native"],
       "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except_all"],
       "defines": ["NAPI_VERSION=8"],

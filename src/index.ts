@@ -47,6 +47,11 @@ export { BatchEngine, preparedPass, type BatchModel, type EngineOptions } from '
 export type { BatchDecoder, BatchOracle, Items, OracleCounters, PassOutput, PassProgress } from './core/batch.js';
 export { ChainModel, sequencesXY, type ChainModelOptions, type DecodeBackend } from './models/chain.js';
 export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';
+export type { ScoredLabelling } from './models/chain-base.js';
+export { chainRules, checkLabelling, parseLabelWeights, TAG_SCHEMES, type ChainRules, type ChainRulesSpec, type TagScheme } from './models/chain-rules.js';
+export { sequenceScores, spanScheme, type SequenceScores, type LabelScores, type SpanScheme } from './eval/sequences.js';
+export { parseAttributeFile, formatAttributeLine, type AttributeSequence, type SequenceReadOptions } from './data/seq.js';
+export { parseColumnFile, parseTemplates, defaultTemplates, templateAttributes, wordShape, type Template, type ColumnSentence } from './data/templates.js';
 export { MulticlassModel, csrRows } from './models/multiclass.js';
 export { GraphModel, withNodeWeights, nodeWeightsOf, graphLossWeights, checkGraphInput, type GraphInput, type GraphLabel, type GraphModelOptions, type GraphPairwise, type GraphLoss } from './models/graph.js';
 export { MultilabelModel, type MultilabelLabel, type MultilabelModelOptions } from './models/multilabel.js';

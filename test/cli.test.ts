@@ -92,7 +92,7 @@ describe('gapbcfw CLI', () => {
     [['train', 'synthetic:', '--quiet', '--quiet'], /--quiet is given twice/],
     [['train', 'ocr:/nonexistent/letter.data'], /nonexistent/],
     [['train', 'libsvm:x', '--split', 'small'], /--split applies to ocr and lsp data, not libsvm/],
-    [['train', 'synthetic:', '--min-frequency', '2'], /--min-frequency applies to conll data, not synthetic/],
+    [['train', 'synthetic:', '--min-frequency', '2'], /--min-frequency applies to conll, seq and conll-columns data, not synthetic/],
     [['train', 'synthetic:', '--stream'], /--stream and --in-memory apply to horse data/],
     [['train', 'synthetic:', '--test', 'synthetic:'], /--test does not apply to synthetic data/],
     [['eval', '/nonexistent.gbm', 'synthetic:'], /nonexistent/],

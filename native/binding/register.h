@@ -7,6 +7,7 @@ namespace gapbcfw::binding {
 void RegisterGdt(Napi::Env env, Napi::Object exports);
 void RegisterScoring(Napi::Env env, Napi::Object exports);
 void RegisterChain(Napi::Env env, Napi::Object exports);
+void RegisterChainDecode(Napi::Env env, Napi::Object exports);
 void RegisterBatch(Napi::Env env, Napi::Object exports);
 void RegisterSolver(Napi::Env env, Napi::Object exports);
 void RegisterMaxflow(Napi::Env env, Napi::Object exports);

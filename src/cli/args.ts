@@ -70,6 +70,7 @@ function parseValue(o: OptionSpec, raw: string): string | number {
     return raw;
   }
   if (o.type !== 'number' && o.type !== 'integer') return raw;
+  if (o.words?.includes(raw)) return raw;
   const x = Number(raw);
   if (!NUMBER_RE.test(raw.trim()) || !inRange(o, x)) throw new UsageError(`--${o.name} must be ${describeRange(o)}, got '${raw}'`);
   return x;

@@ -5,6 +5,10 @@
  */
 import { GapbcfwError, InputError } from '../core/errors.js';
 import type { SolverResult } from '../solvers/common.js';
+import { formatScoreTable } from '../eval/sequences.js';
+
+/** Summary keys printed as tables in the human output (their JSON stays in --json). */
+const TABLES: Readonly<Record<string, string>> = { perLabel: 'label', perType: 'span type' };
 
 /** Where a command reads and writes: results to stdout, progress and errors to stderr, raw inputs from stdin. */
 export interface Io {
@@ -59,6 +63,10 @@ export function report(summary: Record<string, unknown>, json: boolean, io: Pick
   for (const [k, x] of Object.entries(clean)) {
     // testError / trainError next to testLoss / trainLoss are aliases for scripts (tasks/index.ts meanLossFields).
     if (k === 'command' || (k === 'testError' && 'testLoss' in clean) || (k === 'trainError' && 'trainLoss' in clean)) continue;
+    if (TABLES[k] !== undefined && typeof x === 'object') {
+      io.stdout.write(`  ${k}:\n${formatScoreTable(TABLES[k]!, x as Parameters<typeof formatScoreTable>[1])}`);
+      continue;
+    }
     const shown = typeof x === 'number' ? String(Number.isInteger(x) ? x : +x.toPrecision(6)) : Array.isArray(x) ? `${x.length} entries (see --json)` : typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x);
     io.stdout.write(`  ${k}: ${shown}\n`);
   }

@@ -11,7 +11,7 @@ import { isPathFile, loadPath } from '../path/path-file.js';
 import { pathWeights } from '../path/regpath.js';
 import { gapStatus } from '../core/approximate.js';
 import type { FullPass } from '../solvers/common.js';
-import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';
+import { evaluatePartWithTables, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import type { TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
@@ -47,7 +47,7 @@ export const evalCommand: Command = {
     const set = part === 'test' ? data.test! : data.train;
     const model = buildModel(trained.spec, decodeBackend(a));
     const t0 = performance.now();
-    const summary: Record<string, unknown> = { command: 'eval', task: data.task, part, n: set.length, ...evaluatePart(data, model, trained.w, part), ...data.baseline?.(part) };
+    const summary: Record<string, unknown> = { command: 'eval', task: data.task, part, n: set.length, ...evaluatePartWithTables(data, model, trained.w, part), ...data.baseline?.(part) };
     let code = 0;
     if (trained.dual !== undefined && trained.lambda !== undefined && trained.trainFingerprint === set.fingerprint()) {
       // The training set: primal by a full oracle pass, the dual from the saved iterate.

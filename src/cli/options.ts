@@ -40,8 +40,13 @@ export function settingOptions(table: readonly SettingSpec[], group: string, sol
   });
 }
 
-/** The solver options of every training command (train, demo, path), generated from the settings table. */
-export const SOLVER_OPTIONS: readonly CommandOption[] = settingOptions(SETTINGS, 'Solver');
+/**
+ * The solver options of every training command (train, demo, path), generated from the settings table; `--lambda`
+ * also takes `auto` on the command line (train: chosen on held-out data, src/cli/lambda-auto.ts).
+ */
+export const SOLVER_OPTIONS: readonly CommandOption[] = settingOptions(SETTINGS, 'Solver').map((o) =>
+  o.name === 'lambda' ? { ...o, value: 'X|auto', words: ['auto'], help: `${o.help}; train: auto = the best on --dev or --dev-fraction (--lambda-search)` } : o,
+);
 
 /** By default, evaluations are at least this many test sets' worth of oracle calls apart (about a tenth of the oracle work). */
 const EVALUATION_SHARE_INVERSE = 10;
@@ -100,6 +105,11 @@ export function taskOptionTable(command: 'train' | 'model' | 'predict'): Command
     .map((o) => ({ ...o, group: `${o.tasks?.join(', ') ?? 'task'} data` }));
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+function inWords(items: readonly string[]): string {
+  return items.length <= 2 ? items.join(' and ') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
 /**
  * Load options of a data set from the parsed flags: the generic data flags and the task's own options (an option
  * of another task is refused, naming it).
@@ -110,7 +120,7 @@ export function loadOptions(a: Args, kind: DataKind): LoadOptions {
   const values: Record<string, string | number | boolean | undefined> = {};
   for (const o of taskOptions()) {
     if (!a.given.has(o.name) || !a.command.options.some((c) => c.name === o.name)) continue;
-    if (!own.has(o.name)) throw new UsageError(`--${o.name} applies to ${o.tasks?.join(' and ') ?? 'other'} data, not ${kind}`);
+    if (!own.has(o.name)) throw new UsageError(`--${o.name} applies to ${o.tasks ? inWords(o.tasks) : 'other'} data, not ${kind}`);
     values[o.name] = a.values[o.name];
   }
   if (value.flag(a, 'stream') && value.flag(a, 'in-memory')) throw new UsageError('--stream and --in-memory contradict each other');

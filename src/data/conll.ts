@@ -12,7 +12,7 @@
  */
 import { ArrayDataset } from '../core/dataset.js';
 import { check, FormatError, InputError } from '../core/errors.js';
-import { FeatureDictionary, conllAttributes } from './conll-features.js';
+import type { FeatureDictionary } from './conll-features.js';
 import type { SparseSequence } from '../models/sparse-chain.js';
 import { readDataText, textLines } from './paths.js';
 
@@ -36,6 +36,8 @@ export interface ConllReadOptions {
    * is required of every line of the file (as conlleval requires), the third column is kept when present.
    */
   columns?: 3 | 'auto';
+  /** The line number of the text's first line (a block cut out of a longer input). Default 1. */
+  firstLine?: number;
 }
 
 const CHUNK_TAG_RE = /^(?:O|[BI]-\S+)$/;
@@ -68,7 +70,7 @@ export function parseConll(text: string, fileName = '<conll>', options: ConllRea
     chunks = [];
   };
   let lineNo = 0;
-  for (const next of textLines(text)) {
+  for (const next of textLines(text, options.firstLine)) {
     lineNo = next.lineNo;
     const line = next.line;
     const f = line.trim().split(/\s+/);
@@ -262,7 +264,7 @@ export function encodeConll(sentences: readonly ConllSentence[], dictionary: Fea
   const gold: string[][] = [];
   let unknownTags = 0;
   for (const s of sentences) {
-    xs.push(dictionary.encode(conllAttributes(s.words, s.pos)));
+    xs.push(dictionary.encodeConll(s.words, s.pos));
     const y = tags.encode(s, fileName, unknown);
     for (const k of y) if (k < 0) unknownTags++;
     ys.push(y);

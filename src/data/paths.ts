@@ -69,13 +69,16 @@ function gunzipOrThrow(raw: Buffer, path: string): Buffer {
 }
 
 /**
- * The lines of a text with 1-based line numbers (\n or \r\n endings), for loaders that report lines in errors. A
- * byte array of UTF-8 is decoded line by line (files larger than the longest string V8 can hold are read so).
+ * The lines of a text with 1-based line numbers from `firstLine` (
+ or 
+ endings), for loaders that report lines
+ * in errors. A byte array of UTF-8 is decoded line by line (files larger than the longest string V8 can hold are
+ * read so).
  */
-export function* textLines(text: string | Uint8Array): Generator<{ line: string; lineNo: number }> {
+export function* textLines(text: string | Uint8Array, firstLine = 1): Generator<{ line: string; lineNo: number }> {
   const utf8 = new TextDecoder();
   let start = 0;
-  let lineNo = 0;
+  let lineNo = firstLine - 1;
   while (start < text.length) {
     let end = typeof text === 'string' ? text.indexOf('\n', start) : text.indexOf(0x0a, start);
     if (end < 0) end = text.length;

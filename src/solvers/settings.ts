@@ -184,10 +184,10 @@ export const SETTINGS: readonly SettingSpec<SolverName>[] = [
   {
     key: 'lambda', flag: 'lambda', type: 'number', value: 'X', ...LAMBDA_RANGE, default: '1/n; a task may set its own', section: STOPPING,
     help: 'regularisation lambda of (lambda/2)||w||^2 + (1/n) sum_i H_i(w)',
-    doc: 'regularization weight lambda of the primal (beyond its range, the squares of w = -(1/lambda) mean psi under- or overflow); `demo` and `lsp:` data default to 0.01; `path` picks its own lambdas and refuses the flag',
+    doc: 'regularization weight lambda of the primal (beyond its range, the squares of w = -(1/lambda) mean psi under- or overflow); `demo` and `lsp:` data default to 0.01; `path` picks its own lambdas and refuses the flag; `train --lambda auto` chooses it on held-out data (see the data flags below)',
     paper: '[2016] eq. 1, [2013] eq. 3',
   },
-  { key: 'gapThreshold', flag: 'gap-threshold', type: 'number', value: 'X', min: 0, max: 1e300, default: '0.1', section: STOPPING, help: 'stop when the exact duality gap is <= X', doc: 'stop as soon as an exact duality gap is <= X (`demo`: 0.01; `lsp:` data: 0.001)', paper: '[2016] eq. 5' },
+  { key: 'gapThreshold', flag: 'gap-threshold', type: 'number', value: 'X', min: 0, max: 1e300, default: '0.1; seq and conll-columns 0.01', section: STOPPING, help: 'stop when the exact duality gap is <= X', doc: 'stop as soon as an exact duality gap is <= X (`demo`: 0.01; `lsp:` data: 0.001; `seq:` and `conll-columns:` data: 0.01)', paper: '[2016] eq. 5' },
   {
     key: 'gapCheck', flag: 'gap-check', type: 'integer', value: 'N', min: 1, max: 1e9, default: '10', section: STOPPING, solvers: ['bcfw', 'ssg'],
     help: 'passes between exact gap passes',

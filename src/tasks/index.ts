@@ -8,6 +8,8 @@ import type { StructuredModel } from '../core/problem.js';
 import { alignmentTask } from './alignment.js';
 import { conllTask } from './conll.js';
 import { graphTask } from './graph.js';
+import { withChainRules } from './chains.js';
+import { columnsTask, seqTask } from './seq.js';
 import { horseTask } from './horse.js';
 import { idxTask } from './idx.js';
 import { libsvmTask } from './libsvm.js';
@@ -25,6 +27,8 @@ export const TASKS: { readonly [K in DataKind]: Task } = {
   libsvm: libsvmTask,
   idx: idxTask,
   conll: conllTask,
+  seq: seqTask,
+  'conll-columns': columnsTask,
   horse: horseTask,
   lsp: lspTask,
   alignment: alignmentTask,
@@ -35,7 +39,7 @@ export const TASKS: { readonly [K in DataKind]: Task } = {
 /** The data kinds that train each model kind (the rows of the documentation's task table). */
 export const TASKS_OF_MODEL: { readonly [K in ModelSpec['kind']]: readonly DataKind[] } = {
   chain: ['ocr', 'synthetic'],
-  'sparse-chain': ['conll'],
+  'sparse-chain': ['conll', 'seq', 'conll-columns'],
   multiclass: ['libsvm', 'idx'],
   segmentation: ['horse'],
   pose: ['lsp'],
@@ -84,7 +88,7 @@ export async function loadTask(dataSpec: string, options: LoadOptions = {}): Pro
   }
   const data = await task.load(path, { ...options, test });
   if (model) checkSameShape(data.spec, model.spec);
-  return data;
+  return model ? data : withChainRules(data, options.values);
 }
 
 export { DATA_KINDS, isDataSpec, parseDataSpec, type DataKind } from './types.js';
@@ -105,14 +109,35 @@ export function meanLossFields(data: Pick<TaskData, 'meanLoss'>, part: 'train' |
  * AER, accuracy...).
  */
 export function evaluatePart(data: TaskData, model: StructuredModel<unknown, unknown>, w: Float64Array, part: 'train' | 'test'): Record<string, number> {
+  return evaluated(data, model, w, part).figures;
+}
+
+/** {@link evaluatePart} with the task's tables (per-label and per-span-type scores) of the same predictions. */
+export function evaluatePartWithTables(data: TaskData, model: StructuredModel<unknown, unknown>, w: Float64Array, part: 'train' | 'test'): Record<string, unknown> {
+  const { figures, predictions } = evaluated(data, model, w, part);
+  return { ...figures, ...(predictions.length > 0 ? data.tables?.(part, predictions) : {}) };
+}
+
+function evaluated(data: TaskData, model: StructuredModel<unknown, unknown>, w: Float64Array, part: 'train' | 'test'): { figures: Record<string, number>; predictions: unknown[] } {
   const set = part === 'test' ? data.test : data.train;
   if (!set) throw new InputError(`the data has no ${part} part`);
   const predictions: unknown[] = [];
   let loss = 0;
+  let hamming = 0;
+  // A class-weighted loss is reported next to the plain normalised Hamming loss.
+  const chain = model as unknown as { rules?: { labelWeights?: unknown }; hammingLoss?(a: unknown, b: unknown): number };
+  const weighted = chain.rules?.labelWeights !== undefined;
   for (let i = 0; i < set.length; i++) {
     const y = model.decode(w, set.input(i));
     loss += model.loss(set.label(i), y);
+    if (weighted) hamming += chain.hammingLoss!(set.label(i), y);
     predictions.push(y);
   }
-  return { ...meanLossFields(data, part, set.length > 0 ? loss / set.length : 0), ...(set.length > 0 ? data.metrics?.(part, predictions) : {}) };
+  const n = Math.max(set.length, 1);
+  const figures = {
+    ...meanLossFields(data, part, set.length > 0 ? loss / set.length : 0),
+    ...(weighted ? { [part === 'test' ? 'testHamming' : 'trainHamming']: hamming / n } : {}),
+    ...(set.length > 0 ? data.metrics?.(part, predictions) : {}),
+  };
+  return { figures, predictions };
 }

@@ -7,7 +7,7 @@
 import { FormatError, InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
 import { ChunkTagSet } from '../data/conll.js';
-import { FeatureDictionary, type FeatureDictionaryJSON } from '../data/conll-features.js';
+import { CONLL_TEMPLATE_SET, FeatureDictionary, type FeatureDictionaryJSON } from '../data/conll-features.js';
 import { ChainModel, type DecodeBackend } from '../models/chain.js';
 import { ALIGNMENT_FEATURE_NAMES, MatchingModel, type LossNormaliser } from '../models/matching.js';
 import { MulticlassModel } from '../models/multiclass.js';
@@ -17,6 +17,7 @@ import { SparseChainModel, sparseChainDim } from '../models/sparse-chain.js';
 import { GraphModel } from '../models/graph.js';
 import { MultilabelModel } from '../models/multilabel.js';
 import { GRAPH_ROUTINES, type GraphInferOptions, type GraphRoutine } from '../native/graph.js';
+import { chainRules, type ChainRulesSpec } from '../models/chain-rules.js';
 
 /** A linear chain over dense per-position features (OCR letters, the synthetic demo data). */
 export interface ChainSpec {
@@ -24,6 +25,8 @@ export interface ChainSpec {
   numFeatures: number;
   numLabels: number;
   labelNames: string[];
+  /** Constraints and class weights (`--constraints`, `--forbid`, `--label-weights`), when any. */
+  rules?: ChainRulesSpec;
 }
 
 /** The Crammer-Singer multiclass SSVM over sparse rows (LIBSVM, IDX). */
@@ -64,6 +67,8 @@ export interface SparseChainSpec {
   labelNames: string[];
   /** The attribute dictionary (templates, minimum frequency, attribute strings). */
   features: FeatureDictionaryJSON;
+  /** Constraints and class weights (`--constraints`, `--forbid`, `--label-weights`), when any. */
+  rules?: ChainRulesSpec;
 }
 
 /** Bipartite matching (word alignment): edge features and the asymmetric Hamming loss's settings. */
@@ -131,12 +136,25 @@ function checkLabelled(spec: { numFeatures: number; numLabels: number; labelName
   }
 }
 
+/** Checks the constraints and class weights of a chain spec against its labels. */
+function checkRules(spec: { labelNames: string[]; rules?: ChainRulesSpec }, file: string): void {
+  if (spec.rules === undefined) return;
+  try {
+    chainRules(spec.labelNames, spec.rules);
+  } catch (e) {
+    throw new FormatError(`model header: spec.rules: ${(e as Error).message}`, file);
+  }
+}
+
 const asModel = <X, Y>(m: StructuredModel<X, Y>) => m as unknown as StructuredModel<unknown, unknown>;
 
 const KINDS: { [K in ModelSpec['kind']]: ModelKind<Extract<ModelSpec, { kind: K }>> } = {
   chain: {
-    check: checkLabelled,
-    build: (s, backend) => asModel(new ChainModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, backend })),
+    check: (s, file) => {
+      checkLabelled(s, file);
+      checkRules(s, file);
+    },
+    build: (s, backend) => asModel(new ChainModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, backend, rules: chainRules(s.labelNames, s.rules ?? {}) })),
     dim: (s) => s.numLabels * s.numFeatures + 2 * s.numLabels + s.numLabels ** 2,
     shape: (s) => `chain model with ${s.numFeatures} features and ${s.numLabels} labels`,
   },
@@ -157,7 +175,7 @@ const KINDS: { [K in ModelSpec['kind']]: ModelKind<Extract<ModelSpec, { kind: K 
   },
   'sparse-chain': {
     check: (s, file) => void parseSparseChainSpec(s, file),
-    build: (s, backend) => asModel(new SparseChainModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, backend })),
+    build: (s, backend) => asModel(new SparseChainModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, backend, rules: chainRules(s.labelNames, s.rules ?? {}) })),
     dim: (s) => sparseChainDim(s.numFeatures, s.numLabels),
     shape: (s) => `sparse-chain model with ${s.numFeatures} attributes and ${s.numLabels} tags`,
   },
@@ -300,11 +318,14 @@ export function parseSparseChainSpec(value: unknown, file?: string): SparseChain
   if (!Array.isArray(s.labelNames) || s.labelNames.length !== s.numLabels) fail('labelNames must list numLabels tags');
   let dictionary: FeatureDictionary;
   try {
-    new ChunkTagSet(s.labelNames!);
-    dictionary = FeatureDictionary.fromJSON(s.features);
+    if (new Set(s.labelNames).size !== s.labelNames!.length || s.labelNames!.some((x) => typeof x !== 'string' || x === '')) fail('labelNames must be distinct non-empty strings');
+    // CoNLL chunkers name their templates; other attribute sources (seq:, conll-columns:) are checked by their task.
+    if (s.features?.templates === CONLL_TEMPLATE_SET) new ChunkTagSet(s.labelNames!);
+    dictionary = FeatureDictionary.fromJSON(s.features, null);
   } catch (e) {
     return fail((e as Error).message);
   }
   if (dictionary.size !== s.numFeatures) fail(`the dictionary has ${dictionary.size} attributes but numFeatures is ${s.numFeatures}`);
+  checkRules(s as SparseChainSpec, file ?? '<model>');
   return s as SparseChainSpec;
 }

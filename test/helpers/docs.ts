@@ -51,6 +51,10 @@ const DATA_FILES: Readonly<Record<string, string[]>> = {
   'yeast_test.svm': ['multilabel', 'yeast', 'yeast_test.svm'],
   'scene_train.svm': ['multilabel', 'scene', 'scene_train.svm'],
   'scene_test.svm': ['multilabel', 'scene', 'scene_test.svm'],
+  'conll2000/train.txt': ['conll2000', 'train.txt'],
+  'ner_wnut17/wnut17train.conll': ['ner_wnut17', 'wnut17train.conll'],
+  'ner_wnut17/emerging.dev.conll': ['ner_wnut17', 'emerging.dev.conll'],
+  'ner_wnut17/emerging.test.annotated': ['ner_wnut17', 'emerging.test.annotated'],
 };
 
 /**
@@ -61,7 +65,7 @@ const DATA_FILES: Readonly<Record<string, string[]>> = {
 export function runnable(argv: readonly string[], dir: string): string[] {
   return argv.map((a) => {
     const colon = a.indexOf(':');
-    const kind = colon > 0 && /^[a-z]+$/.test(a.slice(0, colon)) ? a.slice(0, colon + 1) : '';
+    const kind = colon > 0 && /^[a-z-]+$/.test(a.slice(0, colon)) ? a.slice(0, colon + 1) : '';
     const name = a.slice(kind.length);
     const data = DATA_FILES[name];
     if (data) return `${kind}${dataPath(...data)}${name.endsWith('/') ? '/' : ''}`;
