@@ -29,14 +29,17 @@ export type { SequenceExample, SequenceDataset, CsrMatrix, MulticlassDataset } f
 // Tasks: every KIND:PATH data kind, its model, metrics, predictions and model-file fields.
 export { TASKS, TASKS_OF_MODEL, DATA_KINDS, taskOf, loadTask, parseDataSpec, isDataSpec, taskOptions, evaluatePart, type DataKind } from './tasks/index.js';
 export type { Task, TaskData, TaskFields, LoadOptions, ModelDescription, OptionSpec, OptionValues, PredictionTarget, PredictionWriter, RawPrediction, TextSink } from './tasks/types.js';
-export { buildModel, checkModelSpec, checkSameShape, describeSpec, modelDim, MODEL_KINDS, type ModelSpec, type ChainSpec, type MulticlassSpec, type SegmentationSpec, type PoseSpec, type MatchingSpec, type SparseChainSpec } from './tasks/model-kinds.js';
+export { buildModel, checkModelSpec, checkSameShape, describeSpec, modelDim, MODEL_KINDS, type ModelSpec, type ChainSpec, type MulticlassSpec, type SegmentationSpec, type PoseSpec, type MatchingSpec, type SparseChainSpec, type GraphSpec, type MultilabelSpec } from './tasks/model-kinds.js';
 export { lspSplit } from './tasks/lsp.js';
 export { loadConllTask, type ConllTask, type ConllTaskOptions } from './tasks/conll.js';
 export { parseSparseChainSpec } from './tasks/model-kinds.js';
 export { conllMetrics, tagSentences, type ConllMetrics } from './tasks/conll.js';
+export { nodeMetrics } from './tasks/graph.js';
+export { multilabelMetrics } from './tasks/multilabel.js';
 
 // Models: the problem interface and the six structured models.
 export { type Problem, type StructuredModel, type Bounds, type StepCost } from './core/problem.js';
+export { markApproximate, oracleSlack, gapStatus, type GapStatus } from './core/approximate.js';
 export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk, type ReadStats } from './core/dataset.js';
 export { type BatchPass } from './core/batch.js';
 export { modelProblem, meanLoss, type ProblemOptions } from './engine/problem.js';
@@ -44,7 +47,15 @@ export { BatchEngine, preparedPass, type BatchModel, type EngineOptions } from '
 export type { BatchDecoder, BatchOracle, Items, OracleCounters, PassOutput, PassProgress } from './core/batch.js';
 export { ChainModel, sequencesXY, type ChainModelOptions, type DecodeBackend } from './models/chain.js';
 export { SparseChainModel, sparseChainDim, sequenceLength, type SparseSequence, type SparseChainModelOptions } from './models/sparse-chain.js';
+export type { ScoredLabelling } from './models/chain-base.js';
+export { chainRules, checkLabelling, parseLabelWeights, TAG_SCHEMES, type ChainRules, type ChainRulesSpec, type TagScheme } from './models/chain-rules.js';
+export { sequenceScores, spanScheme, type SequenceScores, type LabelScores, type SpanScheme } from './eval/sequences.js';
+export { parseAttributeFile, formatAttributeLine, type AttributeSequence, type SequenceReadOptions } from './data/seq.js';
+export { parseColumnFile, parseTemplates, defaultTemplates, templateAttributes, wordShape, type Template, type ColumnSentence } from './data/templates.js';
 export { MulticlassModel, csrRows } from './models/multiclass.js';
+export { GraphModel, withNodeWeights, nodeWeightsOf, graphLossWeights, checkGraphInput, type GraphInput, type GraphLabel, type GraphModelOptions, type GraphPairwise, type GraphLoss } from './models/graph.js';
+export { MultilabelModel, type MultilabelLabel, type MultilabelModelOptions } from './models/multilabel.js';
+export { MrfModel, MrfOracle, mrfScore, type RoutineStats } from './models/mrf.js';
 export { SegmentationModel, segmentationLoss, withAreas, type SegmentationGraph, type SegmentationLabel, type SegmentationModelOptions } from './models/segmentation.js';
 export { PoseModel, treeMaxSum, treeScore, topologicalOrder, type PoseModelOptions, type PoseInput, type PoseLabel, type PoseGrid, type CellOffset, type EdgeCost, type TreeMaxSumResult } from './models/pose.js';
 export { pcpPck, poseScale, lspTree, LSP_TREE_PARENTS, LSP_STICKS, LSP_JOINT_COUNT, type PoseMetrics, type PosePoints } from './models/pose-eval.js';

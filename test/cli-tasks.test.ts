@@ -1,4 +1,4 @@
-// Every cell of the task table (docs/tasks.md): the six model kinds against train, eval, gap, path, predict,
+// Every cell of the task table (docs/tasks.md): the eight model kinds against train, eval, gap, path, predict,
 // --solver/--sampling/--cache and --checkpoint/--resume, run through the CLI on the tiny data sets of
 // test/helpers/tiny-data.ts, with the numbers checked against each other (the gap of eval and gap against
 // the certificate of training, a resumed run against an uninterrupted one).
@@ -9,11 +9,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../src/tasks/model.js';
 import { loadPath } from '../src/path/path-file.js';
 import { cli } from './helpers/capture.js';
-import { writeTinyConll, writeTinyHansards, writeTinyHorse, writeTinyLibsvm, writeTinyLsp, writeTinyOcr } from './helpers/tiny-data.js';
+import { writeTinyConll, writeTinyGraph, writeTinyHansards, writeTinyHorse, writeTinyLibsvm, writeTinyLsp, writeTinyMultilabel, writeTinyOcr } from './helpers/tiny-data.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-cells-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const svm = writeTinyLibsvm(dir);
+const graphs = writeTinyGraph(dir);
+const multilabel = writeTinyMultilabel(dir);
 
 interface Cell {
   kind: string;
@@ -33,6 +35,8 @@ const CELLS: Cell[] = [
   { kind: 'segmentation', data: () => writeTinyHorse(join(dir, 'horse')), train: [], metric: 'testError', images: true },
   { kind: 'pose', data: () => writeTinyLsp(dir), train: ['--split', 'full', '--filter-size', '3'], metric: 'pcp', images: true },
   { kind: 'matching', data: async () => writeTinyHansards(dir), train: ['--folds', '5', '--fold', '1'], metric: 'aer' },
+  { kind: 'graph', data: async () => graphs.train, train: ['--test', graphs.test], metric: 'accuracy' },
+  { kind: 'multilabel', data: async () => multilabel.train, train: ['--test', multilabel.test, '--label-graph', 'full'], metric: 'microF1' },
 ];
 
 const ok = (r: { code: number; stderr: string }) => expect(r.code, r.stderr).toBe(0);
@@ -60,8 +64,8 @@ describe.each(CELLS)('$kind', (cell) => {
     expect(model.spec.kind).toBe(cell.kind);
 
     // eval on the training part certifies the same gap; on the test part it reports the task's metric.
-    // (Options that shape a new model, --min-frequency and --filter-size, do not apply to a trained one.)
-    const shaping = ['--min-frequency', '--filter-size'];
+    // (Options that shape a new model, --min-frequency, --filter-size and --label-graph, do not apply to a trained one.)
+    const shaping = ['--min-frequency', '--filter-size', '--label-graph'];
     const evalArgs = cell.train.filter((a, k, all) => !shaping.includes(a) && !shaping.includes(all[k - 1]!));
     const onTrain = await cli('eval', at('full.gbm'), data, ...evalArgs, '--part', 'train', '--json');
     ok(onTrain);

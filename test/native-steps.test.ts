@@ -179,7 +179,7 @@ describe('box constraints (2016 App. H) in the native loop', () => {
 /** A checkpoint's bytes with the wall-clock fields zeroed. */
 function checkpointBytes(c: SolverCheckpoint): string {
   const meta = { ...c.meta, seconds: 0, trace: c.meta.trace.map((e) => ({ ...e, seconds: 0 })) };
-  return encodeModelFile({ meta, arrays: c.arrays }).toString('hex');
+  return Buffer.from(encodeModelFile({ meta, arrays: c.arrays })).toString('hex');
 }
 
 describe('checkpoints in the middle of a native run', () => {

@@ -35,6 +35,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterGdt(env, exports);
   RegisterScoring(env, exports);
   RegisterChain(env, exports);
+  RegisterChainDecode(env, exports);
   RegisterBatch(env, exports);
   RegisterSolver(env, exports);
   RegisterBlocks(env, exports);
@@ -43,6 +44,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterSlic(env, exports);
   RegisterHog(env, exports);
   RegisterPose(env, exports);
+  RegisterGraph(env, exports);
   return exports;
 }
 

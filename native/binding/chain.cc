@@ -106,7 +106,7 @@ Napi::Value ChainNodeScores(const Napi::CallbackInfo& info) {
 }
 
 // chainViterbi(theta: Float64Array (T*K), T, K, trans: Float64Array (K*K, prev + K*next), out: Int32Array (T))
-// -> score: max-sum over given node scores, for chain models with their own feature layout.
+// -> score: max-sum over given node scores (numbers or -Infinity), for chain models with their own feature layout.
 Napi::Value ChainViterbi(const Napi::CallbackInfo& info) {
   RequireArgCount(info, 5, "chainViterbi");
   const auto theta = RequireTypedArray<double>(info, 0, "chainViterbi: theta");
@@ -116,7 +116,9 @@ Napi::Value ChainViterbi(const Napi::CallbackInfo& info) {
   if (theta.ElementLength() < T * K) throw Napi::RangeError::New(info.Env(), "chainViterbi: theta needs T*K entries");
   const auto trans = RequireTypedArray<double>(info, 3, "chainViterbi: trans");
   RequireLength(trans, K * K, "chainViterbi: trans");
-  RequireNoNaN(info.Env(), theta.Data(), T * K, "chainViterbi: theta", false, false);
+  // -Infinity forbids a state or a transition (constrained chains).
+  RequireNoNaN(info.Env(), theta.Data(), T * K, "chainViterbi: theta", true, false);
+  RequireNoNaN(info.Env(), trans.Data(), K * K, "chainViterbi: trans", true, false);
   auto out = RequireTypedArray<int32_t>(info, 4, "chainViterbi: out");
   RequireLength(out, T, "chainViterbi: out");
   thread_local std::vector<double> work;
@@ -146,6 +148,7 @@ class ChainBatchWrap : public Napi::ObjectWrap<Self> {
     RequireLength(truth, tokens_, name_ + ": truth");
     RequireStates(truth.Data(), 0, tokens_, K_, info.Env(), name_ + ": truth");
     layout_ = {static_cast<int32_t>(n_), static_cast<int32_t>(K_), pinned_.Pin(offsets), pinned_.Pin(truth)};
+    ReadLoss(o, truth.Data());
   }
 
   static std::vector<typename Napi::ObjectWrap<Self>::PropertyDescriptor> Methods() {
@@ -219,10 +222,36 @@ class ChainBatchWrap : public Napi::ObjectWrap<Self> {
 
   std::size_t Dim() const { return F_ * K_ + 2 * K_ + K_ * K_; }
 
+  // The options of the loss and the decodes: labelWeights (Float64Array K, finite >= 0: the class weights c_k of
+  // the weighted Hamming loss), allowed (Uint8Array K*K, prev + K*next), allowedFirst and allowedLast (Uint8Array
+  // K): 0 forbids. Each may be absent.
+  void ReadLoss(const Napi::Object& o, const int32_t* truth) {
+    if (!OptionAbsent(o, "labelWeights")) {
+      const auto c = OptionTypedArray<double>(o, "labelWeights", name_);
+      RequireLength(c, K_, name_ + ": labelWeights");
+      for (std::size_t k = 0; k < K_; ++k) {
+        if (!(c[k] >= 0 && std::isfinite(c[k]))) throw Napi::RangeError::New(o.Env(), name_ + ": labelWeights[" + std::to_string(k) + "] must be finite and >= 0");
+      }
+      token_weight_.resize(tokens_);
+      for (std::size_t t = 0; t < tokens_; ++t) token_weight_[t] = c[static_cast<std::size_t>(truth[t])];
+      layout_.weight = token_weight_.data();
+    }
+    const auto mask = [&](const char* key, std::size_t length, std::vector<uint8_t>& into) -> const uint8_t* {
+      if (OptionAbsent(o, key)) return nullptr;
+      const auto m = OptionTypedArray<uint8_t>(o, key, name_);
+      RequireLength(m, length, name_ + ": " + key);
+      into.assign(m.Data(), m.Data() + length);
+      return into.data();
+    };
+    layout_.penalties = {mask("allowed", K_ * K_, allowed_), mask("allowedFirst", K_, allowed_first_), mask("allowedLast", K_, allowed_last_)};
+  }
+
 
   std::string name_;
   std::size_t n_ = 0, K_ = 0, F_ = 0, tokens_ = 0;
   ChainLayout layout_{};
+  std::vector<double> token_weight_;
+  std::vector<uint8_t> allowed_, allowed_first_, allowed_last_;
   PinnedArrays pinned_;
   uint64_t ticket_ = 0;  // a subclass's background decode, 0 when none is running (no other call meanwhile)
 };
@@ -248,7 +277,7 @@ class DenseChainBatchWrap : public ChainBatchWrap<DenseChainBatchWrap> {
     unit_.resize(tokens_);
     for (std::size_t i = 0; i < n_; ++i) {
       const int32_t a = layout_.offsets[i], b = layout_.offsets[i + 1];
-      for (int32_t t = a; t < b; ++t) unit_[static_cast<std::size_t>(t)] = 1.0 / (b - a);
+      for (int32_t t = a; t < b; ++t) unit_[static_cast<std::size_t>(t)] = layout_.token_weight(t) / (b - a);
     }
     batch_ = {layout_, static_cast<int32_t>(F_), pinned_.Pin(x), unit_.data()};
     napi_type_tag_object(info.Env(), info.This(), &kDenseChainTag);

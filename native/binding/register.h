@@ -7,6 +7,7 @@ namespace gapbcfw::binding {
 void RegisterGdt(Napi::Env env, Napi::Object exports);
 void RegisterScoring(Napi::Env env, Napi::Object exports);
 void RegisterChain(Napi::Env env, Napi::Object exports);
+void RegisterChainDecode(Napi::Env env, Napi::Object exports);
 void RegisterBatch(Napi::Env env, Napi::Object exports);
 void RegisterSolver(Napi::Env env, Napi::Object exports);
 void RegisterBlocks(Napi::Env env, Napi::Object exports);
@@ -15,5 +16,6 @@ void RegisterMaxflow(Napi::Env env, Napi::Object exports);
 void RegisterSlic(Napi::Env env, Napi::Object exports);
 void RegisterHog(Napi::Env env, Napi::Object exports);
 void RegisterPose(Napi::Env env, Napi::Object exports);
+void RegisterGraph(Napi::Env env, Napi::Object exports);
 
 }  // namespace gapbcfw::binding

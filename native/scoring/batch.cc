@@ -42,10 +42,23 @@ GAPBCFW_INLINE void add_sequence_biases(const double* first, const double* last,
 void chain_viterbi_items(const ChainLayout& c, const double* trans, const double* theta, BatchItems items, int32_t* out_y,
                          int32_t threads) {
   const int64_t work = item_tokens(c, items) * c.K * c.K;
+  std::vector<double> penalised;
+  if (c.penalties.transitions != nullptr) {
+    penalised.resize(static_cast<size_t>(c.K) * c.K);
+    chain_penalise_transitions(c.penalties, trans, c.K, penalised.data());
+    trans = penalised.data();
+  }
+  const bool ends = c.penalties.first != nullptr || c.penalties.last != nullptr;
   for_items(items, work, threads, [&](int64_t i) {
-    thread_local std::vector<double> scratch;
+    thread_local std::vector<double> scratch, rows;
     const int32_t t0 = c.offsets[i], T = c.offsets[i + 1] - c.offsets[i];
-    chain_viterbi(trans, c.K, theta + static_cast<size_t>(t0) * c.K, T, out_y + t0, scratch);
+    const double* th = theta + static_cast<size_t>(t0) * c.K;
+    if (ends) {
+      rows.assign(th, th + static_cast<size_t>(T) * c.K);
+      chain_penalise_ends(c.penalties, c.K, T, rows.data());
+      th = rows.data();
+    }
+    chain_viterbi(trans, c.K, th, T, out_y + t0, scratch);
   });
 }
 
@@ -89,9 +102,10 @@ void DenseChainBatch::hinges(const double* w, const int32_t* yhat, double* hinge
     const int64_t nnz = chain_psi(shape, x + static_cast<size_t>(t0) * D, T, y, z, idx.data(), val.data());
     double dot = 0.0;
     for (int64_t k = 0; k < nnz; ++k) dot += w[idx[k]] * val[k];
-    int32_t mismatches = 0;
-    for (int32_t t = 0; t < T; ++t) mismatches += z[t] != y[t] ? 1 : 0;
-    hinge[i] = static_cast<double>(mismatches) / T - dot;
+    double loss = 0.0;
+    for (int32_t t = 0; t < T; ++t)
+      if (z[t] != y[t]) loss += chain.token_weight(t0 + t);
+    hinge[i] = loss / T - dot;
   });
 }
 
@@ -108,8 +122,8 @@ void SparseChainBatch::scores(const double* w, bool augmented, double* theta, Ba
     for (int32_t t = t0; t < t1; ++t) score_sparse_row(row_offsets[t], row_offsets[t + 1], ids, values, w, K, theta + static_cast<size_t>(t) * K);
     add_sequence_biases(first, last, K, theta, t0, t1);
     if (!augmented) return;
-    const double unit = 1.0 / (t1 - t0);
     for (int32_t t = t0; t < t1; ++t) {
+      const double unit = chain.token_weight(t) / (t1 - t0);
       double* th = theta + static_cast<size_t>(t) * K;
       for (int32_t k = 0; k < K; ++k)
         if (k != chain.truth[t]) th[k] += unit;
@@ -169,9 +183,10 @@ void SparseChainBatch::hinges(const double* w, const int32_t* yhat, double* hing
     const int64_t nnz = psi(i, yhat + t0, idx.data(), val.data());
     double dot = 0.0;
     for (int64_t k = 0; k < nnz; ++k) dot += w[idx[k]] * val[k];
-    int32_t mismatches = 0;
-    for (int32_t t = 0; t < T; ++t) mismatches += yhat[t0 + t] != chain.truth[t0 + t] ? 1 : 0;
-    hinge[i] = static_cast<double>(mismatches) / T - dot;
+    double loss = 0.0;
+    for (int32_t t = 0; t < T; ++t)
+      if (yhat[t0 + t] != chain.truth[t0 + t]) loss += chain.token_weight(t0 + t);
+    hinge[i] = loss / T - dot;
   });
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scoring/chain.h"
+#include "scoring/chain_decode.h"
 
 namespace gapbcfw {
 
@@ -19,12 +20,17 @@ struct BatchItems {
 };
 
 // Linear chains packed end to end: sequence i owns tokens [offsets[i], offsets[i+1]) (offsets: n+1 entries,
-// every sequence non-empty), truth holds the ground-truth states of all tokens.
+// every sequence non-empty), truth holds the ground-truth states of all tokens. The loss is the class-weighted
+// Hamming loss (1/T) sum_t c_t [y_t != yhat_t] with c_t = weight[t] (the weight of token t's true state; null:
+// 1 everywhere); penalties forbid transitions and first/last states in every decode.
 struct ChainLayout {
   int32_t n;
   int32_t K;
   const int32_t* offsets;
   const int32_t* truth;
+  const double* weight = nullptr;
+  ChainPenalties penalties = {nullptr, nullptr, nullptr};
+  double token_weight(int32_t t) const { return weight != nullptr ? weight[t] : 1.0; }
 };
 
 // Viterbi of the items over node scores theta (tokens x K, biases and loss included) and transitions
@@ -37,7 +43,7 @@ struct DenseChainBatch {
   ChainLayout chain;
   int32_t D;
   const double* x;     // tokens x D
-  const double* unit;  // per token: 1/T of its sequence (the normalised-Hamming loss augmentation)
+  const double* unit;  // per token: c_t/T (the weighted normalised-Hamming loss augmentation)
 
   // theta rows of the items' tokens: <w_k, x_t> (+ 1/T on k != y_t when augmented) + first/last biases,
   // with score_rows' arithmetic (RowScorer), the loss before the biases as in chain_node_scores.
@@ -59,7 +65,7 @@ struct SparseChainBatch {
   const double* values;
 
   // theta rows of the items' tokens: sum_j v_j w[ids_j*K + k] + first/last biases, then (when augmented)
-  // + 1/T on k != y_t: the order of SparseChainModel.nodeScores and augmentLoss.
+  // + c_t/T on k != y_t: the order of SparseChainModel.nodeScores and augmentLoss.
   void scores(const double* w, bool augmented, double* theta, BatchItems items, int32_t threads) const;
   // hinge[i] = L - <w, psi_i(yhat_i)> with SparseChainModel.psi's accumulation (first-touch order, exact zeros
   // dropped) and dotSparse's order: bit-identical to the per-object path.

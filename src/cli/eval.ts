@@ -9,12 +9,13 @@ import { readModelFile } from '../io/model-file.js';
 import { loadModel, type TrainedModel } from '../tasks/model.js';
 import { isPathFile, loadPath } from '../path/path-file.js';
 import { pathWeights } from '../path/regpath.js';
+import { gapStatus } from '../core/approximate.js';
 import type { FullPass } from '../solvers/common.js';
-import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';
+import { evaluatePartWithTables, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import type { TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
-import { UsageError, report, type Io } from './common.js';
+import { UsageError, approximateNote, report, type Io } from './common.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable } from './options.js';
 import { LAMBDA_RANGE } from '../solvers/settings.js';
 import { passProgress, passUnlessStopped } from './progress.js';
@@ -46,7 +47,7 @@ export const evalCommand: Command = {
     const set = part === 'test' ? data.test! : data.train;
     const model = buildModel(trained.spec, decodeBackend(a));
     const t0 = performance.now();
-    const summary: Record<string, unknown> = { command: 'eval', task: data.task, part, n: set.length, ...evaluatePart(data, model, trained.w, part), ...data.baseline?.(part) };
+    const summary: Record<string, unknown> = { command: 'eval', task: data.task, part, n: set.length, ...evaluatePartWithTables(data, model, trained.w, part), ...data.baseline?.(part) };
     let code = 0;
     if (trained.dual !== undefined && trained.lambda !== undefined && trained.trainFingerprint === set.fingerprint()) {
       // The training set: primal by a full oracle pass, the dual from the saved iterate.
@@ -62,11 +63,12 @@ export const evalCommand: Command = {
         let wSq = 0;
         for (const x of trained.w) wSq += x * x;
         const primal = 0.5 * trained.lambda * wSq + pass.hingeSum / problem.n;
-        Object.assign(summary, { lambda: trained.lambda, primal, dual: trained.dual, gap: primal - trained.dual, gapIsExact: true });
+        const gap = primal - trained.dual;
+        Object.assign(summary, { lambda: trained.lambda, primal, dual: trained.dual, gap, ...gapStatus(primal, gap, pass, problem.n) });
       }
     }
     summary.seconds = (performance.now() - t0) / 1000;
-    report(summary, value.flag(a, 'json'), io, `evaluated ${file} on ${positional(a, 1)} (${part})`);
+    report(summary, value.flag(a, 'json'), io, `evaluated ${file} on ${positional(a, 1)} (${part})${approximateNote(summary)}`);
     return code;
   },
 };

@@ -4,7 +4,7 @@ import { combineGapPartials, gapPartial, parseShard, readGapPartials, shardRange
 import { loadModel } from '../tasks/model.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import { positional, value, type Command } from './args.js';
-import { UsageError, report } from './common.js';
+import { UsageError, approximateNote, report } from './common.js';
 import { loadPart, PART_OPTION } from './eval.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, decodeBackend, scoringOf, taskOptionTable } from './options.js';
 import { passProgress, passUnlessStopped } from './progress.js';
@@ -55,6 +55,7 @@ export const gapCommand: Command = {
     const t0 = performance.now();
     const hinge: number[] = [];
     const loss: number[] = [];
+    const oracle = { exact: true, slack: 0 };
     // A signal stops the pass between chunks: a gap needs every example, so nothing is written then (--shard splits
     // a long pass into parts that each finish).
     let stopped = false;
@@ -70,6 +71,7 @@ export const gapCommand: Command = {
           return 0;
         }
         for (const h of pass.hinge) hinge.push(h);
+        Object.assign(oracle, { exact: pass.exact, slack: pass.slack });
         for (let i = 0; i < shardSet.length; i++) loss.push(model.loss(shardSet.label(i), predictions[i]));
       }
       return 0;
@@ -77,14 +79,17 @@ export const gapCommand: Command = {
     if (stopped) return code;
     if (trained.lambda === undefined) throw new UsageError(`${positional(a, 0)} stores no lambda (a pose model of the first format): its primal cannot be computed`);
     const partial = gapPartial({
-      w: trained.w, lambda: trained.lambda, data: positional(a, 1), part, n, shard, start, hinge, loss,
+      w: trained.w, lambda: trained.lambda, data: positional(a, 1), part, n, shard, start, hinge, loss, oracle,
       dual: trained.dual !== undefined && trained.trainFingerprint === set.fingerprint() ? trained.dual : null,
     });
     if (out !== undefined) writeOutput(out, `${JSON.stringify(partial)}\n`, { stdout: io.stdout });
     const seconds = (performance.now() - t0) / 1000;
     const json = value.flag(a, 'json');
     if (shardValue !== undefined) report({ command: 'gap', shard: `${shard[0]}/${shard[1]}`, examples: end - start, out, seconds }, json, summaryIo, `shard ${shard[0]}/${shard[1]}: ${end - start} examples`);
-    else report({ command: 'gap', ...combineGapPartials([partial]), seconds }, json, summaryIo, `exact pass of ${positional(a, 0)} over ${positional(a, 1)} (${part})`);
+    else {
+      const summary = combineGapPartials([partial]);
+      report({ command: 'gap', ...summary, seconds }, json, summaryIo, `exact pass of ${positional(a, 0)} over ${positional(a, 1)} (${part})${approximateNote(summary)}`);
+    }
     return code;
   },
 };
@@ -96,7 +101,8 @@ export const gapMergeCommand: Command = {
   options: REPORT_OPTIONS,
   run: async (a, io) => {
     const parts = readGapPartials(a.positionals);
-    report({ command: 'gap', ...combineGapPartials(parts) }, value.flag(a, 'json'), io, `merged ${parts[0]!.shard[1]} shards`);
+    const summary = combineGapPartials(parts);
+    report({ command: 'gap', ...summary }, value.flag(a, 'json'), io, `merged ${parts[0]!.shard[1]} shards${approximateNote(summary)}`);
     return 0;
   },
 };

@@ -40,14 +40,40 @@ export function settingOptions(table: readonly SettingSpec[], group: string, sol
   });
 }
 
-/** The solver options of every training command (train, demo, path), generated from the settings table. */
-export const SOLVER_OPTIONS: readonly CommandOption[] = settingOptions(SETTINGS, 'Solver');
+/**
+ * The solver options of every training command (train, demo, path), generated from the settings table; `--lambda`
+ * also takes `auto` on the command line (train: chosen on held-out data, src/cli/lambda-auto.ts).
+ */
+export const SOLVER_OPTIONS: readonly CommandOption[] = settingOptions(SETTINGS, 'Solver').map((o) =>
+  o.name === 'lambda' ? { ...o, value: 'X|auto', words: ['auto'], help: `${o.help}; train: auto = the best on --dev or --dev-fraction (--lambda-search)` } : o,
+);
+
+/** By default, evaluations are at least this many test sets' worth of oracle calls apart (about a tenth of the oracle work). */
+const EVALUATION_SHARE_INVERSE = 10;
+
+/** When training evaluates its test set (a hook's cadence, SolverHooks.evaluateEvery: not a solver setting). */
+export const EVALUATION_OPTIONS: readonly CommandOption[] = [
+  {
+    name: 'eval-every', type: 'integer', value: 'N', min: 1, max: 1e9, group: 'Solver',
+    help: 'evaluate the test set (and --train-error) at the gap checks at least N passes apart (1: every check); the final model is always evaluated',
+    default: `auto: at least --gap-check passes and ${EVALUATION_SHARE_INVERSE} x the test set's size in oracle calls apart, so that evaluation costs about a tenth of the training oracle work`,
+  },
+];
+
+/**
+ * Which gap checks evaluate the test set (SolverHooks.evaluateEvery): `--eval-every N` passes apart, or by default at
+ * least `gapCheck` passes and 10 test sets' worth of oracle calls apart.
+ */
+export function evaluationCadence(a: Args, gapCheck: number, testSize: number): { passes: number; oracleCalls?: number } {
+  const every = value.number(a, 'eval-every');
+  return every !== undefined ? { passes: every } : { passes: gapCheck, oracleCalls: EVALUATION_SHARE_INVERSE * testSize };
+}
 
 const data = 'Data';
 /** Options of commands that read a `KIND:PATH` data set. */
 export const DATA_OPTIONS: readonly CommandOption[] = [
   { name: 'split', type: 'string', value: 'S', help: 'a standard split: ocr small | large | all | fold:K, lsp small | full', default: 'small', group: data },
-  { name: 'test', type: 'string', value: 'KIND:PATH', input: true, help: 'a separate test set of the same kind (ocr, libsvm, idx, conll)', group: data },
+  { name: 'test', type: 'string', value: 'KIND:PATH', input: true, help: 'a separate test set of the same kind (ocr, libsvm, idx, conll, graph, multilabel)', group: data },
   { name: 'limit', type: 'integer', value: 'N', min: 1, max: 1e12, help: 'use only the first N training examples', group: data },
   { name: 'test-limit', type: 'integer', value: 'N', min: 1, max: 1e12, help: 'use only the first N test examples', group: data },
   { name: 'stream', type: 'flag', help: 'read horse records from disk per oracle call (default: when the set exceeds 1 GiB)', group: data },
@@ -56,7 +82,7 @@ export const DATA_OPTIONS: readonly CommandOption[] = [
 
 const scoring = 'Scoring backend and threads of the batched decodes';
 export const BACKEND_OPTIONS: readonly CommandOption[] = [
-  { name: 'threads', type: 'integer', value: 'N', min: 1, max: MAX_THREADS, help: 'native threads of exact passes and mini-batch decodes (results do not depend on it)', default: 'every core', group: scoring },
+  { name: 'threads', type: 'integer', value: 'N', min: 1, max: MAX_THREADS, help: 'native threads of exact passes and mini-batch decodes; they change only the speed: a seed and a command give the same trace and model on 1 or 64 cores', default: 'every core', group: scoring },
   { name: 'backend', type: 'choice', value: 'B', choices: [...BACKEND_CHOICES], help: 'auto calibrates once per machine and caches the fastest correct one; js also decodes in TypeScript', default: 'auto', group: scoring },
   { name: 'gpu-mode', type: 'choice', value: 'MODE', choices: [...GPUJS_MODES], help: 'gpu.js mode for --backend gpujs', default: 'gpu (the best found)', group: scoring },
 ];
@@ -79,6 +105,11 @@ export function taskOptionTable(command: 'train' | 'model' | 'predict'): Command
     .map((o) => ({ ...o, group: `${o.tasks?.join(', ') ?? 'task'} data` }));
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+function inWords(items: readonly string[]): string {
+  return items.length <= 2 ? items.join(' and ') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
 /**
  * Load options of a data set from the parsed flags: the generic data flags and the task's own options (an option
  * of another task is refused, naming it).
@@ -89,7 +120,7 @@ export function loadOptions(a: Args, kind: DataKind): LoadOptions {
   const values: Record<string, string | number | boolean | undefined> = {};
   for (const o of taskOptions()) {
     if (!a.given.has(o.name) || !a.command.options.some((c) => c.name === o.name)) continue;
-    if (!own.has(o.name)) throw new UsageError(`--${o.name} applies to ${o.tasks?.join(' and ') ?? 'other'} data, not ${kind}`);
+    if (!own.has(o.name)) throw new UsageError(`--${o.name} applies to ${o.tasks ? inWords(o.tasks) : 'other'} data, not ${kind}`);
     values[o.name] = a.values[o.name];
   }
   if (value.flag(a, 'stream') && value.flag(a, 'in-memory')) throw new UsageError('--stream and --in-memory contradict each other');

@@ -10,8 +10,10 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { loadModel } from '../tasks/model.js';
 import { existsSync } from 'node:fs';
 import { removeEmptyFolder, StreamedOutput } from '../io/output.js';
-import { isDataSpec, taskOf } from '../tasks/index.js';
+import { isDataSpec, meanLossFields, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
+import { CHAIN_OUTPUT_OPTIONS, chainOutputOf, formatChainPrediction, isChainDecoder } from '../tasks/chains.js';
+import { writeText } from '../tasks/common.js';
 import type { PredictionTarget, TextSink } from '../tasks/types.js';
 import { positional, value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
@@ -41,6 +43,7 @@ export const predictCommand: Command = {
     PART_OPTION,
     { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', summaryAfter: true, help: 'write text predictions here instead of stdout', group: outputs },
     { name: 'out-dir', type: 'string', value: 'DIR', output: 'dir', help: 'write image predictions (horse overlays, lsp skeletons) into DIR', group: outputs },
+    ...CHAIN_OUTPUT_OPTIONS,
     ...DATA_OPTIONS,
     ...taskOptionTable('predict'),
     ...BACKEND_OPTIONS,
@@ -84,6 +87,9 @@ async function runPredict(a: Args, io: Io): Promise<number> {
       const { data, part: used } = await loadPart(a, io, trained, part);
       const set = used === 'test' ? data.test! : data.train;
       const model = buildModel(trained.spec, decodeBackend(a));
+      const chainOutput = chainOutputOf(a.values);
+      if (chainOutput && !isChainDecoder(model)) throw new UsageError(`--nbest, --marginals, --scores and --format apply to chain models, not a ${trained.spec.kind} model`);
+      const labelNames = (trained.spec as { labelNames?: string[] }).labelNames ?? [];
       const writer = data.writer(used, target);
       const progress = countProgress(io.stderr, 'predict', value.flag(a, 'quiet'));
       const predictions: unknown[] = [];
@@ -92,7 +98,9 @@ async function runPredict(a: Args, io: Io): Promise<number> {
         const y = model.decode(trained.w, set.input(i));
         loss += model.loss(set.label(i), y);
         predictions.push(y);
-        await writer.write(i, y);
+        if (chainOutput && isChainDecoder(model)) {
+          if (target.text) await writeText(target.text, formatChainPrediction(model, trained.w, set.input(i), labelNames, chainOutput, i));
+        } else await writer.write(i, y);
         progress(i + 1, set.length);
         if (i % 64 === 63) await yieldToEventLoop(); // signals get through on long runs
       }
@@ -100,8 +108,9 @@ async function runPredict(a: Args, io: Io): Promise<number> {
       const complete = n === set.length;
       summary = {
         command: 'predict', task: data.task, part: used, n, complete: complete ? undefined : false,
-        [used === 'test' ? 'testError' : 'trainError']: n > 0 ? loss / n : undefined,
+        ...meanLossFields(data, used, n > 0 ? loss / n : undefined),
         ...(complete && n > 0 ? data.metrics?.(used, predictions) : {}),
+        ...(complete && n > 0 ? data.tables?.(used, predictions) : {}),
         ...(complete ? data.baseline?.(used) : {}),
         ...(await writer.finish()),
         outDir: target.dir, out: file ? outFile : undefined,

@@ -15,10 +15,11 @@ import { CUTTING_PLANE_MAX_PASSES, type CuttingPlaneResult } from '../solvers/cu
 import { trainAsync } from '../solvers/index.js';
 import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
-import type { TaskData } from '../tasks/types.js';
+import type { DataKind, TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
-import { report, solverSummary, stopDescription, type Io } from './common.js';
-import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, solverName as solverNameOf, taskOptionTable, trainSettings, type TrainDefaults } from './options.js';
+import { UsageError, report, solverSummary, stopDescription, type Io } from './common.js';
+import { chooseLambda, LAMBDA_AUTO_OPTIONS, type LambdaChoice } from './lambda-auto.js';
+import { BACKEND_OPTIONS, DATA_OPTIONS, EVALUATION_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, evaluationCadence, loadOptions, scoringOf, solverName as solverNameOf, taskOptionTable, trainSettings, type TrainDefaults } from './options.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
 
@@ -38,15 +39,22 @@ export const trainCommand: Command = {
   description:
     'DATA is KIND:PATH: ocr:FILE, synthetic:, libsvm:FILE, idx:DIR, conll:FILE|DIR, horse:DIR, lsp:DIR or alignment:DIR.\n' +
     'Progress goes to stderr; with a test part, the test error and the task\'s metrics (chunk F1, PCP, AER, ...) are\n' +
-    'measured at every exact gap check. SIGINT, SIGTERM and SIGHUP finish the current pass, certify the gap, write the\n' +
-    'model and checkpoint and exit 130, 143 or 129.',
+    'measured at the gap checks --eval-every picks (by default about a tenth of the oracle work) and for the final\n' +
+    'model. The summary gives the training seconds (seconds: evaluation left out) and the wall seconds (wallSeconds).\n' +
+    'SIGINT, SIGTERM and SIGHUP finish the current pass, certify the gap, write the model and checkpoint and exit 130,\n' +
+    '143 or 129.',
   positionals: [{ name: 'DATA', help: 'the training data, KIND:PATH', input: 'data' }],
-  options: [...SOLVER_OPTIONS, ...DATA_OPTIONS, ...taskOptionTable('train'), ...BACKEND_OPTIONS, ...RUN_OPTIONS, ...REPORT_OPTIONS],
+  options: [...SOLVER_OPTIONS, ...LAMBDA_AUTO_OPTIONS, ...EVALUATION_OPTIONS, ...DATA_OPTIONS, ...taskOptionTable('train'), ...BACKEND_OPTIONS, ...RUN_OPTIONS, ...REPORT_OPTIONS],
   run: async (a, io) => {
     const spec = positional(a, 0);
     const { kind } = parseDataSpec(spec);
     const load = loadOptions(a, kind);
-    return withRunFiles(a, io, async (runFiles) => train(a, io, runFiles, await loadTask(spec, load), { command: 'train', data: load.split === undefined ? spec : `${spec} --split ${load.split}`, ...taskOf(kind).defaults }));
+    const auto = a.values.lambda === 'auto';
+    for (const flag of ['dev', 'dev-fraction', 'lambda-search', 'min-lambda']) {
+      if (!auto && a.given.has(flag)) throw new UsageError(`--${flag} applies to --lambda auto`);
+    }
+    if (auto && a.given.has('resume')) throw new UsageError('--lambda auto cannot --resume (give the lambda it chose)');
+    return withRunFiles(a, io, async (runFiles) => train(a, io, runFiles, await loadTask(spec, load), { command: 'train', data: load.split === undefined ? spec : `${spec} --split ${load.split}`, ...taskOf(kind).defaults, kind }));
   },
 };
 
@@ -54,8 +62,11 @@ export const demoCommand: Command = {
   name: 'demo',
   summary: 'train a chain model on built-in synthetic data (no files needed): lambda 0.01 to an exact gap of 0.01',
   positionals: [],
-  options: [...SOLVER_OPTIONS, ...BACKEND_OPTIONS, ...RUN_OPTIONS, ...REPORT_OPTIONS],
-  run: async (a, io) => withRunFiles(a, io, async (runFiles) => train(a, io, runFiles, await loadTask('synthetic:'), { command: 'demo', data: 'synthetic:', lambda: 0.01, gapThreshold: 0.01 })),
+  options: [...SOLVER_OPTIONS, ...EVALUATION_OPTIONS, ...BACKEND_OPTIONS, ...RUN_OPTIONS, ...REPORT_OPTIONS],
+  run: async (a, io) => {
+    if (a.values.lambda === 'auto') throw new UsageError('--lambda auto applies to train (with --dev or --dev-fraction)');
+    return withRunFiles(a, io, async (runFiles) => train(a, io, runFiles, await loadTask('synthetic:'), { command: 'demo', data: 'synthetic:', lambda: 0.01, gapThreshold: 0.01 }));
+  },
 };
 
 /** What a training run reads and writes besides its data, checked and opened before the data is read. */
@@ -86,14 +97,28 @@ async function withRunFiles(a: Args, io: Io, body: (runFiles: RunFiles) => Promi
 }
 
 /** The training run shared by `train` and `demo`. */
-async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaults: TrainDefaults & { command: string; data: string }): Promise<number> {
+async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaults: TrainDefaults & { command: string; data: string; kind?: DataKind }): Promise<number> {
   const model = buildModel(data.spec, decodeBackend(a));
   const { scoring, report: scoringReport } = scoringOf(model, a);
   const problem = modelProblem(model, data.train, { scoring });
-  const settings = trainSettings(a, defaults);
+  const auto = a.values.lambda === 'auto';
+  // --lambda auto: the settings without a lambda, which the search on held-out data chooses.
+  const settings = trainSettings(auto ? { ...a, values: { ...a.values, lambda: undefined }, given: new Set([...a.given].filter((f) => f !== 'lambda')) } : a, defaults);
+  let choice: LambdaChoice | undefined;
+  if (auto) {
+    const { solver, lambda: _l, gapThreshold, maxPasses: _m, timeBudget: _t, trainError: _te, ...rest } = settings;
+    if (solver !== undefined && solver !== 'bcfw') throw new UsageError('--lambda auto walks the grid or the path with a block-coordinate solver (bcfw, bcpfw, bcafw, hybrid)');
+    const code = await withInterrupts(io, 'stopping the lambda search after the current pass', async (signal) => {
+      choice = await chooseLambda(a, io, data, defaults.kind!, model, { solver: rest, epsilon: gapThreshold ?? 0.1, scoring, signal });
+      return 0;
+    });
+    if (code !== 0) return code;
+    settings.lambda = choice!.lambda;
+    if (!value.flag(a, 'quiet')) io.stderr.write(`--lambda auto: lambda ${choice!.lambda.toExponential(3)} (best dev ${choice!.metric} of ${choice!.curve.length} lambdas, ${choice!.searchSeconds.toFixed(1)} s)\n`);
+  }
   const test = data.test;
   const quiet = value.flag(a, 'quiet');
-  const printer = new ProgressPrinter(io.stderr, settings.maxPasses ?? (settings.solver === 'ssg' ? 50 : settings.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet);
+  const printer = new ProgressPrinter(io.stderr, settings.maxPasses ?? (settings.solver === 'ssg' ? 50 : settings.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet, problem.n);
   const { resume, checkpoints, summaryIo } = runFiles;
   const sampling = settings.solver === undefined || settings.solver === 'bcfw' || settings.solver === 'ssg' ? (settings.sampling ?? 'uniform') : undefined;
   const solverName = solverNameOf(settings);
@@ -112,10 +137,11 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
     trace?.write(`${JSON.stringify({ ...e, ...context })}\n`);
   };
   let result: SolverResult | undefined;
+  const started = performance.now();
   const code = await withInterrupts(io, 'finishing the current pass, certifying the gap and writing the model', async (signal, urgent) => {
     try {
       result = await trainAsync(problem, settings, {
-        ...(test ? { evaluate: (w: Float64Array) => evaluatePart(data, model, w, 'test') } : {}),
+        ...(test ? { evaluate: (w: Float64Array) => evaluatePart(data, model, w, 'test'), evaluateEvery: evaluationCadence(a, settings.gapCheck ?? 10, test.length) } : {}),
         onProgress,
         signal,
         passSignal: urgent,
@@ -131,6 +157,8 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
     return 0;
   });
   const r = result!;
+  // Training seconds leave out the evaluations (and the data loading before them); the wall clock counts everything.
+  const wallSeconds = (performance.now() - started) / 1000;
   const out = value.string(a, 'out');
   if (out !== undefined) {
     saveModel(out, {
@@ -149,6 +177,7 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
     command: defaults.command,
     task: data.task,
     solver: solverName,
+    method: context.method, // as in the trace; with lambda, seconds, effectivePasses, gap and testError: a row of `plot --x lambda`
     scoringBackend: scoringReport ? { backend: scoringReport.backend, mode: scoringReport.mode, how: scoringReport.how } : undefined,
     sampling,
     lambda: r.lambda,
@@ -156,14 +185,17 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
     nTest: test?.length,
     dim: problem.dim,
     ...solverSummary(r),
+    wallSeconds,
     ...(bcfw.storedLabels !== undefined ? { cacheHits: bcfw.counters.cacheHits, storedLabels: bcfw.storedLabels } : {}),
     ...('workingSet' in r ? { workingSet: (r as CuttingPlaneResult).workingSet } : {}),
     trainError: r.trainError,
     ...r.metrics,
     ...(test ? data.baseline?.('test') : {}),
     stopReason: r.stopReason,
+    ...(choice ? { lambdaAuto: { metric: choice.metric, searchSeconds: choice.searchSeconds, curve: choice.curve } } : {}),
     model: out,
-    oracle: r.oracle, // this run's oracle counters: examples, scoring/decoding/checking/reading ms, records and bytes read
+    ...model.oracleReport?.(), // e.g. the inference routine each example got (graph, multilabel)
+    oracleCounters: r.oracle, // this run's oracle counters: examples, scoring/decoding/checking/reading ms, records and bytes read
   };
   report(summary, value.flag(a, 'json'), summaryIo, `${solverName} ${stopDescription(r)} after ${describeEvent(r.trace.at(-1)!)}`);
   return code;

@@ -69,6 +69,12 @@ export interface BatchDecoder<Y> {
   readonly stepModel?: unknown;
   /** The decoded label of example i (a fresh object the caller may keep). */
   label(i: number): Y;
+  /**
+   * Optional, for approximate decoders: the slack of example i's last loss-augmented decode (src/core/approximate.ts):
+   * 0 when its label is proven the maximiser, else how far the maximum may lie above it (Infinity: no bound).
+   * Absent: every decode is exact.
+   */
+  oracleSlack?(i: number): number;
   /** The ground truth of example i (a fresh object the caller may keep). */
   truth(i: number): Y;
 }
@@ -113,6 +119,8 @@ export interface PassProgress extends OracleCounters {
 /** Where an exact pass writes: hinge[i] = H_i(w) (required), the argmax labels and the plain predictions when given. */
 export interface PassOutput<Y> {
   hinge: Float64Array;
+  /** slack[i] of example i's decode (BatchDecoder.oracleSlack; 0 for exact decoders), when given. */
+  slack?: Float64Array;
   labels?: Y[];
   predictions?: Y[];
 }

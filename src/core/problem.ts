@@ -75,6 +75,11 @@ export interface StructuredModel<X, Y> {
    * labels, so a float32 backend only proposes labels.
    */
   prepareBatch?(xs: readonly X[], ys: readonly Y[], scoring?: ScoringBackend): BatchDecoder<Y> | BatchPass<Y>;
+  /**
+   * Optional: what the model's oracle did since the model was built, as plain JSON (e.g. the inference routine each
+   * example got, with calls and milliseconds); `train`, `eval` and `gap` add it to their reports.
+   */
+  oracleReport?(): Record<string, unknown>;
 }
 
 /** The work of a block step in counted operations (see StructuredModel.stepCost). */

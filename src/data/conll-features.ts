@@ -104,6 +104,12 @@ export function conllAttributes(words: readonly string[], pos: readonly string[]
   return out;
 }
 
+/** The dictionaries built by {@link FeatureDictionary.fromJSON}, by the JSON object they were read from. */
+const FROM_JSON = new WeakMap<object, FeatureDictionary>();
+
+/** Ids of attribute values, one map level per template part. */
+type ValueTree = Map<string, ValueTree | number>;
+
 /** The JSON form of a {@link FeatureDictionary}, stored in model files. */
 export interface FeatureDictionaryJSON {
   /** Template set identifier ({@link CONLL_TEMPLATE_SET}). */
@@ -129,6 +135,7 @@ export interface DictionaryOptions {
 export class FeatureDictionary {
   private readonly ids: Map<string, number>;
   private readonly names: readonly string[];
+  private conllTrees: (ValueTree | number | undefined)[] | undefined;
 
   private constructor(names: readonly string[], readonly minFrequency: number, readonly templates: string) {
     this.names = names;
@@ -161,18 +168,24 @@ export class FeatureDictionary {
   }
 
   /**
-   * Reads the form written by {@link FeatureDictionary.toJSON}.
+   * Reads the form written by {@link FeatureDictionary.toJSON} (`expectedTemplates` null: any template set).
    * @throws InputError when the value is malformed or uses another template set.
    */
-  static fromJSON(value: unknown, expectedTemplates: string = CONLL_TEMPLATE_SET): FeatureDictionary {
+  static fromJSON(value: unknown, expectedTemplates: string | null = CONLL_TEMPLATE_SET): FeatureDictionary {
     const v = value as Partial<FeatureDictionaryJSON> | null;
     if (v === null || typeof v !== 'object') throw new InputError('attribute dictionary: expected an object');
-    if (v.templates !== expectedTemplates) {
+    if (typeof v.templates !== 'string') throw new InputError('attribute dictionary: templates must be a string');
+    if (expectedTemplates !== null && v.templates !== expectedTemplates) {
       throw new InputError(`attribute dictionary uses templates ${JSON.stringify(v.templates)}, this version extracts ${JSON.stringify(expectedTemplates)}`);
     }
     if (!(Number.isInteger(v.minFrequency) && v.minFrequency! >= 1)) throw new InputError('attribute dictionary: minFrequency must be a positive integer');
     if (!Array.isArray(v.attributes) || !v.attributes.every((a) => typeof a === 'string')) throw new InputError('attribute dictionary: attributes must be an array of strings');
-    return new FeatureDictionary(v.attributes, v.minFrequency!, v.templates);
+    // A model's dictionary is checked when its file is read and used again to tag: built once per JSON object.
+    const known = FROM_JSON.get(v);
+    if (known) return known;
+    const d = new FeatureDictionary(v.attributes, v.minFrequency!, v.templates);
+    FROM_JSON.set(v, d);
+    return d;
   }
 
   /** Serialisable form (templates, minimum frequency, attribute names in id order), stored in model files. */
@@ -195,6 +208,62 @@ export class FeatureDictionary {
     const a = this.names[id];
     if (a === undefined) throw new InputError(`attribute id ${id} is outside 0..${this.names.length - 1}`);
     return a;
+  }
+
+  /**
+   * The compact form of a CoNLL sentence's attributes by the {@link CONLL_TEMPLATES}: the same as
+   * `encode(conllAttributes(words, pos))`, without building any attribute string: each template's ids sit in a
+   * tree of maps, one level per part, keyed by the words and tags themselves (strings whose hashes the engine
+   * keeps). The hot path of tagging.
+   */
+  encodeConll(words: readonly string[], pos: readonly string[]): SparseSequence {
+    check(words.length === pos.length, () => `got ${words.length} words but ${pos.length} POS tags`);
+    const trees = (this.conllTrees ??= this.templateTrees());
+    const T = words.length;
+    const offsets = new Int32Array(T + 1);
+    const ids = new Int32Array(T * CONLL_TEMPLATES.length);
+    let nnz = 0;
+    for (let t = 0; t < T; t++) {
+      const start = nnz;
+      for (let k = 0; k < CONLL_TEMPLATES.length; k++) {
+        const parts = CONLL_TEMPLATES[k]!.parts;
+        let node: ValueTree | number | undefined = trees[k];
+        for (let p = 0; p < parts.length && node !== undefined; p++) {
+          const i = t + parts[p]!.offset;
+          node = i < 0 || i >= T ? undefined : (node as ValueTree).get(parts[p]!.column === 'w' ? words[i]! : pos[i]!);
+        }
+        if (typeof node === 'number') ids[nnz++] = node;
+      }
+      if (nnz - start > 1) ids.subarray(start, nnz).sort();
+      offsets[t + 1] = nnz;
+    }
+    return { offsets, ids: ids.slice(0, nnz) };
+  }
+
+  /** Per CoNLL template, the tree of its values' ids (the bias: its id). */
+  private templateTrees(): (ValueTree | number | undefined)[] {
+    const index = new Map(CONLL_TEMPLATES.map((tpl, k) => [tpl.name, k]));
+    const trees: (ValueTree | number | undefined)[] = CONLL_TEMPLATES.map((tpl) => (tpl.parts.length === 0 ? undefined : new Map()));
+    this.names.forEach((name, id) => {
+      const eq = name.indexOf('=');
+      const k = index.get(eq < 0 ? name : name.slice(0, eq));
+      if (k === undefined) return;
+      const depth = CONLL_TEMPLATES[k]!.parts.length;
+      if (depth === 0) {
+        trees[k] = id;
+        return;
+      }
+      const values = name.slice(eq + 1).split(' ');
+      if (values.length !== depth) return;
+      let node = trees[k] as ValueTree;
+      for (let p = 0; p < depth - 1; p++) {
+        let next = node.get(values[p]!) as ValueTree | undefined;
+        if (next === undefined) node.set(values[p]!, (next = new Map()));
+        node = next;
+      }
+      node.set(values[depth - 1]!, id);
+    });
+    return trees;
   }
 
   /**

@@ -12,9 +12,9 @@
  */
 import { ArrayDataset } from '../core/dataset.js';
 import { check, FormatError, InputError } from '../core/errors.js';
-import { FeatureDictionary, conllAttributes } from './conll-features.js';
+import type { FeatureDictionary } from './conll-features.js';
 import type { SparseSequence } from '../models/sparse-chain.js';
-import { readDataFile, textLines } from './paths.js';
+import { readDataText, textLines } from './paths.js';
 
 /** One sentence of a CoNLL file. */
 export interface ConllSentence {
@@ -36,6 +36,8 @@ export interface ConllReadOptions {
    * is required of every line of the file (as conlleval requires), the third column is kept when present.
    */
   columns?: 3 | 'auto';
+  /** The line number of the text's first line (a block cut out of a longer input). Default 1. */
+  firstLine?: number;
 }
 
 const CHUNK_TAG_RE = /^(?:O|[BI]-\S+)$/;
@@ -68,7 +70,7 @@ export function parseConll(text: string, fileName = '<conll>', options: ConllRea
     chunks = [];
   };
   let lineNo = 0;
-  for (const next of textLines(text)) {
+  for (const next of textLines(text, options.firstLine)) {
     lineNo = next.lineNo;
     const line = next.line;
     const f = line.trim().split(/\s+/);
@@ -104,7 +106,7 @@ export function parseConll(text: string, fileName = '<conll>', options: ConllRea
  * @throws InputError when the file cannot be read, FormatError for malformed content (with file and line).
  */
 export function loadConll(path: string, options: ConllReadOptions = {}): ConllSentence[] {
-  return parseConll(readDataFile(path).toString('utf8'), path, options);
+  return parseConll(readDataText(path), path, options);
 }
 
 /** Total number of tokens of `sentences`. */
@@ -262,7 +264,7 @@ export function encodeConll(sentences: readonly ConllSentence[], dictionary: Fea
   const gold: string[][] = [];
   let unknownTags = 0;
   for (const s of sentences) {
-    xs.push(dictionary.encode(conllAttributes(s.words, s.pos)));
+    xs.push(dictionary.encodeConll(s.words, s.pos));
     const y = tags.encode(s, fileName, unknown);
     for (const k of y) if (k < 0) unknownTags++;
     ys.push(y);

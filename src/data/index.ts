@@ -1,5 +1,5 @@
 /**
- * gapbcfw/data: the readers and feature pipelines of the data sets (OCR, CoNLL-2000, LIBSVM, IDX, Weizmann horses,
+ * gapbcfw/data: the readers and feature pipelines of the data sets (OCR, CoNLL-2000, LIBSVM, IDX, Weizmann horses, `graph:` JSON Lines, LIBSVM multi-label,
  * LSP, Hansards alignments, the generated demo chains), the Dataset interface (in memory or streamed from disk) and
  * where the real data sets live. `loadTask('KIND:PATH')` of the main entry point pairs them with their models.
  *
@@ -15,6 +15,8 @@ export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, ty
 export { dataRoot, dataPath, hasData } from './paths.js';
 export { loadOcr, parseOcr, ocrSplit, ocrToSequences, type OcrWord, type OcrData } from './ocr.js';
 export { loadLibsvm, parseLibsvm, type LibsvmOptions } from './libsvm.js';
+export { readGraphFile, type GraphData, type GraphShape } from './graph.js';
+export { readMultilabelFile, chowLiuTree, labelGraphEdges, LABEL_GRAPHS, type LabelGraph, type MultilabelData } from './multilabel.js';
 export { parseIdx, loadIdx, loadIdxDataset, idxToDataset, type IdxArray, type IdxType, type IdxDatasetOptions } from './idx.js';
 export { syntheticChain, type SyntheticChainOptions } from './synthetic.js';
 export { parseConll, loadConll, formatConll, conllTokenCount, isChunkTag, ChunkTagSet, encodeConll, ConllSet, type ConllSentence, type ConllReadOptions, type ConllWriteOptions } from './conll.js';

@@ -67,7 +67,8 @@ const INT_RE = /^-?\d+$/;
  *   terminated at end of file, or corrupt gzip data. InputError when the file cannot be read.
  */
 export function loadOcr(path: string): OcrData {
-  const bytes = readDataFile(path);
+  const file = readDataFile(path);
+  const bytes = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
   // A UTF-8 byte order mark (files saved by some editors) is not part of the first field.
   const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   return parseOcr(bytes.toString('latin1', bom ? 3 : 0), path);

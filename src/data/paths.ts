@@ -38,7 +38,7 @@ export function hasData(...parts: string[]): boolean {
  *
  * @throws InputError when the file cannot be read; FormatError when gzip data is corrupt or truncated.
  */
-export function readDataFile(path: string): Buffer {
+export function readDataFile(path: string): Uint8Array {
   let raw: Buffer;
   try {
     raw = readFileSync(path);
@@ -46,6 +46,12 @@ export function readDataFile(path: string): Buffer {
     throw new InputError(`cannot read ${path}: ${(e as Error).message}`);
   }
   return isGzip(raw) ? gunzipOrThrow(raw, path) : raw;
+}
+
+/** {@link readDataFile} as UTF-8 text. */
+export function readDataText(path: string): string {
+  const bytes = readDataFile(path);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /** Whether `bytes` starts with the gzip magic number 1f 8b. */
@@ -62,15 +68,22 @@ function gunzipOrThrow(raw: Buffer, path: string): Buffer {
   }
 }
 
-/** The lines of a text with 1-based line numbers (\n or \r\n endings), for loaders that report lines in errors. */
-export function* textLines(text: string): Generator<{ line: string; lineNo: number }> {
+/**
+ * The lines of a text with 1-based line numbers from `firstLine` (
+ or 
+ endings), for loaders that report lines
+ * in errors. A byte array of UTF-8 is decoded line by line (files larger than the longest string V8 can hold are
+ * read so).
+ */
+export function* textLines(text: string | Uint8Array, firstLine = 1): Generator<{ line: string; lineNo: number }> {
+  const utf8 = new TextDecoder();
   let start = 0;
-  let lineNo = 0;
+  let lineNo = firstLine - 1;
   while (start < text.length) {
-    let end = text.indexOf('\n', start);
+    let end = typeof text === 'string' ? text.indexOf('\n', start) : text.indexOf(0x0a, start);
     if (end < 0) end = text.length;
     lineNo++;
-    const line = text.slice(start, end);
+    const line = typeof text === 'string' ? text.slice(start, end) : utf8.decode(text.subarray(start, end));
     start = end + 1;
     yield { line: line.endsWith('\r') ? line.slice(0, -1) : line, lineNo };
   }

@@ -218,6 +218,7 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
     decoder.recheck(w, items, hinge);
     const t3 = performance.now();
     this.collect(decoder, items, hinge, out, base);
+    if (out.slack) for (let q = 0; q < m; q++) out.slack[base + at(q)] = decoder.oracleSlack?.(at(q)) ?? 0;
     c.scoringMs += t1 - t0;
     c.decodingMs += t2 - t1;
     c.checkingMs += t3 - t2;

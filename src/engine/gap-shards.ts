@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { FormatError, InputError } from '../core/errors.js';
 import { crc32 } from '../io/model-file.js';
+import { gapStatus } from '../core/approximate.js';
 
 /** What one shard contributes: per-example hinge and loss terms, and what identifies the job. */
 export interface GapPartial {
@@ -25,6 +26,11 @@ export interface GapPartial {
   wSq: number;
   /** Saved dual of the model when DATA is its training set. */
   dual: number | null;
+  /**
+   * Present when an oracle call of the shard was approximate (src/core/approximate.ts): the sum of its slacks, null
+   * when a call had no bound.
+   */
+  slack?: number | null;
 }
 
 /** The merged answer: primal, error on the part, and the gap when the model's dual belongs to this data. */
@@ -38,7 +44,13 @@ export interface GapSummary {
   testError?: number;
   dual?: number;
   gap?: number;
-  gapIsExact?: true;
+  /** Whether the gap is a certificate: false when an oracle call of a shard was approximate. */
+  gapIsExact?: boolean;
+  /** 'approximate' when an oracle call of a shard was. */
+  oracle?: 'approximate';
+  /** With an approximate oracle whose every call had a bound: upper bounds on the true primal and gap. */
+  primalUpperBound?: number;
+  gapUpperBound?: number;
 }
 
 /** `I/N` as [I, N] with integers 0 <= I < N. @throws InputError otherwise. */
@@ -59,11 +71,16 @@ export function shardRange(n: number, [i, count]: [number, number]): { start: nu
  * The partial of one shard: the per-example terms over examples [start, start + hinge.length) of the set, with the
  * model's checksum, lambda and ||w||^2; `dual` is the model's saved dual when the set is its training set, else null.
  */
-export function gapPartial(o: { w: Float64Array; lambda: number; dual: number | null; data: string; part: string; n: number; shard: [number, number]; start: number; hinge: number[]; loss: number[] }): GapPartial {
+export function gapPartial(o: {
+  w: Float64Array; lambda: number; dual: number | null; data: string; part: string; n: number; shard: [number, number]; start: number; hinge: number[]; loss: number[];
+  /** The shard's oracle pass: exact (the default), or approximate with the sum of its slacks. */
+  oracle?: { exact: boolean; slack: number };
+}): GapPartial {
   let wSq = 0;
   for (const x of o.w) wSq += x * x;
   const modelChecksum = (crc32(new Uint8Array(o.w.buffer, o.w.byteOffset, o.w.byteLength)) >>> 0).toString(16);
-  return { format: 'gapbcfw-gap-partial', version: 1, modelChecksum, data: o.data, part: o.part, n: o.n, shard: o.shard, start: o.start, hinge: o.hinge, loss: o.loss, lambda: o.lambda, wSq, dual: o.dual };
+  const slack = o.oracle === undefined || o.oracle.exact ? {} : { slack: Number.isFinite(o.oracle.slack) ? o.oracle.slack : null };
+  return { format: 'gapbcfw-gap-partial', version: 1, modelChecksum, data: o.data, part: o.part, n: o.n, shard: o.shard, start: o.start, hinge: o.hinge, loss: o.loss, lambda: o.lambda, wSq, dual: o.dual, ...slack };
 }
 
 /** Sums the per-example terms of all shards in index order: the same numbers as one pass. */
@@ -72,16 +89,22 @@ export function combineGapPartials(parts: readonly GapPartial[]): GapSummary {
   const ordered = [...parts].sort((a, b) => a.start - b.start);
   let hingeSum = 0;
   let lossSum = 0;
+  const oracle = { exact: true, slack: 0 };
   for (const p of ordered) {
     for (const h of p.hinge) hingeSum += h;
     for (const l of p.loss) lossSum += l;
+    if (p.slack !== undefined) {
+      oracle.exact = false;
+      oracle.slack += p.slack === null ? Infinity : p.slack;
+    }
   }
   const primal = 0.5 * p0.lambda * p0.wSq + hingeSum / p0.n;
-  return {
-    data: p0.data, part: p0.part, n: p0.n, lambda: p0.lambda, primal,
-    [p0.part === 'test' ? 'testError' : 'trainError']: lossSum / p0.n,
-    ...(p0.dual === null ? {} : { dual: p0.dual, gap: primal - p0.dual, gapIsExact: true as const }),
-  };
+  const summary: GapSummary = { data: p0.data, part: p0.part, n: p0.n, lambda: p0.lambda, primal, [p0.part === 'test' ? 'testError' : 'trainError']: lossSum / p0.n };
+  if (p0.dual !== null) return { ...summary, dual: p0.dual, gap: primal - p0.dual, ...gapStatus(primal, primal - p0.dual, oracle, p0.n) };
+  // No gap without the dual; an approximate oracle still makes the primal an estimate from below.
+  if (oracle.exact) return summary;
+  const { oracle: approximate, primalUpperBound } = gapStatus(primal, 0, oracle, p0.n);
+  return { ...summary, oracle: approximate, ...(primalUpperBound !== undefined ? { primalUpperBound } : {}) };
 }
 
 /** The fields a merge relies on, with their types (a hand-edited or foreign file is a FormatError, not a crash). */
@@ -100,6 +123,7 @@ function checkPartial(p: GapPartial, file: string): void {
   if (p.hinge.length !== p.loss.length || p.start + p.hinge.length > p.n) fail(`'hinge' and 'loss' must cover the shard's examples inside 0..${p.n - 1}`);
   for (const key of ['lambda', 'wSq'] as const) if (typeof p[key] !== 'number' || !Number.isFinite(p[key])) fail(`'${key}' must be a finite number`);
   if (p.dual !== null && (typeof p.dual !== 'number' || !Number.isFinite(p.dual))) fail("'dual' must be a finite number or null");
+  if (p.slack !== undefined && p.slack !== null && !(typeof p.slack === 'number' && p.slack >= 0 && Number.isFinite(p.slack))) fail("'slack' must be a finite number >= 0 or null");
 }
 
 /**

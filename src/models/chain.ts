@@ -11,6 +11,7 @@ import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import { availableParallelism } from 'node:os';
 import { native } from '../native/addon.js';
 import { ChainStructure, type DecodeBackend } from './chain-base.js';
+import { checkLabelling, type ChainRules } from './chain-rules.js';
 
 export type { DecodeBackend } from './chain-base.js';
 
@@ -25,6 +26,8 @@ export interface ChainModelOptions {
   backend?: DecodeBackend;
   /** Native threads of batched exact passes. Default: os.availableParallelism(). */
   threads?: number;
+  /** Forbidden transitions and end states, and class weights of the loss (src/models/chain-rules.ts). Default none. */
+  rules?: ChainRules;
 }
 
 /**
@@ -48,7 +51,7 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
   private psiValues = new Float64Array(0);
 
   constructor(options: ChainModelOptions) {
-    super();
+    super(options.rules, options.numLabels);
     const { numFeatures: D, numLabels: K } = options;
     check(Number.isInteger(D) && D >= 1, `numFeatures must be a positive integer, got ${D}`);
     check(Number.isInteger(K) && K >= 1, `numLabels must be a positive integer, got ${K}`);
@@ -75,6 +78,8 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
     for (let j = 0; j < x.length; j++) {
       if (!Number.isFinite(x[j])) throw new InputError(`${where}: feature ${j % this.numFeatures} at position ${Math.floor(j / this.numFeatures)} is ${x[j]}`);
     }
+    const broken = checkLabelling(this.rules, y, []);
+    if (broken) throw new InputError(`${where}: the true labelling breaks the chain's constraints at position ${broken.position} (${broken.why})`);
   }
 
   private checkW(w: Float64Array): void {
@@ -91,9 +96,17 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
     return this.run(w, x, T, null);
   }
 
+  protected plainNodeScores(w: Float64Array, x: Float64Array): { theta: Float64Array; T: number } {
+    this.checkW(w);
+    const T = x.length / this.numFeatures;
+    check(Number.isInteger(T) && T >= 1, `x has ${x.length} values, not a multiple of D = ${this.numFeatures}`);
+    return { theta: this.nodeScores(w, x, T), T };
+  }
+
   private run(w: Float64Array, x: Float64Array, T: number, yTrue: Int32Array | null): Int32Array {
     this.checkW(w);
-    if (this.backend === 'native') {
+    // chainDecode knows the plain loss and no constraints: with rules, the node scores then Viterbi.
+    if (this.backend === 'native' && !this.hasRules()) {
       const out = new Int32Array(T);
       native.chainDecode(w, this.numFeatures, this.numLabels, x, T, yTrue, out);
       return out;
@@ -114,12 +127,13 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
     const n = ys.length;
     const { offsets, xAll, yAll } = packSequences(xs, ys, D);
     const tokens = offsets[n]!;
-    const batch = new native.DenseChainBatch({ offsets, truth: yAll, numLabels: K, numFeatures: D, features: xAll });
+    const batch = new native.DenseChainBatch({ offsets, truth: yAll, numLabels: K, numFeatures: D, features: xAll, ...this.batchRules() });
     const backend = scoring && scoring.name !== 'native' ? scoring : this.backend === 'js' ? new JsBackend() : undefined;
     const threads = Math.min(scoring instanceof NativeBackend ? scoring.threads : this.threads, 256);
     const rows = backend?.prepare(xAll, tokens, D);
     const unit = new Float64Array(tokens);
-    for (let s = 0; s < n; s++) unit.fill(1 / (offsets[s + 1]! - offsets[s]!), offsets[s]!, offsets[s + 1]!);
+    const c = this.rules.labelWeights;
+    for (let s = 0; s < n; s++) for (let t = offsets[s]!; t < offsets[s + 1]!; t++) unit[t] = (c?.[yAll[t]!] ?? 1) / (offsets[s + 1]! - offsets[s]!);
     const aug = { labels: yAll, weight: unit };
     const theta = new Float64Array(tokens * K);
     const labels = new Int32Array(tokens);
@@ -171,7 +185,8 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
             },
           }
         : {}),
-      ...(this.backend === 'native' ? { stepModel: batch } : {}),
+      // The native step loop knows the plain loss and no constraints: with rules, the TypeScript steps.
+      ...(this.backend === 'native' && !this.hasRules() ? { stepModel: batch } : {}),
       label: (i) => labels.slice(offsets[i]!, offsets[i + 1]!),
       truth: (i) => yAll.slice(offsets[i]!, offsets[i + 1]!),
     };

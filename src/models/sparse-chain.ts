@@ -7,6 +7,7 @@ import { itemsOption } from '../engine/items.js';
 import { SparseAccumulator, type SparseVector } from '../core/vector.js';
 import { native } from '../native/addon.js';
 import { ChainStructure, type DecodeBackend } from './chain-base.js';
+import { checkLabelling, type ChainRules } from './chain-rules.js';
 
 /**
  * A sequence of T tokens with sparse features: token t has the feature ids
@@ -38,6 +39,8 @@ export interface SparseChainModelOptions {
   numLabels: number;
   /** Viterbi implementation: 'native' (C++ `chainViterbi`, default) or 'js' (the TypeScript reference). */
   backend?: DecodeBackend;
+  /** Forbidden transitions and end states, and class weights of the loss (src/models/chain-rules.ts). Default none. */
+  rules?: ChainRules;
 }
 
 /**
@@ -54,7 +57,8 @@ export interface SparseChainModelOptions {
  * - `w[F*K + k]`: first-state bias; `w[F*K + K + k]`: last-state bias;
  * - `w[F*K + 2K + prev + K*next]`: transitions (the same block as {@link ChainModel}).
  *
- * Loss: per-sequence normalised Hamming distance; loss augmentation adds 1/T to every wrong state (exact).
+ * Loss: per-sequence normalised Hamming distance, class-weighted with `rules.labelWeights`; loss augmentation adds
+ * c_{y_t}/T to every wrong state (exact). `rules` also forbid transitions and end states in every decode.
  * Labels are Int32Arrays of T states in 0..K-1.
  */
 export class SparseChainModel extends ChainStructure implements StructuredModel<SparseSequence, Int32Array> {
@@ -70,7 +74,7 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
   private theta = new Float64Array(0);
 
   constructor(options: SparseChainModelOptions) {
-    super();
+    super(options.rules, options.numLabels);
     const { numFeatures: F, numLabels: K } = options;
     check(Number.isInteger(F) && F >= 1, `numFeatures must be a positive integer, got ${F}`);
     check(Number.isInteger(K) && K >= 1, `numLabels must be a positive integer, got ${K}`);
@@ -97,6 +101,8 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
       const k = y[t]!;
       check(k >= 0 && k < this.numLabels, () => `${where}: label ${k} at position ${t} is outside 0..${this.numLabels - 1}`);
     }
+    const broken = checkLabelling(this.rules, y, []);
+    if (broken) throw new InputError(`${where}: the true labelling breaks the chain's constraints at position ${broken.position} (${broken.why})`);
   }
 
   private checkX(x: SparseSequence, where: string): void {
@@ -188,6 +194,15 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
     return { potentials: x.ids.length * K, oracle: T * K * K + 2 * x.ids.length, perLabel: T };
   }
 
+  protected plainNodeScores(w: Float64Array, x: SparseSequence): { theta: Float64Array; T: number } {
+    this.checkW(w);
+    const T = sequenceLength(x);
+    check(T >= 1, 'empty sequence');
+    const theta = this.scratch(T);
+    this.nodeScores(w, x, theta);
+    return { theta, T };
+  }
+
   /** Score <w, phi(x, y)> of a labelling, straight from the definition (tests and certificates). */
   score(w: Float64Array, x: SparseSequence, y: Int32Array): number {
     const K = this.numLabels;
@@ -231,7 +246,7 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
 
   /**
    * The batched oracle (DESIGN seam 4, run by src/engine). All tokens' sparse rows are packed once into a
-   * prepared native batch (native/scoring/batch.h); per call the items' node scores, biases and 1/T loss
+   * prepared native batch (native/scoring/batch.h); per call the items' node scores, biases and c/T loss
    * augmentation are computed on native threads (the TypeScript nodeScores for the 'js' decoder), Viterbi
    * runs over the items on native threads, and H_i = L - <w, psi_i(y)> is recomputed natively with psi's
    * accumulation and dotSparse's order, i.e. bit-identical to the per-object path. Sparse rows have no
@@ -257,7 +272,7 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
       for (let t = 0; t < sequenceLength(x); t++) rowOffsets[seq[s]! + t + 1] = base + x.offsets[t + 1]!;
       yAll.set(ys[s]!, seq[s]!);
     });
-    const batch = new native.SparseChainBatch({ offsets: seq, truth: yAll, numLabels: K, numFeatures: F, rowOffsets, ids, values });
+    const batch = new native.SparseChainBatch({ offsets: seq, truth: yAll, numLabels: K, numFeatures: F, rowOffsets, ids, values, ...this.batchRules() });
     const theta = new Float64Array(tokens * K);
     const labels = new Int32Array(tokens);
     const threads = Math.min(availableParallelism(), 256);
@@ -278,7 +293,8 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
       },
       decode: (w, items) => batch.viterbi({ w, theta, labels, ...itemsOption(items), threads }),
       recheck: (w, items, hinge) => batch.hinges({ w, labels, hinge, ...itemsOption(items), threads }),
-      ...(this.backend === 'native' ? { stepModel: batch } : {}),
+      // The native step loop knows the plain loss and no constraints: with rules, the TypeScript steps.
+      ...(this.backend === 'native' && !this.hasRules() ? { stepModel: batch } : {}),
       label: (i) => labels.slice(seq[i]!, seq[i + 1]!),
       truth: (i) => yAll.slice(seq[i]!, seq[i + 1]!),
     };

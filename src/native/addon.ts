@@ -58,6 +58,14 @@ export interface NativeBinding {
   chainNodeScores(w: Float64Array, D: number, K: number, x: Float64Array, T: number, out: Float64Array): void;
   /** psi = phi(x, yTrue) - phi(x, y) into (outIdx, outVal), which need 2*T*D + 2*T + 4 entries; returns nnz. */
   chainPsi(x: Float64Array, D: number, K: number, T: number, yTrue: Int32Array, y: Int32Array, outIdx: Int32Array, outVal: Float64Array): number;
+  /**
+   * The N best labellings over node scores theta (T x K) and transitions trans[prev + K*next] (numbers or -Infinity,
+   * which forbids), best first, into outY (N x T) and outScore (N); returns how many have a finite score (<= N).
+   * Ties: the smaller last state first, then the smaller second-to-last, ... (the first is chainViterbi's).
+   */
+  chainKbest(theta: Float64Array, T: number, K: number, trans: Float64Array, N: number, outY: Int32Array, outScore: Float64Array): number;
+  /** Max-marginals out[t*K + k] = max over labellings with state k at t of their score (max-product forward-backward). */
+  chainMaxMarginals(theta: Float64Array, T: number, K: number, trans: Float64Array, out: Float64Array): void;
 
   // --- BCFW block-step kernels (native/solver; used by src/solvers/bcfw.ts) ---
   /**
@@ -169,6 +177,13 @@ export interface ChainBatchOptions {
   truth: Int32Array;
   numLabels: number;
   numFeatures: number;
+  /** Class weights c_k (K, finite >= 0) of the weighted Hamming loss: augmentation c_{y_t}/T, loss sum c_{y_t} [miss] / T. */
+  labelWeights?: Float64Array;
+  /** allowed[prev + K*next] = 0 forbids a transition in every Viterbi of the batch. */
+  allowed?: Uint8Array;
+  /** allowedFirst[k] / allowedLast[k] = 0 forbid state k at the first / last position. */
+  allowedFirst?: Uint8Array;
+  allowedLast?: Uint8Array;
 }
 
 /** A prepared chain batch; theta is tokens x K, labels tokens, hinge n (see native/scoring/batch.h). */

@@ -53,6 +53,7 @@ export {
   type GridShape,
 } from './gdt.js';
 export { hog, HOG_DIM, type HogFeatures } from './hog.js';
+export { inferGraph, GRAPH_ROUTINES, type GraphRoutine, type GraphPotentials, type GraphInferOptions, type GraphInference, type GraphBinding } from './graph.js';
 export { slic, type SlicOptions, type SlicResult } from './slic.js';
 export { hogShape, filterResponses } from './hog.js';
 export { NativeLoadError } from './addon.js';

@@ -11,11 +11,12 @@ import { BlockStepper, type ResolvedCache } from './block-step.js';
 import { resolveBounds } from './bounds.js';
 import {
   blockGaps,
-  certificate,
   fullOraclePass,
+  passCertificate,
   PassSolver,
   resolveCommon,
   runSteps,
+  type PassCertificate,
   type PassStep,
   type ResolvedCommon,
   type SolverCheckpoint,
@@ -72,7 +73,7 @@ export class BcfwSolver extends PassSolver {
   private readonly stepper: BlockStepper | undefined;
   private readonly scheduler: MiniBatchScheduler | undefined;
   private readonly native: NativeSteps | undefined;
-  private last: { primal: number; dual: number; gap: number } | undefined;
+  private last: PassCertificate | undefined;
   private checkedAt = -1;
   private passesSinceCheck = 0;
   private lastBlockGaps: Float64Array | undefined;
@@ -212,7 +213,7 @@ export class BcfwSolver extends PassSolver {
     const { n } = this.problem;
     const pass = yield* this.exactPass(it.w);
     this.oracleCalls += n;
-    this.last = certificate(this.config.lambda, n, it.w, it.l, pass.hingeSum, it.v);
+    this.last = passCertificate(this.config.lambda, n, it.w, it.l, pass, it.v);
     if (!this.s.averaging) {
       const g = blockGaps(this.config.lambda, this.blockDots(), this.dual.lBlocks, pass.hinge);
       this.lastBlockGaps = g;
@@ -224,7 +225,7 @@ export class BcfwSolver extends PassSolver {
     }
     this.checkedAt = this.passes;
     if (scheduled) this.passesSinceCheck = 0;
-    this.emit({ seconds: this.clock.seconds, ...this.last, gapIsExact: true, ...this.counterFields(), ...this.evaluate(it.w) });
+    this.emit({ seconds: this.clock.seconds, ...this.last, ...this.counterFields(), ...this.evaluate(it.w) });
     return this.last.gap;
   }
 
@@ -250,8 +251,8 @@ export class BcfwSolver extends PassSolver {
   /** Exact gap for the trace only: neither counted nor used by the solver. */
   private monitor(): void {
     const it = this.returned;
-    const cert = this.clock.excluded(() => certificate(this.config.lambda, this.problem.n, it.w, it.l, fullOraclePass(this.problem, it.w).hingeSum, it.v));
-    this.emit({ seconds: this.clock.seconds, ...cert, gapIsExact: true, monitor: true, ...this.evaluate(it.w) });
+    const cert = this.clock.excluded(() => passCertificate(this.config.lambda, this.problem.n, it.w, it.l, fullOraclePass(this.problem, it.w), it.v));
+    this.emit({ seconds: this.clock.seconds, ...cert, monitor: true, ...this.evaluate(it.w) });
   }
 
   /** True when the estimated gap says the threshold is probably reached ([G] heuristic exit). */
@@ -460,10 +461,11 @@ function resolveSettings(problem: Problem, o: TrainSettings, hooks: BcfwHooks, r
 
 /**
  * Blocks per step, overlap, and the native step model when the steps run natively (batch 1). A resumed run keeps the
- * batch it was made with (checkpoints before mini-batches: 1) unless told otherwise. Mini-batches pay off when the
- * oracle is costly (Problem.miniBatches) or decodes in the background, where they overlap the updates (docs/results.md,
- * multi-core training); but built-in models with native oracles (dense and sparse chains, multiclass) step natively
- * one block at a time, faster on a few cores than mini-batches of TypeScript steps (docs/benchmarks.md).
+ * batch it was made with (checkpoints before mini-batches: 1) unless told otherwise. Mini-batches pay off by default
+ * where the oracle is costly (Problem.miniBatches; docs/results.md, multi-core training), except on built-in models
+ * with native oracles (dense and sparse chains, multiclass), which step natively one block at a time: faster on a few
+ * cores than mini-batches of TypeScript steps, even CoNLL's (docs/benchmarks.md). The default never depends on the
+ * threads.
  */
 function resolveBatch(problem: Problem, o: TrainSettings, hooks: BcfwHooks, restored: SolverCheckpoint | undefined, step: StepType): { batch: number; overlap: boolean; nativeModel: unknown } {
   const { n } = problem;
@@ -471,9 +473,8 @@ function resolveBatch(problem: Problem, o: TrainSettings, hooks: BcfwHooks, rest
   // Exact steps run natively on multiclass rows (their K corners), elsewhere in TypeScript over the working set.
   const native = stepModel !== undefined && (step !== 'exact' || typeof problem.groundTruth(0) === 'number') ? stepModel : undefined;
   const background = problem.batch?.decodesInBackground?.() === true;
-  // Native steps beat mini-batches of TypeScript steps on a few cores, even CoNLL's costlier oracle (docs/benchmarks.md).
-  const batched = native === undefined && problem.batch !== undefined && (problem.miniBatches === true || background);
-  const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, batched));
+  const costly = native === undefined && problem.batch !== undefined && problem.miniBatches === true;
+  const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(n, costly));
   const tau = Math.min(batch, n);
   // Overlap by default where the updates are the larger part of a step (a cheap oracle that decodes in the background:
   // OCR's dense chains). A costly oracle (miniBatches: pose) already keeps the threads busy with plain mini-batches, and
@@ -484,17 +485,17 @@ function resolveBatch(problem: Problem, o: TrainSettings, hooks: BcfwHooks, rest
 }
 
 /**
- * The default blocks per step for n blocks and a number of native threads: 4 per thread, which keeps the threads
- * busy, but at most n/32 (at least 1), so that one step's blocks stay a small part of the data and their updates
- * close to sequential ones; 1 on one thread (the sequential algorithm), and 1 when `batched` is false: a problem
- * whose steps run natively, without a batched oracle (its decodes would run one by one, so a mini-batch only makes
- * its corners older), or whose oracle is too cheap for mini-batches to pay off (StructuredModel.miniBatches) and does
- * not decode in the background (on OCR-large, plain mini-batches of 2-16 took 1.14-1.36x longer to the gap 0.01 than
- * tau 1; overlapped ones pay). See docs/results.md (multi-core training) for the measurements.
+ * The default blocks per step (tau) for n blocks: it depends on the problem and n, never on the machine's threads,
+ * so that a seed and a command give the same trace and model on 1 or 64 cores (threads change only the speed).
+ * Mini-batches where the oracle is costly enough for them to pay off (`costly`: a batched oracle and
+ * StructuredModel.miniBatches, and no native block steps: segmentation, pose, chains with rules): 8 blocks, at most
+ * n/32 (at least 1), so that one step's blocks stay a small part of the data and their updates close to sequential
+ * ones; 1 (the sequential algorithm) everywhere else. A cheap oracle (OCR's dense chains, multiclass) gains nothing
+ * from mini-batches: on OCR-large, tau 8 overlapped on 2 threads took 1.2x the time of tau 1 to the gap 0.01. See
+ * docs/results.md (multi-core training) for the measurements.
  */
-export function defaultBatch(threads: number, n: number, batched = true): number {
-  if (!batched || threads <= 1) return 1;
-  return Math.max(1, Math.min(4 * threads, Math.floor(n / 32)));
+export function defaultBatch(n: number, costly: boolean): number {
+  return costly ? Math.max(1, Math.min(8, Math.floor(n / 32))) : 1;
 }
 
 /** Runs BCFW to completion (see BcfwSolver). */

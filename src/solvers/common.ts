@@ -4,6 +4,7 @@ import { check, InputError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import type { OracleCounters, PassProgress } from '../core/batch.js';
 import { dot, dotSparse, type SparseVector } from '../core/vector.js';
+import { gapStatus, oracleSlack, type GapStatus } from '../core/approximate.js';
 import { subtractCounters, zeroCounters } from '../engine/counters.js';
 import { threads } from '../native/threads.js';
 import { validateSettings, type SolverName, type TrainSettings } from './settings.js';
@@ -24,8 +25,17 @@ export interface ProgressEvent {
   primal?: number;
   /** Duality gap primal - dual. */
   gap?: number;
-  /** True when `gap` comes from a full oracle pass at the returned iterate (a certificate). */
+  /**
+   * True when `gap` comes from a full oracle pass at the returned iterate with an exact oracle (a certificate); false
+   * for estimates and for passes where an approximate oracle ran (src/core/approximate.ts).
+   */
   gapIsExact: boolean;
+  /** 'approximate' when an oracle call of the pass was not proven exact: `gap` and `primal` are then estimates from below. */
+  oracle?: 'approximate';
+  /** With an approximate oracle whose every call had a bound: an upper bound on the true gap of the iterate. */
+  gapUpperBound?: number;
+  /** With an approximate oracle whose every call had a bound: an upper bound on the true primal of the iterate. */
+  primalUpperBound?: number;
   trainError?: number;
   testError?: number;
   /** Further metrics returned by `evaluate`. */
@@ -43,8 +53,17 @@ export type StopReason = 'gap' | 'maxPasses' | 'timeBudget' | 'aborted';
  * progress, and the signals that stop it.
  */
 export interface SolverHooks {
-  /** Extra metrics at every exact check, e.g. `{ testError }` on a held-out set; not counted in `seconds`. */
+  /** Extra metrics at the exact checks (see evaluateEvery), e.g. `{ testError }` on a held-out set; not counted in `seconds`. */
   evaluate?: (w: Float64Array) => Record<string, number>;
+  /**
+   * Which exact checks run `evaluate` and the training error (not training time, but with a large test set they can
+   * take most of the wall time): a check at least `passes` passes and `oracleCalls` oracle calls after the previous
+   * evaluation (or the start). `{ oracleCalls: 10 * testSize }` keeps evaluation near a tenth of the oracle work.
+   * Passes and oracle calls rather than seconds, so that the trace is the same on any machine. The result's metrics
+   * are always those of the returned iterate (one more evaluation at the end when the last check had none).
+   * Default: every check.
+   */
+  evaluateEvery?: { passes?: number; oracleCalls?: number };
   /** Receives a ProgressEvent after every pass and every exact check. */
   onProgress?: (event: ProgressEvent) => void;
   /**
@@ -86,16 +105,24 @@ export interface SolverResult {
   seconds: number;
   primal?: number;
   dual?: number;
-  /** Last exact duality gap (undefined for SSG). */
+  /** Last exact duality gap (undefined for SSG); with an approximate oracle an estimate from below. */
   gap?: number;
+  /** Whether `gap` is a certificate: measured at the returned iterate with every oracle call exact. */
   gapIsExact: boolean;
+  /** True when an oracle call of the last exact pass was not proven exact (see src/core/approximate.ts). */
+  approximateOracle?: true;
+  /** With an approximate oracle whose every call had a bound: an upper bound on the true gap of the returned iterate. */
+  gapUpperBound?: number;
+  /** The matching upper bound on the primal of the returned iterate. */
+  primalUpperBound?: number;
   trainError?: number;
   stopReason: StopReason;
   /** The run's `gapThreshold`. */
   gapThreshold: number;
   /**
-   * Whether the returned certificate meets `gapThreshold` (an exact gap <= it); false when the run stopped on
-   * the pass cap, the time budget or an abort before that; undefined without an exact gap (SSG).
+   * Whether the returned certificate meets `gapThreshold` (an exact gap, or with an approximate oracle the gap's upper
+   * bound, <= it); false when the run stopped on the pass cap, the time budget or an abort before that, or when the
+   * upper bound is above it; undefined without a certificate (SSG, an approximate oracle without bounds).
    */
   thresholdReached?: boolean;
   trace: ProgressEvent[];
@@ -139,10 +166,17 @@ export function resolveCommon(problem: Problem, solver: SolverName, o: TrainSett
 
 /** Result of one full oracle pass at a fixed w. */
 export interface FullPass {
-  /** sum_i H_i(w) with H_i(w) = max_y L_i(y) - <w, psi_i(y)> (each clipped at 0: y_i scores 0). */
+  /**
+   * sum_i H_i(w) with H_i(w) = max_y L_i(y) - <w, psi_i(y)> (each clipped at 0: y_i scores 0); from below when an
+   * oracle call was approximate.
+   */
   hingeSum: number;
   /** Per-block H_i(w). */
   hinge: Float64Array;
+  /** Whether every oracle call of the pass was exact (no label marked approximate). */
+  exact: boolean;
+  /** sum_i of the approximate calls' slacks (src/core/approximate.ts): the true sum_i H_i(w) is <= hingeSum + slack; 0 when exact. */
+  slack: number;
 }
 
 /** A point where a pass generator pauses: the progress of an exact pass after a chunk, or null between block steps. */
@@ -163,21 +197,30 @@ export function* exactPass(problem: Problem, w: Float64Array, psiSum?: { dense: 
   const n = problem.n;
   const hinge = new Float64Array(n);
   let hingeSum = 0;
+  let slack = 0;
+  let exact = true;
   if (problem.batch) {
     // Batched: all n loss-augmented decodings at once; psi is built only where batch FW needs it.
     const labels: unknown[] | undefined = psiSum ? new Array<unknown>(n) : undefined;
-    yield* problem.batch.pass(w, { hinge, ...(labels ? { labels } : {}), ...(predictions ? { predictions } : {}) });
+    const slacks = new Float64Array(n);
+    yield* problem.batch.pass(w, { hinge, slack: slacks, ...(labels ? { labels } : {}), ...(predictions ? { predictions } : {}) });
     for (let i = 0; i < n; i++) {
       const h = (hinge[i] = checkedHinge(hinge[i]!, i));
       hingeSum += h;
+      slack += slacks[i]!;
       if (psiSum && h > 0) addPsi(psiSum, problem.psi(i, labels![i]), problem.loss(i, labels![i]));
       if (predictions && predictions[i] === undefined) predictions[i] = problem.predict(i, w);
     }
-    return { hingeSum, hinge };
+    return { hingeSum, hinge, exact: slacks.every((x) => x === 0), slack };
   }
   for (let i = 0; i < n; i++) {
     if (predictions) predictions[i] = problem.predict(i, w);
     const y = problem.oracle(i, w);
+    const s = oracleSlack(y);
+    if (s > 0) {
+      exact = false;
+      slack += s;
+    }
     const psi = problem.psi(i, y);
     const L = problem.loss(i, y);
     const h = checkedHinge(L - dotSparse(w, psi), i);
@@ -186,7 +229,7 @@ export function* exactPass(problem: Problem, w: Float64Array, psiSum?: { dense: 
     if (psiSum && h > 0) addPsi(psiSum, psi, L);
     if ((i + 1) % PER_OBJECT_CHUNK === 0 || i + 1 === n) yield { done: i + 1, total: n, ...zeroCounters() };
   }
-  return { hingeSum, hinge };
+  return { hingeSum, hinge, exact, slack };
 }
 
 /** Runs a pass generator to its end without pausing (the synchronous drive). */
@@ -273,6 +316,15 @@ export function certificate(lambda: number, n: number, w: Float64Array, l: numbe
   return { primal, dual, gap: primal - dual };
 }
 
+/** {@link certificate} from an exact pass, with its gapStatus (src/core/approximate.ts). */
+export function passCertificate(lambda: number, n: number, w: Float64Array, l: number, pass: FullPass, v: Float64Array = w) {
+  const c = certificate(lambda, n, w, l, pass.hingeSum, v);
+  return { ...c, ...gapStatus(c.primal, c.gap, pass, n) };
+}
+
+/** The certificate of an exact pass (see {@link passCertificate}). */
+export type PassCertificate = ReturnType<typeof passCertificate>;
+
 /** Mean training loss of plain predictions. */
 export function trainingError(problem: Problem, w: Float64Array): number {
   let s = 0;
@@ -314,6 +366,10 @@ export abstract class PassSolver {
   stopReason: StopReason = 'maxPasses';
   protected readonly clock: TrainingClock;
   protected lastMetrics: Record<string, number> = {};
+  /** Passes and oracle calls of the last evaluation (the start before the first; see evaluateEvery). */
+  private lastEvaluation = { passes: 0, oracleCalls: 0 };
+  /** False when the last exact check skipped its evaluation: lastMetrics are then of an older iterate. */
+  private metricsCurrent = true;
   /**
    * True once an exact pass was cancelled (passSignal): the run has ended (runPass returns false from then
    * on) and its result has no certificate of its iterate.
@@ -346,6 +402,11 @@ export abstract class PassSolver {
     this.passes = restored?.meta.passes ?? 0;
     this.oracleCalls = restored?.meta.oracleCalls ?? 0;
     this.clock = new TrainingClock(restored?.meta.seconds ?? 0);
+    for (const [key, x] of Object.entries(hooks.evaluateEvery ?? {})) check(x === undefined || (Number.isFinite(x) && x >= 0), `evaluateEvery.${key} must be a number >= 0, got ${x}`);
+    if (restored) {
+      this.lastEvaluation = (restored.meta.lastEvaluation as typeof this.lastEvaluation | undefined) ?? { passes: this.passes, oracleCalls: this.oracleCalls };
+      this.metricsCurrent = false; // the checkpoint keeps no metrics
+    }
     this.countersAtStart = problem.counters?.();
   }
 
@@ -453,13 +514,26 @@ export abstract class PassSolver {
         seconds: this.clock.seconds,
         ...(rngState ? { rngState: Array.from(rngState) } : {}),
         trace: this.trace,
+        lastEvaluation: this.lastEvaluation,
         ...extra,
       },
       arrays,
     };
   }
 
-  protected baseResult(w: Float64Array, cert: Partial<Pick<SolverResult, 'primal' | 'dual' | 'gap'>>, gapIsExact: boolean): SolverResult {
+  /**
+   * The result around w and its certificate; `certified` when cert comes from an exact pass at w, whose status
+   * (cert.gapIsExact false: an approximate oracle) decides whether the gap is exact.
+   */
+  protected baseResult(w: Float64Array, cert: Partial<Pick<SolverResult, 'primal' | 'dual' | 'gap' | 'gapUpperBound' | 'primalUpperBound'> & GapStatus>, certified: boolean): SolverResult {
+    if (!this.metricsCurrent) {
+      this.lastMetrics = evaluateAt(this.problem, w, this.settings.trainError === true, this.hooks.evaluate, this.clock);
+      this.metricsCurrent = true;
+    }
+    const approximate = certified && cert.gapIsExact === false;
+    const gapIsExact = certified && !approximate;
+    const bound = approximate ? cert.gapUpperBound : cert.gap;
+    const { gapIsExact: _exact, oracle: _oracle, gapUpperBound: _gapBound, primalUpperBound: _primalBound, ...numbers } = cert;
     return {
       w: Float64Array.from(w),
       lambda: this.config.lambda,
@@ -468,12 +542,13 @@ export abstract class PassSolver {
       effectivePasses: this.effectivePasses,
       oracleCalls: this.oracleCalls,
       seconds: this.clock.seconds,
-      ...cert,
+      ...numbers,
       gapIsExact,
+      ...(approximate ? { approximateOracle: true as const, gapUpperBound: cert.gapUpperBound, primalUpperBound: cert.primalUpperBound } : {}),
       trainError: this.lastMetrics.trainError,
       stopReason: this.stopReason,
       gapThreshold: this.config.gapThreshold,
-      ...(gapIsExact && cert.gap !== undefined ? { thresholdReached: cert.gap <= this.config.gapThreshold } : {}),
+      ...(certified && bound !== undefined ? { thresholdReached: bound <= this.config.gapThreshold } : {}),
       trace: this.trace,
       metrics: this.lastMetrics,
       threads: threads(),
@@ -481,9 +556,17 @@ export abstract class PassSolver {
     };
   }
 
-  /** trainError / user metrics at w, outside the training clock. */
+  /** trainError / user metrics at w, outside the training clock, at the exact checks that evaluateEvery picks. */
   protected evaluate(w: Float64Array): Record<string, number> {
+    const every = this.hooks.evaluateEvery ?? {};
+    const last = this.lastEvaluation;
+    if (this.passes - last.passes < (every.passes ?? 0) || this.oracleCalls - last.oracleCalls < (every.oracleCalls ?? 0)) {
+      this.metricsCurrent = false;
+      return {};
+    }
     this.lastMetrics = evaluateAt(this.problem, w, this.settings.trainError === true, this.hooks.evaluate, this.clock);
+    this.lastEvaluation = { passes: this.passes, oracleCalls: this.oracleCalls };
+    this.metricsCurrent = true;
     return this.lastMetrics;
   }
 }

@@ -1,5 +1,6 @@
 import { check } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
+import { gapStatus } from '../core/approximate.js';
 import type { TrainSettings } from './settings.js';
 import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import {
@@ -62,6 +63,8 @@ export class CuttingPlaneSolver extends PassSolver {
   /** The iterate of the smallest primal so far (returned and certified) and that primal. */
   private readonly best: Float64Array;
   private bestPrimal = Infinity;
+  /** The oracle pass behind bestPrimal: exact, or approximate with its slack (src/core/approximate.ts). */
+  private bestPass = { exact: true, slack: 0 };
   private readonly psiSum: { dense: Float64Array; loss: number };
   private qpIterations = 0;
   /** Pairwise steps of the last QP solve. */
@@ -91,6 +94,7 @@ export class CuttingPlaneSolver extends PassSolver {
       check(best instanceof Float64Array && best.length === d, "checkpoint array 'best' is missing or has the wrong length");
       this.best.set(best);
       this.bestPrimal = m.bestPrimal === null ? Infinity : Number(m.bestPrimal);
+      if (m.bestSlack !== undefined) this.bestPass = { exact: false, slack: m.bestSlack === null ? Infinity : Number(m.bestSlack) };
       this.lastQpSteps = Number(m.lastQpSteps);
     } else if (hooks.warmStart) {
       this.warmStartFrom(hooks.warmStart.from);
@@ -132,6 +136,7 @@ export class CuttingPlaneSolver extends PassSolver {
     return this.baseCheckpoint(
       {
         bestPrimal: Number.isFinite(this.bestPrimal) ? this.bestPrimal : null,
+        ...(this.bestPass.exact ? {} : { bestSlack: Number.isFinite(this.bestPass.slack) ? this.bestPass.slack : null }),
         lastQpSteps: this.lastQpSteps,
         options: { ...this.baseOptions(), qpTolerance: this.qpTolerance, inactiveWindow: this.inactiveWindow },
       },
@@ -160,6 +165,7 @@ export class CuttingPlaneSolver extends PassSolver {
     if (primal < this.bestPrimal) {
       this.bestPrimal = primal;
       this.best.set(w);
+      this.bestPass = { exact: pass.exact, slack: pass.slack };
     }
     const gap = this.bestPrimal - dual;
     this.emit({
@@ -167,7 +173,7 @@ export class CuttingPlaneSolver extends PassSolver {
       primal: this.bestPrimal,
       dual,
       gap,
-      gapIsExact: true,
+      ...gapStatus(this.bestPrimal, gap, this.bestPass, n),
       iteratePrimal: primal,
       workingSet: this.set.size,
       qpIterations: this.lastQpSteps,
@@ -199,7 +205,8 @@ export class CuttingPlaneSolver extends PassSolver {
     // Before any completed pass (passSignal cancelled the first) there is no primal: the dual only.
     if (!Number.isFinite(this.bestPrimal)) return { ...this.baseResult(this.w, { dual }, false), ...extra };
     // The best iterate against the current dual: still a certificate when a later pass was cancelled.
-    return { ...this.baseResult(this.best, { primal: this.bestPrimal, dual, gap: this.bestPrimal - dual }, true), ...extra };
+    const gap = this.bestPrimal - dual;
+    return { ...this.baseResult(this.best, { primal: this.bestPrimal, dual, gap, ...gapStatus(this.bestPrimal, gap, this.bestPass, this.problem.n) }, true), ...extra };
   }
 }
 

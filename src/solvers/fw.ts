@@ -4,9 +4,11 @@ import type { Problem } from '../core/problem.js';
 import type { TrainSettings } from './settings.js';
 import {
   certificate,
+  passCertificate,
   PassSolver,
   resolveCommon,
   runSteps,
+  type PassCertificate,
   type PassStep,
   type SolverHooks,
   type SolverCheckpoint,
@@ -26,7 +28,7 @@ export class FwSolver extends PassSolver {
   private readonly bounds: ClipBounds | undefined;
   private l = 0;
   private readonly psiSum: { dense: Float64Array; loss: number };
-  private last: { primal: number; dual: number; gap: number } | undefined;
+  private last: PassCertificate | undefined;
   private finished = false;
 
   constructor(problem: Problem, settings: TrainSettings = {}, hooks: SolverHooks = {}, restored?: SolverCheckpoint) {
@@ -63,9 +65,9 @@ export class FwSolver extends PassSolver {
     psiSum.loss = 0;
     const pass = yield* this.exactPass(w, psiSum);
     this.oracleCalls += n;
-    this.last = certificate(lambda, n, w, this.l, pass.hingeSum, v);
+    this.last = passCertificate(lambda, n, w, this.l, pass, v);
     const seconds = this.clock.seconds;
-    this.emit({ seconds, ...this.last, gapIsExact: true, ...this.evaluate(w) });
+    this.emit({ seconds, ...this.last, ...this.evaluate(w) });
     if (this.last.gap <= this.config.gapThreshold) this.stopReason = 'gap';
     else if (this.passes >= this.config.maxPasses) this.stopReason = 'maxPasses';
     else if (!this.mustStop()) {

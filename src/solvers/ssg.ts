@@ -99,7 +99,7 @@ export class SsgSolver extends PassSolver {
     this.primal = certificate(this.config.lambda, n, this.wAvg, 0, pass.hingeSum).primal;
     this.checkedAt = this.passes;
     const seconds = this.clock.seconds;
-    this.emit({ seconds, primal: this.primal, gapIsExact: false, ...this.evaluate(this.wAvg) });
+    this.emit({ seconds, primal: this.primal, gapIsExact: false, ...(pass.exact ? {} : { oracle: 'approximate' as const }), ...this.evaluate(this.wAvg) });
   }
 
   /** The primal for the trace only: neither counted nor timed. */

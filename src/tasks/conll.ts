@@ -15,7 +15,13 @@ import { DEFAULT_MIN_FREQUENCY, FeatureDictionary, conllAttributes } from '../da
 import type { SparseChainSpec } from './model-kinds.js';
 import { sparseChainDim, type SparseChainModel, type SparseSequence } from '../models/sparse-chain.js';
 import { flagValue, noFields, numberValue, writeText } from './common.js';
-import type { ModelDescription, RawPrediction, Task } from './types.js';
+import type { ModelDescription, OptionSpec, RawPrediction, Task } from './types.js';
+import { CHAIN_RULE_OPTIONS, chainOutputOf, chainScores, formatChainPrediction, isChainDecoder } from './chains.js';
+
+/** `--min-frequency N`: the attribute dictionaries of conll, seq and conll-columns. */
+export const MIN_FREQUENCY_OPTION: OptionSpec = {
+  name: 'min-frequency', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'attributes seen fewer than N times in training are dropped', default: '3 for conll, 1 for seq and conll-columns', use: 'train', tasks: ['conll', 'seq', 'conll-columns'],
+};
 
 export const conllTask: Task = {
   kind: 'conll',
@@ -24,8 +30,9 @@ export const conllTask: Task = {
   predictions: 'text',
   separateTest: true,
   options: [
-    { name: 'min-frequency', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'attributes seen fewer than N times in training are dropped', default: '3', use: 'train', tasks: ['conll'] },
+    MIN_FREQUENCY_OPTION,
     { name: 'no-gold', type: 'flag', help: 'leave the input\'s chunk column out of the output (WORD POS PRED)', use: 'predict', tasks: ['conll'] },
+    ...CHAIN_RULE_OPTIONS,
   ],
   async load(path, o) {
     const fixed = o.model?.spec.kind === 'sparse-chain' ? o.model.spec : undefined;
@@ -39,11 +46,8 @@ export const conllTask: Task = {
       test: t.test,
       description: t.description,
       fields: noFields(),
-      metrics: (part, predictions) => {
-        const set = sets[part]!;
-        const s = chunkScores(set.tags, (predictions as Int32Array[]).map((y) => t.tags.decode(y)));
-        return { f1: s.f1, precision: s.precision, recall: s.recall, accuracy: s.tokenAccuracy };
-      },
+      metrics: (part, predictions) => chainScores(sets[part]!.tags, predictions as Int32Array[], t.spec.labelNames).metrics,
+      tables: (part, predictions) => chainScores(sets[part]!.tags, predictions as Int32Array[], t.spec.labelNames).tables,
       writer: (part, target) => {
         const keepGold = !flagValue(target.values, 'no-gold');
         const list = sentences[part] ?? [];
@@ -67,6 +71,7 @@ function tagStream(description: ModelDescription, w: Float64Array, model: Struct
   return {
     async run(lines, target, signal) {
       const keepGold = !flagValue(target.values, 'no-gold');
+      const output = chainOutputOf(target.values);
       const name = target.name;
       const evaluator = new ChunkEvaluator();
       let columns: 2 | 3 | undefined;
@@ -78,17 +83,18 @@ function tagStream(description: ModelDescription, w: Float64Array, model: Struct
       let gold = true;
       const flush = async () => {
         if (block.length === 0) return;
-        // parseConll numbers lines from 1: pad the block so that its messages name the line of the input.
-        for (const s of parseConll(`${'\n'.repeat(first - 1)}${block.join('\n')}\n`, name, { columns: 'auto' })) {
+        for (const s of parseConll(`${block.join('\n')}\n`, name, { columns: 'auto', firstLine: first })) {
           const has = s.chunks === null ? 2 : 3;
           columns ??= has;
           if (has !== columns) throw new FormatError(`expected ${columns} columns like the first token line, found ${has}`, name, s.line);
-          const predicted = tags.decode(model.decode(w, dictionary.encode(conllAttributes(s.words, s.pos))) as Int32Array);
+          const x = dictionary.encodeConll(s.words, s.pos);
+          const predicted = tags.decode(model.decode(w, x) as Int32Array);
           if (s.chunks) evaluator.add(s.chunks, predicted);
           else gold = false;
+          const text = output && isChainDecoder(model) ? formatChainPrediction(model, w, x, spec.labelNames, output, sentences) : formatConll([s], [predicted], { keepGold });
           sentences++;
           tokens += s.words.length;
-          if (target.text) await writeText(target.text, formatConll([s], [predicted], { keepGold }));
+          if (target.text) await writeText(target.text, text);
         }
         block = [];
       };
@@ -146,7 +152,7 @@ export function conllMetrics(
 export function tagSentences(spec: SparseChainSpec, model: SparseChainModel, w: Float64Array, sentences: readonly ConllSentence[]): string[][] {
   const dictionary = FeatureDictionary.fromJSON(spec.features);
   const tags = new ChunkTagSet(spec.labelNames);
-  return sentences.map((s) => tags.decode(model.decode(w, dictionary.encode(conllAttributes(s.words, s.pos)))));
+  return sentences.map((s) => tags.decode(model.decode(w, dictionary.encodeConll(s.words, s.pos))));
 }
 
 /** Options of {@link loadConllTask}. */

@@ -7,10 +7,14 @@ import { InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
 import { alignmentTask } from './alignment.js';
 import { conllTask } from './conll.js';
+import { graphTask } from './graph.js';
+import { withChainRules } from './chains.js';
+import { columnsTask, seqTask } from './seq.js';
 import { horseTask } from './horse.js';
 import { idxTask } from './idx.js';
 import { libsvmTask } from './libsvm.js';
 import { lspTask } from './lsp.js';
+import { multilabelTask } from './multilabel.js';
 import { checkSameShape, type ModelSpec } from './model-kinds.js';
 import { ocrTask } from './ocr.js';
 import { syntheticTask } from './synthetic.js';
@@ -23,19 +27,25 @@ export const TASKS: { readonly [K in DataKind]: Task } = {
   libsvm: libsvmTask,
   idx: idxTask,
   conll: conllTask,
+  seq: seqTask,
+  'conll-columns': columnsTask,
   horse: horseTask,
   lsp: lspTask,
   alignment: alignmentTask,
+  graph: graphTask,
+  multilabel: multilabelTask,
 };
 
 /** The data kinds that train each model kind (the rows of the documentation's task table). */
 export const TASKS_OF_MODEL: { readonly [K in ModelSpec['kind']]: readonly DataKind[] } = {
   chain: ['ocr', 'synthetic'],
-  'sparse-chain': ['conll'],
+  'sparse-chain': ['conll', 'seq', 'conll-columns'],
   multiclass: ['libsvm', 'idx'],
   segmentation: ['horse'],
   pose: ['lsp'],
   matching: ['alignment'],
+  graph: ['graph'],
+  multilabel: ['multilabel'],
 };
 
 /** The task of a data kind. @throws InputError for an unknown kind. */
@@ -78,24 +88,56 @@ export async function loadTask(dataSpec: string, options: LoadOptions = {}): Pro
   }
   const data = await task.load(path, { ...options, test });
   if (model) checkSameShape(data.spec, model.spec);
-  return data;
+  return model ? data : withChainRules(data, options.values);
 }
 
 export { DATA_KINDS, isDataSpec, parseDataSpec, type DataKind } from './types.js';
 
 /**
- * The mean task loss of a model's predictions on a part (`testError` or `trainError`, the papers' error) and the
- * task's own metrics of the same predictions (chunk F1, PCP, AER, accuracy...).
+ * The mean task loss of a part under its name (TaskData.meanLoss): `testError` / `trainError` (the papers' error),
+ * or `testLoss` / `trainLoss` with the error names kept as aliases; nothing for an empty part.
+ */
+export function meanLossFields(data: Pick<TaskData, 'meanLoss'>, part: 'train' | 'test', value: number | undefined): Record<string, number> {
+  if (value === undefined) return {};
+  const error = part === 'test' ? 'testError' : 'trainError';
+  return data.meanLoss === 'loss' ? { [part === 'test' ? 'testLoss' : 'trainLoss']: value, [error]: value } : { [error]: value };
+}
+
+/**
+ * The mean task loss of a model's predictions on a part (named as TaskData.meanLoss says: `testError`, the papers' error, or
+ * `testLoss` where the loss is not an error rate) and the task's own metrics of the same predictions (chunk F1, PCP,
+ * AER, accuracy...).
  */
 export function evaluatePart(data: TaskData, model: StructuredModel<unknown, unknown>, w: Float64Array, part: 'train' | 'test'): Record<string, number> {
+  return evaluated(data, model, w, part).figures;
+}
+
+/** {@link evaluatePart} with the task's tables (per-label and per-span-type scores) of the same predictions. */
+export function evaluatePartWithTables(data: TaskData, model: StructuredModel<unknown, unknown>, w: Float64Array, part: 'train' | 'test'): Record<string, unknown> {
+  const { figures, predictions } = evaluated(data, model, w, part);
+  return { ...figures, ...(predictions.length > 0 ? data.tables?.(part, predictions) : {}) };
+}
+
+function evaluated(data: TaskData, model: StructuredModel<unknown, unknown>, w: Float64Array, part: 'train' | 'test'): { figures: Record<string, number>; predictions: unknown[] } {
   const set = part === 'test' ? data.test : data.train;
   if (!set) throw new InputError(`the data has no ${part} part`);
   const predictions: unknown[] = [];
   let loss = 0;
+  let hamming = 0;
+  // A class-weighted loss is reported next to the plain normalised Hamming loss.
+  const chain = model as unknown as { rules?: { labelWeights?: unknown }; hammingLoss?(a: unknown, b: unknown): number };
+  const weighted = chain.rules?.labelWeights !== undefined;
   for (let i = 0; i < set.length; i++) {
     const y = model.decode(w, set.input(i));
     loss += model.loss(set.label(i), y);
+    if (weighted) hamming += chain.hammingLoss!(set.label(i), y);
     predictions.push(y);
   }
-  return { [part === 'test' ? 'testError' : 'trainError']: set.length > 0 ? loss / set.length : 0, ...(set.length > 0 ? data.metrics?.(part, predictions) : {}) };
+  const n = Math.max(set.length, 1);
+  const figures = {
+    ...meanLossFields(data, part, set.length > 0 ? loss / set.length : 0),
+    ...(weighted ? { [part === 'test' ? 'testHamming' : 'trainHamming']: hamming / n } : {}),
+    ...(set.length > 0 ? data.metrics?.(part, predictions) : {}),
+  };
+  return { figures, predictions };
 }

@@ -7,13 +7,17 @@
 import { FormatError, InputError } from '../core/errors.js';
 import type { StructuredModel } from '../core/problem.js';
 import { ChunkTagSet } from '../data/conll.js';
-import { FeatureDictionary, type FeatureDictionaryJSON } from '../data/conll-features.js';
+import { CONLL_TEMPLATE_SET, FeatureDictionary, type FeatureDictionaryJSON } from '../data/conll-features.js';
 import { ChainModel, type DecodeBackend } from '../models/chain.js';
 import { ALIGNMENT_FEATURE_NAMES, MatchingModel, type LossNormaliser } from '../models/matching.js';
 import { MulticlassModel } from '../models/multiclass.js';
 import { PoseModel, type PoseModelOptions } from '../models/pose.js';
 import { SegmentationModel } from '../models/segmentation.js';
 import { SparseChainModel, sparseChainDim } from '../models/sparse-chain.js';
+import { GraphModel } from '../models/graph.js';
+import { MultilabelModel } from '../models/multilabel.js';
+import { GRAPH_ROUTINES, type GraphInferOptions, type GraphRoutine } from '../native/graph.js';
+import { chainRules, type ChainRulesSpec } from '../models/chain-rules.js';
 
 /** A linear chain over dense per-position features (OCR letters, the synthetic demo data). */
 export interface ChainSpec {
@@ -21,6 +25,8 @@ export interface ChainSpec {
   numFeatures: number;
   numLabels: number;
   labelNames: string[];
+  /** Constraints and class weights (`--constraints`, `--forbid`, `--label-weights`), when any. */
+  rules?: ChainRulesSpec;
 }
 
 /** The Crammer-Singer multiclass SSVM over sparse rows (LIBSVM, IDX). */
@@ -61,6 +67,8 @@ export interface SparseChainSpec {
   labelNames: string[];
   /** The attribute dictionary (templates, minimum frequency, attribute strings). */
   features: FeatureDictionaryJSON;
+  /** Constraints and class weights (`--constraints`, `--forbid`, `--label-weights`), when any. */
+  rules?: ChainRulesSpec;
 }
 
 /** Bipartite matching (word alignment): edge features and the asymmetric Hamming loss's settings. */
@@ -74,8 +82,39 @@ export interface MatchingSpec {
   normaliser: LossNormaliser;
 }
 
+/** How a graph or multi-label model's oracle chooses its routine (`--inference`, `--lp-iterations`). */
+interface InferenceSpec {
+  /** 'auto' or a routine of src/native/graph.ts. */
+  inference: string;
+  lpIterations?: number;
+}
+
+/** General graph labelling (`graph:`): node and edge feature counts, labels, the pairwise tables and the loss. */
+export interface GraphSpec extends InferenceSpec {
+  kind: 'graph';
+  numFeatures: number;
+  numLabels: number;
+  labelNames: string[];
+  /** 0: no edge features (one constant feature per edge). */
+  numEdgeFeatures: number;
+  pairwise: 'potts' | 'full';
+  loss: 'hamming' | 'balanced';
+  positivity: boolean;
+}
+
+/** Multi-label classification over a label graph (`multilabel:`); the edges are kept (the Chow-Liu tree depends on the training labels). */
+export interface MultilabelSpec extends InferenceSpec {
+  kind: 'multilabel';
+  numFeatures: number;
+  numLabels: number;
+  labelNames: string[];
+  labelGraph: 'independent' | 'tree' | 'full';
+  edges: [number, number][];
+  positivity: boolean;
+}
+
 /** What a model needs to be rebuilt: its kind and shape (saved in model files). */
-export type ModelSpec = ChainSpec | MulticlassSpec | SegmentationSpec | SparseChainSpec | PoseSpec | MatchingSpec;
+export type ModelSpec = ChainSpec | MulticlassSpec | SegmentationSpec | SparseChainSpec | PoseSpec | MatchingSpec | GraphSpec | MultilabelSpec;
 
 /** A model kind: how its spec is checked, how its model is built, and its shape in words. */
 interface ModelKind<S extends ModelSpec> {
@@ -97,12 +136,25 @@ function checkLabelled(spec: { numFeatures: number; numLabels: number; labelName
   }
 }
 
+/** Checks the constraints and class weights of a chain spec against its labels. */
+function checkRules(spec: { labelNames: string[]; rules?: ChainRulesSpec }, file: string): void {
+  if (spec.rules === undefined) return;
+  try {
+    chainRules(spec.labelNames, spec.rules);
+  } catch (e) {
+    throw new FormatError(`model header: spec.rules: ${(e as Error).message}`, file);
+  }
+}
+
 const asModel = <X, Y>(m: StructuredModel<X, Y>) => m as unknown as StructuredModel<unknown, unknown>;
 
 const KINDS: { [K in ModelSpec['kind']]: ModelKind<Extract<ModelSpec, { kind: K }>> } = {
   chain: {
-    check: checkLabelled,
-    build: (s, backend) => asModel(new ChainModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, backend })),
+    check: (s, file) => {
+      checkLabelled(s, file);
+      checkRules(s, file);
+    },
+    build: (s, backend) => asModel(new ChainModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, backend, rules: chainRules(s.labelNames, s.rules ?? {}) })),
     dim: (s) => s.numLabels * s.numFeatures + 2 * s.numLabels + s.numLabels ** 2,
     shape: (s) => `chain model with ${s.numFeatures} features and ${s.numLabels} labels`,
   },
@@ -123,7 +175,7 @@ const KINDS: { [K in ModelSpec['kind']]: ModelKind<Extract<ModelSpec, { kind: K 
   },
   'sparse-chain': {
     check: (s, file) => void parseSparseChainSpec(s, file),
-    build: (s, backend) => asModel(new SparseChainModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, backend })),
+    build: (s, backend) => asModel(new SparseChainModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, backend, rules: chainRules(s.labelNames, s.rules ?? {}) })),
     dim: (s) => sparseChainDim(s.numFeatures, s.numLabels),
     shape: (s) => `sparse-chain model with ${s.numFeatures} attributes and ${s.numLabels} tags`,
   },
@@ -163,7 +215,47 @@ const KINDS: { [K in ModelSpec['kind']]: ModelKind<Extract<ModelSpec, { kind: K 
     dim: (s) => s.numFeatures,
     shape: (s) => `matching model with ${s.numFeatures} edge features`,
   },
+  graph: {
+    check: (s, file) => {
+      checkLabelled(s, file);
+      if (!(Number.isInteger(s.numEdgeFeatures) && s.numEdgeFeatures >= 0)) throw new FormatError('model header: graph spec needs an integer numEdgeFeatures >= 0', file);
+      if (!['potts', 'full'].includes(s.pairwise) || !['hamming', 'balanced'].includes(s.loss) || typeof s.positivity !== 'boolean') {
+        throw new FormatError('model header: graph spec needs pairwise potts|full, loss hamming|balanced and a boolean positivity', file);
+      }
+      checkInference(s, file);
+    },
+    build: (s) => asModel(new GraphModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, numEdgeFeatures: s.numEdgeFeatures, pairwise: s.pairwise, loss: s.loss, positivity: s.positivity, inference: inferenceOptions(s) })),
+    dim: (s) => s.numFeatures * s.numLabels + Math.max(s.numEdgeFeatures, 1) * (s.pairwise === 'potts' ? 1 : s.numLabels ** 2),
+    shape: (s) => `graph model with ${s.numFeatures} node features, ${s.numEdgeFeatures} edge features, ${s.numLabels} labels and ${s.pairwise} pairwise weights`,
+  },
+  multilabel: {
+    check: (s, file) => {
+      checkLabelled(s, file);
+      if (!['independent', 'tree', 'full'].includes(s.labelGraph) || !Array.isArray(s.edges) || typeof s.positivity !== 'boolean') {
+        throw new FormatError('model header: multilabel spec needs labelGraph independent|tree|full, its edges and a boolean positivity', file);
+      }
+      checkInference(s, file);
+      try {
+        new MultilabelModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, edges: s.edges });
+      } catch (e) {
+        throw new FormatError(`model header: multilabel spec: ${(e as Error).message}`, file);
+      }
+    },
+    build: (s) => asModel(new MultilabelModel({ numFeatures: s.numFeatures, numLabels: s.numLabels, edges: s.edges, positivity: s.positivity, inference: inferenceOptions(s) })),
+    dim: (s) => s.numLabels * (s.numFeatures + 1) + 4 * s.edges.length,
+    // The edges are part of the shape: data encoded for one label graph is read by a model of that graph only.
+    shape: (s) => `multilabel model with ${s.numFeatures} features, ${s.numLabels} labels and a ${s.labelGraph} label graph of ${s.edges.length} edges`,
+  },
 };
+
+function checkInference(s: InferenceSpec, file: string): void {
+  if (s.inference !== 'auto' && !(GRAPH_ROUTINES as readonly string[]).includes(s.inference)) throw new FormatError(`model header: unknown inference '${String(s.inference)}'`, file);
+  if (s.lpIterations !== undefined && !positiveInt(s.lpIterations)) throw new FormatError('model header: lpIterations must be a positive integer', file);
+}
+
+function inferenceOptions(s: InferenceSpec): GraphInferOptions {
+  return { routine: s.inference as GraphRoutine | 'auto', ...(s.lpIterations !== undefined ? { lpIterations: s.lpIterations } : {}) };
+}
 
 /** The model kinds, in the order of the documentation's task table. */
 export const MODEL_KINDS = Object.keys(KINDS) as ModelSpec['kind'][];
@@ -226,11 +318,14 @@ export function parseSparseChainSpec(value: unknown, file?: string): SparseChain
   if (!Array.isArray(s.labelNames) || s.labelNames.length !== s.numLabels) fail('labelNames must list numLabels tags');
   let dictionary: FeatureDictionary;
   try {
-    new ChunkTagSet(s.labelNames!);
-    dictionary = FeatureDictionary.fromJSON(s.features);
+    if (new Set(s.labelNames).size !== s.labelNames!.length || s.labelNames!.some((x) => typeof x !== 'string' || x === '')) fail('labelNames must be distinct non-empty strings');
+    // CoNLL chunkers name their templates; other attribute sources (seq:, conll-columns:) are checked by their task.
+    if (s.features?.templates === CONLL_TEMPLATE_SET) new ChunkTagSet(s.labelNames!);
+    dictionary = FeatureDictionary.fromJSON(s.features, null);
   } catch (e) {
     return fail((e as Error).message);
   }
   if (dictionary.size !== s.numFeatures) fail(`the dictionary has ${dictionary.size} attributes but numFeatures is ${s.numFeatures}`);
+  checkRules(s as SparseChainSpec, file ?? '<model>');
   return s as SparseChainSpec;
 }

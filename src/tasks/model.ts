@@ -49,6 +49,8 @@ const TASK_OF_KIND: Record<ModelSpec['kind'], DataKind> = {
   'sparse-chain': 'conll',
   pose: 'lsp',
   matching: 'alignment',
+  graph: 'graph',
+  multilabel: 'multilabel',
 };
 
 /** Header entries and arrays describing a model (task, spec, task fields): shared by model and path files. */
@@ -98,8 +100,9 @@ export function loadModel(path: string): TrainedModel {
   const description = readModelDescription(header, arrays, path);
   const w = arrays.w;
   if (!(w instanceof Float64Array)) throw new FormatError("model file has no f64 array 'w'", path);
-  const bad = w.findIndex((x) => !Number.isFinite(x));
-  if (bad >= 0) throw new FormatError(`w[${bad}] is ${w[bad]}: a model's weights must be finite`, path);
+  for (let j = 0; j < w.length; j++) {
+    if (!Number.isFinite(w[j])) throw new FormatError(`w[${j}] is ${w[j]}: a model's weights must be finite`, path);
+  }
   const expected = modelDim(description.spec);
   if (w.length !== expected) throw new FormatError(`w has length ${w.length}, the ${description.spec.kind} model needs ${expected}`, path);
   const lambda = header.lambda;

@@ -12,7 +12,7 @@ import type { ModelArray } from '../io/model-file.js';
 import type { ModelSpec } from './model-kinds.js';
 
 /** The data kinds of `KIND:PATH`, one task file each. */
-export const DATA_KINDS = ['ocr', 'synthetic', 'libsvm', 'idx', 'conll', 'horse', 'lsp', 'alignment'] as const;
+export const DATA_KINDS = ['ocr', 'synthetic', 'libsvm', 'idx', 'conll', 'seq', 'conll-columns', 'horse', 'lsp', 'alignment', 'graph', 'multilabel'] as const;
 /** A data kind (the KIND of `KIND:PATH`). */
 export type DataKind = (typeof DATA_KINDS)[number];
 
@@ -56,6 +56,8 @@ export interface OptionSpec {
   max?: number;
   /** The accepted values of a `choice`. */
   choices?: readonly string[];
+  /** Words a number option also takes (`--lambda auto`), kept as strings. */
+  words?: readonly string[];
   /** A one-letter alias (`-o`). */
   short?: string;
   /** The value names a file or folder the command writes: checked before any work starts. */
@@ -155,8 +157,16 @@ export interface TaskData<X = unknown, Y = unknown> {
    * enough to run at every gap check of training. Keys are camelCase JSON keys.
    */
   metrics?(part: 'train' | 'test', predictions: readonly Y[]): Record<string, number>;
+  /** The tables behind the metrics (per-label and per-span-type scores) for eval and predict reports, keyed like `perLabel`. */
+  tables?(part: 'train' | 'test', predictions: readonly Y[]): Record<string, Record<string, unknown>>;
   /** The task's baseline on a part (mean pose, Dice alignment), keys prefixed by the baseline's name. */
   baseline?(part: 'train' | 'test'): Record<string, number>;
+  /**
+   * What the mean task loss is: an error rate (`testError` / `trainError`, the default) or a loss that is not one
+   * (`'loss'`: `testLoss` / `trainLoss`, with `testError` / `trainError` kept as aliases of the same value for
+   * scripts written against version 0.1; word alignment's asymmetric Hamming loss).
+   */
+  meanLoss?: 'error' | 'loss';
   /** A writer of predictions of a part (the chunk column, PNG overlays, skeletons, links, labels). */
   writer(part: 'train' | 'test', target: PredictionTarget): PredictionWriter<Y>;
 }

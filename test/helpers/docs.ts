@@ -47,6 +47,14 @@ const DATA_FILES: Readonly<Record<string, string[]>> = {
   'word_alignment_hansards/': ['word_alignment_hansards'],
   'lsp/': ['lsp'],
   'weizmann_horse_db/': ['weizmann_horse', 'weizmann_horse_db'],
+  'yeast_train.svm': ['multilabel', 'yeast', 'yeast_train.svm'],
+  'yeast_test.svm': ['multilabel', 'yeast', 'yeast_test.svm'],
+  'scene_train.svm': ['multilabel', 'scene', 'scene_train.svm'],
+  'scene_test.svm': ['multilabel', 'scene', 'scene_test.svm'],
+  'conll2000/train.txt': ['conll2000', 'train.txt'],
+  'ner_wnut17/wnut17train.conll': ['ner_wnut17', 'wnut17train.conll'],
+  'ner_wnut17/emerging.dev.conll': ['ner_wnut17', 'emerging.dev.conll'],
+  'ner_wnut17/emerging.test.annotated': ['ner_wnut17', 'emerging.test.annotated'],
 };
 
 /**
@@ -57,11 +65,13 @@ const DATA_FILES: Readonly<Record<string, string[]>> = {
 export function runnable(argv: readonly string[], dir: string): string[] {
   return argv.map((a) => {
     const colon = a.indexOf(':');
-    const kind = colon > 0 && /^[a-z]+$/.test(a.slice(0, colon)) ? a.slice(0, colon + 1) : '';
+    const kind = colon > 0 && /^[a-z-]+$/.test(a.slice(0, colon)) ? a.slice(0, colon + 1) : '';
     const name = a.slice(kind.length);
     const data = DATA_FILES[name];
     if (data) return `${kind}${dataPath(...data)}${name.endsWith('/') ? '/' : ''}`;
-    if (!kind && /\.(gbm|gbp|gbc|jsonl|json|png|svg|txt)$/.test(a)) return join(dir, a);
+    // A data file the page's own commands write (python3 convert.py, scripts/graphs/edges.mjs): in dir too.
+    if (kind && /\.jsonl$/.test(name) && !name.includes('/')) return `${kind}${join(dir, name)}`;
+    if (!kind && /\.(gbm|gbp|gbc|jsonl|json|png|svg|txt|html)$/.test(a)) return join(dir, a);
     return a;
   });
 }

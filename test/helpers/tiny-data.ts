@@ -167,3 +167,39 @@ export function writeTinyHansards(dir: string): string {
   writeFileSync(join(folder, 'train_sample', 'sample.f'), 'la chambre se leve\nle ministre\n');
   return `alignment:${folder}`;
 }
+
+/**
+ * A tiny `graph:` set: 3-label graphs of 3-7 nodes (trees, and every third one closed into a loop, small enough for
+ * exact enumeration), whose labels the noisy node features tell, with a test file.
+ */
+export function writeTinyGraph(dir: string): { train: string; test: string } {
+  const rng = new Rng(13);
+  const graphs = (n: number) =>
+    Array.from({ length: n }, (_, g) => {
+      const N = 3 + (g % 5);
+      const labels = Array.from({ length: N }, () => rng.int(3));
+      const nodes = labels.map((k) => [0, 1, 2].map((j) => +((j === k ? 1 : 0) + rng.next() * 0.8 - 0.4).toFixed(3)));
+      const edges = Array.from({ length: N - 1 }, (_, i) => [i, i + 1]);
+      if (g % 3 === 0) edges.push([0, N - 1]);
+      return JSON.stringify({ name: `g${g}`, nodes, edges, labels });
+    }).join('\n');
+  const file = join(dir, 'tiny-graph.jsonl');
+  writeFileSync(file, `${graphs(20)}\n`);
+  writeFileSync(`${file}.t`, `${graphs(8)}\n`);
+  return { train: `graph:${file}`, test: `graph:${file}.t` };
+}
+
+/** A tiny `multilabel:` set: 3 labels driven by 4 noisy features (some rows without labels), with a test file. */
+export function writeTinyMultilabel(dir: string): { train: string; test: string } {
+  const rng = new Rng(17);
+  const rows = (n: number) =>
+    Array.from({ length: n }, () => {
+      const x = [1, 2, 3, 4].map(() => rng.next() * 2 - 1);
+      const labels = [0, 1, 2].filter((l) => x[l]! + 0.3 * x[3]! > 0.2);
+      return `${labels.join(',')}${labels.length ? ' ' : ''}${x.map((v, j) => `${j + 1}:${v.toFixed(3)}`).join(' ')}`;
+    }).join('\n');
+  const file = join(dir, 'tiny-multilabel.svm');
+  writeFileSync(file, `${rows(30)}\n`);
+  writeFileSync(`${file}.t`, `${rows(12)}\n`);
+  return { train: `multilabel:${file}`, test: `multilabel:${file}.t` };
+}
