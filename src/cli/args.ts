@@ -18,6 +18,11 @@ export interface CommandOption extends OptionSpec {
   /** The command makes the output file's folder (and missing parents) when it is missing. */
   makeFolder?: boolean;
   /**
+   * False when the command locks what it writes itself, rather than the output as a whole for its run
+   * (prepare-horse: parallel parts share one folder).
+   */
+  lock?: false;
+  /**
    * Text lines on stdout after which `--json` may still end stdout with its summary line (predictions); any other
    * output on stdout (`--out -`) sends the summary to stderr and refuses `--json`, so that the output stays whole.
    */

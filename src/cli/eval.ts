@@ -9,7 +9,7 @@ import { readModelFile } from '../io/model-file.js';
 import { loadModel, type TrainedModel } from '../tasks/model.js';
 import { isPathFile, loadPath } from '../path/path-file.js';
 import { pathWeights } from '../path/regpath.js';
-import type { FullPass } from '../solvers/common.js';
+import { certifiedGap, type FullPass } from '../solvers/common.js';
 import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import type { TaskData } from '../tasks/types.js';
@@ -61,7 +61,7 @@ export const evalCommand: Command = {
         let wSq = 0;
         for (const x of trained.w) wSq += x * x;
         const primal = 0.5 * trained.lambda * wSq + pass.hingeSum / problem.n;
-        Object.assign(summary, { lambda: trained.lambda, primal, dual: trained.dual, gap: primal - trained.dual, gapIsExact: true });
+        Object.assign(summary, { lambda: trained.lambda, primal, dual: trained.dual, gap: certifiedGap(primal, trained.dual), gapIsExact: true });
       }
     }
     summary.seconds = (performance.now() - t0) / 1000;

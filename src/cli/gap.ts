@@ -1,6 +1,7 @@
 import { writeOutput } from '../io/output.js';
 import { modelProblem } from '../engine/problem.js';
-import { combineGapPartials, gapPartial, parseShard, readGapPartials, shardRange } from '../engine/gap-shards.js';
+import { combineGapPartials, gapPartial, parseShard, readGapPartials, shardRange, type GapPartial } from '../engine/gap-shards.js';
+import { certifiedGap } from '../solvers/common.js';
 import { loadModel } from '../tasks/model.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import { positional, value, type Command } from './args.js';
@@ -84,7 +85,7 @@ export const gapCommand: Command = {
     const seconds = (performance.now() - t0) / 1000;
     const json = value.flag(a, 'json');
     if (shardValue !== undefined) report({ command: 'gap', shard: `${shard[0]}/${shard[1]}`, examples: end - start, out, seconds }, json, summaryIo, `shard ${shard[0]}/${shard[1]}: ${end - start} examples`);
-    else report({ command: 'gap', ...combineGapPartials([partial]), seconds }, json, summaryIo, `exact pass of ${positional(a, 0)} over ${positional(a, 1)} (${part})`);
+    else report({ command: 'gap', ...combined([partial]), seconds }, json, summaryIo, `exact pass of ${positional(a, 0)} over ${positional(a, 1)} (${part})`);
     return code;
   },
 };
@@ -96,7 +97,14 @@ export const gapMergeCommand: Command = {
   options: REPORT_OPTIONS,
   run: async (a, io) => {
     const parts = readGapPartials(a.positionals);
-    report({ command: 'gap', ...combineGapPartials(parts) }, value.flag(a, 'json'), io, `merged ${parts[0]!.shard[1]} shards`);
+    report({ command: 'gap', ...combined(parts) }, value.flag(a, 'json'), io, `merged ${parts[0]!.shard[1]} shards`);
     return 0;
   },
 };
+
+/** The shards' sums, with the exact gap checked as every certificate is (src/solvers/common.ts). */
+function combined(parts: readonly GapPartial[]): ReturnType<typeof combineGapPartials> {
+  const summary = combineGapPartials(parts);
+  if (summary.gap !== undefined) certifiedGap(summary.primal, summary.dual!);
+  return summary;
+}

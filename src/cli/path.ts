@@ -51,7 +51,7 @@ async function runPath(a: Args, io: Io): Promise<number> {
   const summaryIo = checkCommandOutputs(a, io);
   const task = await loadTask(spec, loadOptions(a, parseDataSpec(spec).kind));
   const model = buildModel(task.spec, decodeBackend(a));
-  const problem = modelProblem(model, task.train, { scoring: scoringOf(model, a).scoring });
+  const problem = modelProblem(model, task.train, { scoring: scoringOf(model, a).scoring, objective: task.spec });
   // The paper's choice unless the user picks a solver: BCPFW with gap sampling and caching.
   const flags = a.given.has('solver') ? a : { ...a, values: { ...a.values, solver: 'bcpfw', sampling: a.values.sampling ?? 'gap', cache: true } };
   const o = trainOptions(flags, {}) as BcfwOptions & { solver?: string };

@@ -13,10 +13,10 @@
  * and the exit status is then 130, 143 or 129.
  * @module
  */
-import { fstatSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, fstatSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { checkOutputs, isStdout, type OutputTarget } from '../io/output.js';
+import { checkOutputs, isStdout, lockOutput, resolveOutput, type OutputTarget } from '../io/output.js';
 import { isDataSpec, parseDataSpec } from '../tasks/index.js';
 import { value, type Args } from './args.js';
 import { UsageError, type Io } from './common.js';
@@ -50,9 +50,11 @@ function stdinFile(): string[] {
 
 /**
  * Checks every output the command's table declares (a name, its folder exists, not a folder where a file is meant,
- * not one of the inputs, no two outputs the same file, at most one on stdout) before the work starts, and returns
- * where the command's summary goes: stdout, or stderr when an output takes stdout (`--out -`), so that the output
- * stays whole. @throws InputError naming the option; UsageError for `--json` when an output takes stdout.
+ * not one of the inputs, no two outputs the same file, at most one on stdout) before the work starts, takes the lock
+ * of each file or folder for the rest of the command's run (a second process writing one is refused at once with
+ * the holder's PID; devices, FIFOs, stdout and files in folders still to be made take none), and returns where the command's summary goes: stdout, or
+ * stderr when an output takes stdout (`--out -`), so that the output stays whole.
+ * @throws InputError naming the option; UsageError for `--json` when an output takes stdout.
  */
 export function checkCommandOutputs(a: Args, io: Io): Io {
   const outputs: OutputTarget[] = [];
@@ -77,10 +79,27 @@ export function checkCommandOutputs(a: Args, io: Io): Io {
     if (o.input) inputs.push(...inputFiles(v));
   }
   checkOutputs(outputs, inputs);
+  const locked = new Set(a.command.options.filter((o) => o.output && o.lock !== false).map((o) => `--${o.name}`));
+  for (const o of outputs) {
+    if (!locked.has(o.option) || isStdout(o.path) || (o.kind !== 'dir' && resolveOutput(o.path).kind === 'stream')) continue;
+    // A figure whose folder the command makes once it is drawn (makeFolder): no lock in a folder that is not there
+    // yet (the file is written whole, by an atomic rename, so two writers cannot mix it).
+    if (o.kind !== 'dir' && !existsSync(dirname(resolve(o.path)))) continue;
+    holdLock(o.path, `${o.option} ${o.path}`);
+  }
   if (active) active.writesFiles = outputs.some((o) => !isStdout(o.path));
   if (toStdout === undefined) return io;
   if (value.flag(a, 'json')) throw new UsageError(`--json needs stdout for its summary, and --${toStdout} ${String(a.values[toStdout])} writes there: give --${toStdout} a file name, or leave out --json`);
   return { ...io, stdout: io.stderr };
+}
+
+/**
+ * Takes the lock of an output (src/io/output.ts lockOutput) until the command in progress ends (else until the
+ * process exits). @throws InputError naming `option` and the holder's PID when another process writes it.
+ */
+export function holdLock(path: string, option: string): void {
+  const release = lockOutput(path, option);
+  active?.locks.push(release);
 }
 
 /** A handle on SIGINT / SIGTERM / SIGHUP for one command run. */
@@ -108,6 +127,8 @@ class SignalSession implements Interrupt {
   private readonly handlers: (readonly [SignalName, () => void])[];
   /** The command writes files (a model, a checkpoint): a reader of stdout that leaves must not stop it. */
   writesFiles = false;
+  /** Releases of the command's output locks (see checkCommandOutputs), run when the command ends. */
+  readonly locks: (() => void)[] = [];
 
   constructor(
     private readonly io: Io,
@@ -187,6 +208,7 @@ class SignalSession implements Interrupt {
 
   dispose(): void {
     for (const [name, handler] of this.handlers) process.off(name, handler);
+    for (const release of this.locks.splice(0)) release();
   }
 }
 

@@ -7,7 +7,9 @@ import { describeBackend } from '../../kernels/index.js';
 import { modelProblem } from '../engine/problem.js';
 import { CheckpointWriter, readCheckpoint } from '../solvers/checkpoint.js';
 import { saveModel } from '../tasks/model.js';
-import { StreamedOutput } from '../io/output.js';
+import { statSync, truncateSync } from 'node:fs';
+import { InputError } from '../core/errors.js';
+import { cutAfterLastLine, resolveOutput, StreamedOutput } from '../io/output.js';
 import { methodName, type TraceContext } from '../plot/traces.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
 import type { SolverCheckpoint, SolverResult } from '../solvers/common.js';
@@ -30,6 +32,7 @@ export const RUN_OPTIONS: readonly CommandOption[] = [
   { name: 'checkpoint', type: 'string', value: 'FILE', output: 'file', updates: 'resume', streamable: false, help: 'save the solver state every --checkpoint-every passes and at the end', group: files },
   { name: 'checkpoint-every', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'passes between checkpoints', default: '10', group: files },
   { name: 'resume', type: 'string', value: 'FILE', input: true, help: 'continue from a checkpoint (same data, solver and settings): the same trace as one run', group: files },
+  { name: 'finish-pass', type: 'number', value: 'SECONDS', min: 0, max: 1e9, help: 'a signal or the time budget inside a pass finishes the pass when that takes at most this long, else stops at once (the checkpoint records the step: --resume continues there)', default: '1', group: files },
 ];
 
 export const trainCommand: Command = {
@@ -38,8 +41,8 @@ export const trainCommand: Command = {
   description:
     'DATA is KIND:PATH: ocr:FILE, synthetic:, libsvm:FILE, idx:DIR, conll:FILE|DIR, horse:DIR, lsp:DIR or alignment:DIR.\n' +
     'Progress goes to stderr; with a test part, the test error and the task\'s metrics (chunk F1, PCP, AER, ...) are\n' +
-    'measured at every exact gap check. SIGINT, SIGTERM and SIGHUP finish the current pass, certify the gap, write the\n' +
-    'model and checkpoint and exit 130, 143 or 129.',
+    'measured at every exact gap check. SIGINT, SIGTERM and SIGHUP stop the run (at the end of the pass when it is\n' +
+    'nearly done: --finish-pass), certify the gap, write the model and checkpoint and exit 130, 143 or 129.',
   positionals: [{ name: 'DATA', help: 'the training data, KIND:PATH', input: 'data' }],
   options: [...SOLVER_OPTIONS, ...DATA_OPTIONS, ...taskOptionTable('train'), ...BACKEND_OPTIONS, ...RUN_OPTIONS, ...REPORT_OPTIONS],
   run: async (a, io) => {
@@ -78,6 +81,8 @@ async function withRunFiles(a: Args, io: Io, body: (runFiles: RunFiles) => Promi
   const checkpointFile = value.string(a, 'checkpoint');
   const runFiles: RunFiles = { summaryIo, ...(resumeFile === undefined ? {} : { resume: readCheckpoint(resumeFile) }) };
   if (checkpointFile !== undefined) runFiles.checkpoints = new CheckpointWriter(checkpointFile);
+  const traceFile = value.string(a, 'trace');
+  if (runFiles.resume && traceFile !== undefined) cutTrace(traceFile, runFiles.resume);
   try {
     return await body(runFiles);
   } finally {
@@ -85,12 +90,37 @@ async function withRunFiles(a: Args, io: Io, body: (runFiles: RunFiles) => Promi
   }
 }
 
+/**
+ * A resumed run's trace file keeps the lines up to the checkpoint's last event, which the resumed run's lines then
+ * follow as one run's would (a run killed after its checkpoint wrote more). A new or empty file, a device or a FIFO
+ * is written as it is. @throws InputError when the file holds lines but not that event (another run's trace).
+ */
+function cutTrace(path: string, resume: SolverCheckpoint): void {
+  const target = resolveOutput(path);
+  if (target.kind !== 'file' || !(statSync(target.path, { throwIfNoEntry: false })?.size ?? 0)) return;
+  const last = resume.meta.trace.at(-1);
+  const isLast = (line: string) => {
+    if (last === undefined) return false;
+    try {
+      const e = JSON.parse(line) as Record<string, unknown>;
+      return Object.entries(last).every(([k, v]) => JSON.stringify(e[k]) === JSON.stringify(v));
+    } catch {
+      return false;
+    }
+  };
+  if (last === undefined) truncateSync(target.path, 0);
+  else if (!cutAfterLastLine(target.path, isLast)) {
+    throw new InputError(`--trace ${path} does not hold the last event of the checkpoint (pass ${last.pass}): resume with that run's trace or a new file`);
+  }
+}
+
 /** The training run shared by `train` and `demo`. */
 async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaults: { command: string; data: string; lambda?: number; gapThreshold?: number; maxPasses?: number }): Promise<number> {
   const model = buildModel(data.spec, decodeBackend(a));
   const { scoring, report: scoringReport } = scoringOf(model, a);
-  const problem = modelProblem(model, data.train, { scoring });
+  const problem = modelProblem(model, data.train, { scoring, objective: data.spec });
   const options = trainOptions(a, defaults);
+  if (a.given.has('finish-pass')) options.finishPass = value.number(a, 'finish-pass');
   const test = data.test;
   if (test) options.evaluate = (w) => evaluatePart(data, model, w, 'test');
   const quiet = value.flag(a, 'quiet');
@@ -113,7 +143,7 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
     trace?.write(`${JSON.stringify({ ...e, ...context })}\n`);
   };
   let result: SolverResult | undefined;
-  const code = await withInterrupts(io, 'finishing the current pass, certifying the gap and writing the model', async (signal, urgent) => {
+  const code = await withInterrupts(io, 'stopping at the next block step (or the end of the pass when it is nearly done), certifying the gap and writing the model', async (signal, urgent) => {
     options.signal = signal;
     options.passSignal = urgent;
     try {

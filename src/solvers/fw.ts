@@ -3,6 +3,7 @@ import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import type { Problem } from '../core/problem.js';
 import {
   certificate,
+  dualObjective,
   PassSolver,
   resolveCommon,
   runSteps,
@@ -99,7 +100,7 @@ export class FwSolver extends PassSolver {
   result(): SolverResult {
     check(this.finished || this.exactPassCancelled, 'FW has not finished: call runPass() until it returns false');
     // A cancelled pass (passSignal) leaves no certificate of the current iterate: its dual only.
-    if (this.exactPassCancelled || !this.last) return this.baseResult(this.w, { dual: certificate(this.config.lambda, this.problem.n, this.w, this.l, 0, this.v).dual }, false);
+    if (this.exactPassCancelled || !this.last) return this.baseResult(this.w, { dual: dualObjective(this.config.lambda, this.w, this.l, this.v) }, false);
     return this.baseResult(this.w, this.last, true);
   }
 }

@@ -46,7 +46,10 @@ export function train(problem: Problem, options: TrainOptions = {}): SolverResul
 export interface AsyncTrainOptions {
   /** Continue a run from this checkpoint (same solver and settings). */
   resume?: SolverCheckpoint;
-  /** Called with a checkpoint every `checkpointEvery` passes and when the run stops. */
+  /**
+   * Called with a checkpoint every `checkpointEvery` passes and when the run stops (then the state where it stopped,
+   * inside a pass if a stop interrupted one, before the exact pass that certified the result: see PassSolver.resumePoint).
+   */
   onCheckpoint?: (checkpoint: SolverCheckpoint) => void | Promise<void>;
   /** Passes between checkpoints. Default 10. */
   checkpointEvery?: number;
@@ -70,6 +73,7 @@ export async function trainAsync(problem: Problem, options: TrainOptions = {}, e
     }
     await yieldToEventLoop();
   }
-  await extra.onCheckpoint?.(solver.checkpoint());
+  // Where the run stopped, before the certificate of its returned iterate: a resumed run goes on as one that never stopped.
+  await extra.onCheckpoint?.(solver.resumePoint());
   return solver.result();
 }
