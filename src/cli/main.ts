@@ -21,7 +21,7 @@ import { pathCommand } from './path.js';
 import { plotCommand } from './plot.js';
 import { predictCommand } from './predict.js';
 import { prepareHorseCommand } from './prepare-horse.js';
-import { runCommand, writesFiles } from './session.js';
+import { readPipedInputs, runCommand, writesFiles } from './session.js';
 import { demoCommand, trainCommand } from './train.js';
 
 /** Every command, in the order of `gapbcfw help`. */
@@ -114,7 +114,10 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
     const cap = threadCap();
     try {
       if (args.given.has('threads')) setThreads(value.number(args, 'threads'));
-      return await runCommand(io, () => command.run(args, io));
+      return await runCommand(io, async () => {
+        await readPipedInputs(args);
+        return command.run(args, io);
+      });
     } finally {
       setThreads(cap);
     }

@@ -16,6 +16,7 @@
 import { existsSync, fstatSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { forgetReadAhead, readAheadPipes } from '../io/input.js';
 import { checkOutputs, isStdout, lockOutput, resolveOutput, type OutputTarget } from '../io/output.js';
 import { isDataSpec, parseDataSpec } from '../tasks/index.js';
 import { value, type Args } from './args.js';
@@ -25,9 +26,35 @@ import { UsageError, type Io } from './common.js';
 export const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM' | 'SIGHUP', number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 type SignalName = keyof typeof SIGNAL_EXIT;
 
+/** The path of an input argument: the PATH of `KIND:PATH` (data sets, `dimacs:FILE`), else the argument. */
+function inputPath(arg: string): string {
+  return isDataSpec(arg) ? parseDataSpec(arg).path : arg.startsWith('dimacs:') ? arg.slice('dimacs:'.length) : arg;
+}
+
+/** The input arguments of a command: its input positionals and the values of its input options. */
+function inputArgs(a: Args): string[] {
+  const args: string[] = [];
+  a.command.positionals.forEach((p, k) => {
+    if (p.input) args.push(...(p.variadic ? a.positionals.slice(k) : a.positionals.slice(k, k + 1)));
+  });
+  for (const o of a.command.options) {
+    const v = a.values[o.name];
+    if (o.input && typeof v === 'string') args.push(v);
+  }
+  return args;
+}
+
+/**
+ * Reads the command's inputs that are pipes (a FIFO, `/dev/stdin`) ahead, on libuv's threads (src/io/input.ts): while
+ * a pipe waits for its writer, Ctrl-C and SIGTERM still end the command at once (it is in its setup phase).
+ */
+export async function readPipedInputs(a: Args): Promise<void> {
+  await readAheadPipes(inputArgs(a).map(inputPath).filter((p) => p !== '' && p !== '-'));
+}
+
 /** The files a `KIND:PATH` data set (or a plain path) reads: the file, or the files of a folder two levels deep. */
 function inputFiles(arg: string): string[] {
-  const path = isDataSpec(arg) ? parseDataSpec(arg).path : arg;
+  const path = inputPath(arg);
   if (path === '' || path === '-') return [];
   const out: string[] = [];
   const walk = (p: string, depth: number) => {
@@ -182,6 +209,10 @@ class SignalSession implements Interrupt {
 
   /** Runs the work phase of a command (its abort signals are this session's), then enters the results phase. */
   async work(finishing: string, work: (signal: AbortSignal, urgent: AbortSignal) => Promise<number>): Promise<number> {
+    // A signal that came while the setup held the thread (reading the data) waits in libuv's signal pipe: take it
+    // in while still in the setup phase (two turns of the event loop, see runCommand), so that the command exits
+    // with its status before any work.
+    if (this.phase === 'setup') for (let turn = 0; turn < 2; turn++) await nextTurn();
     this.finishing = finishing;
     this.phase = 'work';
     this.count = 0;
@@ -241,6 +272,7 @@ export async function runCommand(io: Io, run: () => Promise<number>): Promise<nu
   } finally {
     session.dispose();
     active = outer;
+    if (!outer) forgetReadAhead();
   }
 }
 

@@ -35,7 +35,8 @@
  * @module
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { readInputFile } from '../io/input.js';
 import { basename, join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
@@ -700,8 +701,9 @@ export function mergeHorseParts(dir: string, parts?: readonly string[], allowInc
     const file = join(dir, `horse-${p}.json`);
     let m: HorseMeta;
     try {
-      m = JSON.parse(readFileSync(file, 'utf8')) as HorseMeta;
+      m = JSON.parse(readInputFile(file).toString('utf8')) as HorseMeta;
     } catch (e) {
+      if (e instanceof InputError) throw e;
       throw new FormatError(`bad JSON: ${(e as Error).message}`, file);
     }
     if (m.format !== HORSE_FORMAT || m.version !== HORSE_VERSION) throw new FormatError(`not a ${HORSE_FORMAT} version ${HORSE_VERSION} part`, file);
@@ -739,8 +741,9 @@ export class HorseDataset {
     if (!existsSync(file)) throw new InputError(`${dir}: no horse.json (run gapbcfw prepare-horse first)`);
     let meta: HorseMeta;
     try {
-      meta = JSON.parse(readFileSync(file, 'utf8')) as HorseMeta;
+      meta = JSON.parse(readInputFile(file).toString('utf8')) as HorseMeta;
     } catch (e) {
+      if (e instanceof InputError) throw e;
       throw new FormatError(`bad JSON: ${(e as Error).message}`, file);
     }
     if (meta.format !== HORSE_FORMAT) throw new FormatError(`not a ${HORSE_FORMAT} index`, file);

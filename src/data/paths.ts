@@ -5,10 +5,11 @@
  * environment variable (`GAPBCFW_DATA`) relocates everything, and tests can skip cleanly when a data
  * set is absent.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readInputFile } from '../io/input.js';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { FormatError, InputError } from '../core/errors.js';
+import { FormatError } from '../core/errors.js';
 import { packageRoot } from '../core/package-root.js';
 
 /**
@@ -39,12 +40,7 @@ export function hasData(...parts: string[]): boolean {
  * @throws InputError when the file cannot be read; FormatError when gzip data is corrupt or truncated.
  */
 export function readDataFile(path: string): Buffer {
-  let raw: Buffer;
-  try {
-    raw = readFileSync(path);
-  } catch (e) {
-    throw new InputError(`cannot read ${path}: ${(e as Error).message}`);
-  }
+  const raw = readInputFile(path);
   return isGzip(raw) ? gunzipOrThrow(raw, path) : raw;
 }
 

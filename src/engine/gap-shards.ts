@@ -5,7 +5,7 @@
  * order, so the merged primal and gap are the same numbers as one unsharded pass.
  * @module
  */
-import { readFileSync } from 'node:fs';
+import { readInputFile } from '../io/input.js';
 import { FormatError, InputError } from '../core/errors.js';
 import { crc32 } from '../io/model-file.js';
 
@@ -111,9 +111,9 @@ export function readGapPartials(files: readonly string[]): GapPartial[] {
   const parts = files.map((file) => {
     let p: GapPartial;
     try {
-      p = JSON.parse(readFileSync(file, 'utf8')) as GapPartial;
+      p = JSON.parse(readInputFile(file).toString('utf8')) as GapPartial;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code) throw e;
+      if (e instanceof InputError) throw e;
       throw new FormatError('not a JSON gap partial', file);
     }
     checkPartial(p, file);

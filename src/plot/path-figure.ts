@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readInputFile } from '../io/input.js';
 import type { TopLevelSpec } from 'vega-lite';
 import { FormatError, InputError } from '../core/errors.js';
 import { listTraceFiles } from './traces.js';
@@ -29,7 +29,7 @@ const TITLES: Record<LambdaMetric, string> = {
 export function readLambdaRows(paths: readonly string[]): LambdaRow[] {
   const rows: LambdaRow[] = [];
   for (const file of listTraceFiles(paths)) {
-    readFileSync(file, 'utf8').split('\n').forEach((line, k) => {
+    readInputFile(file).toString('utf8').split('\n').forEach((line, k) => {
       if (line.trim() === '') return;
       let row: LambdaRow;
       try {

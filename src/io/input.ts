@@ -1,0 +1,78 @@
+/**
+ * Every file gapbcfw reads whole (data, models, checkpoints, traces, DIMACS graphs) goes through
+ * {@link readInputFile}, so that:
+ *
+ * - a failure names the file, with the reason in words (`is a folder (EISDIR)`);
+ * - an input that is a pipe (a FIFO, `/dev/stdin`, `<(zcat ...)`) can be read ahead without blocking the event
+ *   loop ({@link readAheadPipes}): a writer that never comes then leaves Ctrl-C and SIGTERM working, where a
+ *   synchronous read would wait in the kernel with every signal handler locked out.
+ * @module
+ */
+import * as fs from 'node:fs';
+import { Socket } from 'node:net';
+import { resolve } from 'node:path';
+import { InputError } from '../core/errors.js';
+
+/** Pipes read ahead by {@link readAheadPipes}, by absolute path: their bytes can be read only once. */
+const readAhead = new Map<string, Buffer>();
+
+/**
+ * Reads a whole file: the bytes {@link readAheadPipes} took from a pipe, else the file itself.
+ * @throws InputError naming the file: missing, a folder, unreadable.
+ */
+export function readInputFile(path: string): Buffer {
+  const ahead = readAhead.get(resolve(path));
+  if (ahead !== undefined) return ahead;
+  try {
+    return fs.readFileSync(path);
+  } catch (e) {
+    throw inputFailure(e, path);
+  }
+}
+
+/** The one-line error of a failed read naming the file: `cannot read F: no such file or directory (ENOENT)`. */
+export function inputFailure(e: unknown, path: string): InputError {
+  if (e instanceof InputError) return e;
+  const err = e as NodeJS.ErrnoException;
+  const reason = err.code === 'EISDIR' ? 'is a folder, not a file' : (/^[A-Z0-9]+: ([^,]+)/.exec(err.message ?? '')?.[1] ?? String(err.message ?? e).split('\n')[0]);
+  return new InputError(`cannot read ${path}: ${reason}${err.code ? ` (${err.code})` : ''}`);
+}
+
+/**
+ * Reads the pipes among `paths` (FIFOs, `/dev/stdin` when piped) into memory on the event loop, so that it, and with it
+ * the signal handlers, go on while a pipe waits for its writer; {@link readInputFile} then returns their bytes.
+ * Other files are left to their readers. The bytes are kept until {@link forgetReadAhead}.
+ */
+export async function readAheadPipes(paths: readonly string[]): Promise<void> {
+  for (const path of paths) {
+    const key = resolve(path);
+    if (readAhead.has(key) || fs.statSync(path, { throwIfNoEntry: false })?.isFIFO() !== true) continue;
+    readAhead.set(key, await readPipe(path));
+  }
+}
+
+/**
+ * A pipe's bytes up to its writer's end. Opened without waiting for a writer (O_NONBLOCK) and read through libuv's
+ * pipe handle, polled by the event loop: no thread waits in the kernel (a thread of libuv's pool blocked in open()
+ * would also hold up the exit of the process).
+ */
+function readPipe(path: string): Promise<Buffer> {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (e) {
+    return Promise.reject(inputFailure(e, path));
+  }
+  const pipe = new Socket({ fd, readable: true, writable: false });
+  return new Promise((done, fail) => {
+    const chunks: Buffer[] = [];
+    pipe.on('data', (chunk: Buffer) => chunks.push(chunk));
+    pipe.on('end', () => done(Buffer.concat(chunks)));
+    pipe.on('error', (e) => fail(inputFailure(e, path)));
+  });
+}
+
+/** Drops the bytes of the pipes read ahead (a command has ended). */
+export function forgetReadAhead(): void {
+  readAhead.clear();
+}
