@@ -63,6 +63,8 @@ export interface Args {
   readonly given: ReadonlySet<string>;
   /** The command that parsed them (for messages). */
   readonly command: Command;
+  /** The name the command was called by when it is one of its aliases (`gapbcfw align` for predict). */
+  readonly alias?: string;
 }
 
 const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;

@@ -81,6 +81,10 @@ export async function loadPart(a: Args, io: Io, trained: TrainedModel, part: 'tr
   const data = await loadTask(spec, { ...base, parts: [part ?? 'test'] });
   if (part === 'test' && !data.test) throw new UsageError(`${spec} has no test part (use --part train${data.task === 'ocr' ? ' or --split' : ''})`);
   const chosen = part !== undefined ? { data, part } : data.test ? { data, part: 'test' as const } : { data: data.train.length > 0 ? data : await loadTask(spec, { ...base, parts: ['train'] }), part: 'train' as const };
+  // The options of the other part would be read and have no effect.
+  for (const flag of chosen.part === 'train' ? ['test', 'test-limit'] : ['limit']) {
+    if (a.given.has(flag)) throw new UsageError(`--${flag} applies to the ${chosen.part === 'train' ? 'test' : 'training'} part, and this command uses the ${chosen.part === 'train' ? 'training' : 'test'} part${chosen.part === 'test' ? ' (--test-limit limits it)' : ''}`);
+  }
   if (!value.flag(a, 'quiet')) io.stderr.write(`${chosen.data.description}\n`);
   return chosen;
 }

@@ -109,7 +109,7 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
       io.stdout.write(`${commandHelp(command)}\n`);
       return 0;
     }
-    const args = parseArgs(command, rest);
+    const args = { ...parseArgs(command, rest), ...(name !== command.name ? { alias: name } : {}) };
     // --threads is process-wide (src/native/threads.ts): set for the command, then put back (main runs in-process in tests).
     const cap = threadCap();
     try {

@@ -8,7 +8,7 @@ import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import { positional, value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
-import { BACKEND_OPTIONS, DATA_OPTIONS, LAMBDA_RANGE, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
+import { BACKEND_OPTIONS, DATA_OPTIONS, LAMBDA_RANGE, REPORT_OPTIONS, SOLVER_OPTIONS, STEP_OF, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
 import { countProgress } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
 
@@ -36,7 +36,10 @@ export const pathCommand: Command = {
     { name: 'warm-start', type: 'choice', value: 'MODE', choices: ['keep-primal', 'keep-dual', 'none'], help: 'for --grid: how each lambda starts', default: 'keep-primal', group: path },
     { name: 'out', type: 'string', value: 'PATH.gbp', short: 'o', output: 'file', help: 'write the path (pieces and certificates)', group: path },
     { name: 'trace', type: 'string', value: 'FILE.jsonl', output: 'file', help: 'one row per breakpoint / grid point (for gapbcfw plot FILE... --x lambda)', group: path },
-    ...SOLVER_OPTIONS.filter((o) => o.name !== 'lambda' && o.name !== 'gap-threshold'),
+    // The block-coordinate solvers only (the path warm-starts their dual points), without the cutting plane's options.
+    ...SOLVER_OPTIONS.filter((o) => !['lambda', 'gap-threshold', 'qp-tolerance', 'inactive-window'].includes(o.name)).map((o) =>
+      o.name === 'solver' ? { ...o, choices: Object.keys(STEP_OF), help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise', default: "bcpfw with --sampling gap and --cache (the paper's)" } : o,
+    ),
     ...DATA_OPTIONS,
     ...taskOptionTable('train'),
     ...BACKEND_OPTIONS,
@@ -48,6 +51,13 @@ export const pathCommand: Command = {
 /** The path or grid search of `gapbcfw path`. */
 async function runPath(a: Args, io: Io): Promise<number> {
   const spec = positional(a, 0);
+  // The path's options do nothing for a grid search, and the grid's nothing for the path.
+  const grid = value.flag(a, 'grid');
+  for (const flag of grid ? ['kappa', 'heuristic', 'min-lambda', 'out'] : ['warm-start']) {
+    if (!a.given.has(flag)) continue;
+    if (flag === 'warm-start') throw new UsageError('--warm-start applies to --grid (the path warm-starts every breakpoint from the last)');
+    throw new UsageError(`--${flag} applies to the path, not to --grid (${flag === 'out' ? 'a grid search writes its rows with --trace, not a path file' : 'every grid point is solved to --epsilon'})`);
+  }
   const summaryIo = checkCommandOutputs(a, io);
   const task = await loadTask(spec, loadOptions(a, parseDataSpec(spec).kind));
   const model = buildModel(task.spec, decodeBackend(a));

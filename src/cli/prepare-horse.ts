@@ -55,12 +55,14 @@ async function runPrepareHorse(a: Args, io: Io): Promise<number> {
   const json = value.flag(a, 'json');
   const split = (m: HorseMeta) => ({ images: m.images.length, train: m.images.filter((i) => i.split === 'train').length, test: m.images.filter((i) => i.split === 'test').length });
   if (value.flag(a, 'merge')) {
-    if (a.positionals.length > 0 || a.given.has('part')) throw new UsageError('--merge takes only --out DIR');
+    const other = [...a.given].find((f) => !['merge', 'out', 'allow-incomplete', 'json', 'quiet'].includes(f));
+    if (a.positionals.length > 0 || other !== undefined) throw new UsageError(`--merge takes only --out DIR and --allow-incomplete${other === undefined ? '' : `, not --${other}`}`);
     holdLock(out, `--out ${out}`);
     const meta = mergeHorseParts(out, undefined, value.flag(a, 'allow-incomplete'));
     report({ command: 'prepare-horse', out, ...split(meta) }, json, io, `merged ${new Set(meta.images.map((i) => i.file)).size} parts into ${out}/horse.json`);
     return 0;
   }
+  if (a.given.has('allow-incomplete')) throw new UsageError('--allow-incomplete applies to --merge');
   let copies: [number, number] | undefined;
   const copiesValue = value.string(a, 'copies');
   if (copiesValue !== undefined) {

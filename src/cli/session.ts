@@ -31,11 +31,16 @@ function inputPath(arg: string): string {
   return isDataSpec(arg) ? parseDataSpec(arg).path : arg.startsWith('dimacs:') ? arg.slice('dimacs:'.length) : arg;
 }
 
-/** The input arguments of a command: its input positionals and the values of its input options. */
-function inputArgs(a: Args): string[] {
+/**
+ * The input arguments of a command: its input positionals and the values of its input options; with `streamed: false`,
+ * without the raw input that a command streams itself (predict's INPUT when it is not a data set).
+ */
+function inputArgs(a: Args, streamed = true): string[] {
   const args: string[] = [];
   a.command.positionals.forEach((p, k) => {
-    if (p.input) args.push(...(p.variadic ? a.positionals.slice(k) : a.positionals.slice(k, k + 1)));
+    if (!p.input) return;
+    const given = p.variadic ? a.positionals.slice(k) : a.positionals.slice(k, k + 1);
+    args.push(...given.filter((arg) => streamed || !p.stdin || isDataSpec(arg)));
   });
   for (const o of a.command.options) {
     const v = a.values[o.name];
@@ -49,7 +54,7 @@ function inputArgs(a: Args): string[] {
  * a pipe waits for its writer, Ctrl-C and SIGTERM still end the command at once (it is in its setup phase).
  */
 export async function readPipedInputs(a: Args): Promise<void> {
-  await readAheadPipes(inputArgs(a).map(inputPath).filter((p) => p !== '' && p !== '-'));
+  await readAheadPipes(inputArgs(a, false).map(inputPath).filter((p) => p !== '' && p !== '-'));
 }
 
 /** The files a `KIND:PATH` data set (or a plain path) reads: the file, or the files of a folder two levels deep. */

@@ -19,7 +19,7 @@ import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js
 import { buildModel } from '../tasks/model-kinds.js';
 import type { TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
-import { report, solverSummary, stopDescription, type Io } from './common.js';
+import { UsageError, report, solverSummary, stopDescription, type Io } from './common.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
@@ -76,6 +76,7 @@ interface RunFiles {
  * taken (so that every refusal comes before the data is read); the lock is released however the run ends.
  */
 async function withRunFiles(a: Args, io: Io, body: (runFiles: RunFiles) => Promise<number>): Promise<number> {
+  if (a.given.has('checkpoint-every') && !a.given.has('checkpoint')) throw new UsageError('--checkpoint-every applies to --checkpoint FILE');
   const summaryIo = checkCommandOutputs(a, io);
   const resumeFile = value.string(a, 'resume');
   const checkpointFile = value.string(a, 'checkpoint');
@@ -122,6 +123,7 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   const options = trainOptions(a, defaults);
   if (a.given.has('finish-pass')) options.finishPass = value.number(a, 'finish-pass');
   const test = data.test;
+  if (!test && a.given.has('test-limit')) throw new UsageError(`--test-limit applies to a test part, and ${defaults.data} has none (add --test KIND:PATH${data.task === 'ocr' ? ' or a --split with one' : ''})`);
   if (test) options.evaluate = (w) => evaluatePart(data, model, w, 'test');
   const quiet = value.flag(a, 'quiet');
   const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : options.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet);

@@ -5,6 +5,7 @@
  * order, so the merged primal and gap are the same numbers as one unsharded pass.
  * @module
  */
+import { posix } from 'node:path';
 import { readInputFile } from '../io/input.js';
 import { FormatError, InputError } from '../core/errors.js';
 import { crc32 } from '../io/model-file.js';
@@ -63,7 +64,17 @@ export function gapPartial(o: { w: Float64Array; lambda: number; dual: number | 
   let wSq = 0;
   for (const x of o.w) wSq += x * x;
   const modelChecksum = (crc32(new Uint8Array(o.w.buffer, o.w.byteOffset, o.w.byteLength)) >>> 0).toString(16);
-  return { format: 'gapbcfw-gap-partial', version: 1, modelChecksum, data: o.data, part: o.part, n: o.n, shard: o.shard, start: o.start, hinge: o.hinge, loss: o.loss, lambda: o.lambda, wSq, dual: o.dual };
+  return { format: 'gapbcfw-gap-partial', version: 1, modelChecksum, data: sameSpelling(o.data), part: o.part, n: o.n, shard: o.shard, start: o.start, hinge: o.hinge, loss: o.loss, lambda: o.lambda, wSq, dual: o.dual };
+}
+
+/**
+ * One spelling of a data set `KIND:PATH` for comparing shards: the path normalised (`./dir/x`, `dir//x` and
+ * `dir/y/../x` are `dir/x`), so that jobs that name the same files differently still merge.
+ */
+function sameSpelling(data: string): string {
+  const colon = data.indexOf(':');
+  const path = colon < 0 ? data : data.slice(colon + 1);
+  return path === '' ? data : `${colon < 0 ? '' : data.slice(0, colon + 1)}${posix.normalize(path)}`;
 }
 
 /** Sums the per-example terms of all shards in index order: the same numbers as one pass. */
@@ -124,7 +135,8 @@ export function readGapPartials(files: readonly string[]): GapPartial[] {
   const seen = new Set<number>();
   for (const p of parts) {
     for (const key of ['modelChecksum', 'data', 'part', 'n', 'lambda', 'wSq', 'dual'] as const) {
-      if (p[key] !== p0[key]) throw new InputError(`partials disagree on ${key}: they come from different jobs`);
+      const differ = key === 'data' ? sameSpelling(p.data) !== sameSpelling(p0.data) : p[key] !== p0[key];
+      if (differ) throw new InputError(`partials disagree on ${key}${key === 'data' ? ` (${p.data} and ${p0.data})` : ''}: they come from different jobs`);
     }
     if (p.shard[1] !== N) throw new InputError(`partials disagree on the shard count (${p.shard[1]} vs ${N})`);
     if (seen.has(p.shard[0])) throw new InputError(`shard ${p.shard[0]}/${N} appears twice`);

@@ -10,6 +10,7 @@
  */
 import * as fs from 'node:fs';
 import { Socket } from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
 import { resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 
@@ -49,6 +50,28 @@ export async function readAheadPipes(paths: readonly string[]): Promise<void> {
     if (readAhead.has(key) || fs.statSync(path, { throwIfNoEntry: false })?.isFIFO() !== true) continue;
     readAhead.set(key, await readPipe(path));
   }
+}
+
+/**
+ * A file or pipe to read as a stream (raw input of `gapbcfw predict`, read as it arrives): a pipe through libuv's
+ * pipe handle as {@link readAheadPipes} reads it (no thread waits for its writer), anything else with a file
+ * stream. Errors, also those the stream emits later, name the file.
+ * @throws InputError naming the file when it is missing, a folder or unreadable.
+ */
+export function openInputStream(path: string): Readable {
+  const st = fs.statSync(path, { throwIfNoEntry: false });
+  if (st?.isDirectory()) throw inputFailure(Object.assign(new Error('EISDIR: illegal operation on a directory'), { code: 'EISDIR' }), path);
+  let stream: Readable;
+  try {
+    stream = st?.isFIFO() ? new Socket({ fd: fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK), readable: true, writable: false }) : fs.createReadStream(path);
+  } catch (e) {
+    throw inputFailure(e, path);
+  }
+  // Re-emitted as the one-line error naming the file (a read that fails half-way, a missing file).
+  const named = new PassThrough();
+  stream.on('error', (e) => named.destroy(inputFailure(e, path)));
+  named.once('close', () => stream.destroy()); // a reader that stops early (a signal) closes the file or pipe
+  return stream.pipe(named);
 }
 
 /**

@@ -37,6 +37,10 @@ export function readLambdaRows(paths: readonly string[]): LambdaRow[] {
       } catch {
         throw new FormatError('not a JSON line', file, k + 1);
       }
+      // A training trace's events also carry method and lambda (for legends), but they are passes of one lambda.
+      if ('pass' in row && 'gapIsExact' in row) {
+        throw new FormatError('a training trace (one lambda, events by pass), not lambda rows: --x lambda plots gapbcfw path --trace; plot this one against --x effective, passes or time', file, k + 1);
+      }
       if (typeof row.method !== 'string' || !(row.lambda > 0) || typeof row.seconds !== 'number' || typeof row.effectivePasses !== 'number') {
         throw new FormatError("a lambda row needs 'method', 'lambda' > 0, 'seconds' and 'effectivePasses' (write it with gapbcfw path --trace)", file, k + 1);
       }
