@@ -18,7 +18,8 @@ export const maxflowCommand: Command = {
     'compared with other max-flow tools on the same instances: readMs is reading the file and building the graph\n' +
     '(the arcs between two nodes become one edge), solveMs the max-flow computation alone, seconds everything.\n' +
     'With --json: flow, nodes, edges, capType, sourceSide, readMs, solveMs (median), solveMsMin, repeat, seconds.\n' +
-    'SIGINT, SIGTERM and SIGHUP stop --repeat after the solve in progress and exit 130, 143 or 129.',
+    'Long --repeat runs report their progress on stderr once a second; SIGINT, SIGTERM and SIGHUP stop them after the solve\n' +
+    'in progress (the summary counts the solves done) and exit 130, 143 or 129.',
   positionals: [{ name: 'FILE.max', help: 'a DIMACS max-flow file', input: 'file' }],
   options: [
     { name: 'repeat', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'solve N times, each from scratch on a fresh copy of the graph; solveMs is the median', default: '1' },
@@ -51,8 +52,13 @@ async function runMaxflow(a: Args, io: Io): Promise<number> {
   const times: number[] = [];
   let flow = 0;
   let solvedGraph = graph;
+  let said = performance.now();
   const code = await withInterrupts(io, 'stopping the repetitions after the solve in progress', async (signal) => {
     for (let r = 0; r < repeat && !(r > 0 && signal.aborted); r++) {
+      if (r > 0 && performance.now() - said > 1000) {
+        io.stderr.write(`maxflow: ${r} of ${repeat} solves\n`); // progress of long --repeat runs, once a second
+        said = performance.now();
+      }
       // Every repetition solves a fresh copy from scratch (the copy is not timed); the last one
       // solves the graph itself.
       const g = r + 1 < repeat ? graph.clone() : graph;

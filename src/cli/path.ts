@@ -6,7 +6,7 @@ import { regularizationPathAsync, type PathSolverOptions, type RegularizationPat
 import type { BcfwOptions } from '../solvers/bcfw.js';
 import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
-import { positional, value, type Args, type Command } from './args.js';
+import { positional, value, type Args, type Command, type CommandOption } from './args.js';
 import { UsageError, report, type Io } from './common.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, LAMBDA_RANGE, REPORT_OPTIONS, SOLVER_OPTIONS, STEP_OF, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
 import { countProgress } from './progress.js';
@@ -17,6 +17,13 @@ import { checkCommandOutputs, withInterrupts } from './session.js';
  * over lambda, for every task.
  * @module
  */
+
+/** The solver rows whose help differs for the path: its solvers, and the settings of each lambda's solve. */
+const PATH_ROWS: Readonly<Record<string, Partial<CommandOption>>> = {
+  solver: { choices: Object.keys(STEP_OF), help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise', default: "bcpfw with --sampling gap and --cache (the paper's)" },
+  'max-passes': { help: 'cap on passes at each lambda', default: '10000; --grid 1000' },
+  'no-line-search': { help: 'the fixed step 2n/(k+2n)' },
+};
 
 const path = 'Regularization path';
 export const pathCommand: Command = {
@@ -37,9 +44,7 @@ export const pathCommand: Command = {
     { name: 'out', type: 'string', value: 'PATH.gbp', short: 'o', output: 'file', help: 'write the path (pieces and certificates)', group: path },
     { name: 'trace', type: 'string', value: 'FILE.jsonl', output: 'file', help: 'one row per breakpoint / grid point (for gapbcfw plot FILE... --x lambda)', group: path },
     // The block-coordinate solvers only (the path warm-starts their dual points), without the cutting plane's options.
-    ...SOLVER_OPTIONS.filter((o) => !['lambda', 'gap-threshold', 'qp-tolerance', 'inactive-window'].includes(o.name)).map((o) =>
-      o.name === 'solver' ? { ...o, choices: Object.keys(STEP_OF), help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise', default: "bcpfw with --sampling gap and --cache (the paper's)" } : o,
-    ),
+    ...SOLVER_OPTIONS.filter((o) => !['lambda', 'gap-threshold', 'qp-tolerance', 'inactive-window'].includes(o.name)).map((o) => ({ ...o, ...PATH_ROWS[o.name] })),
     ...DATA_OPTIONS,
     ...taskOptionTable('train'),
     ...BACKEND_OPTIONS,

@@ -73,7 +73,7 @@ function* gridSteps(problem: Problem, options: GridOptions): Generator<void, Gri
   for (const lambda of lambdas) {
     const left = timeBudget - seconds();
     if (left <= 0 || options.signal?.aborted) break;
-    const o: BcfwOptions = { ...solverOptions, lambda, gapThreshold: epsilon, maxPasses: options.maxPasses ?? 1000, timeBudget: left, signal: options.signal };
+    const o: BcfwOptions = { ...solverOptions, lambda, gapThreshold: epsilon, maxPasses: options.maxPasses ?? solverOptions.maxPasses ?? 1000, timeBudget: left, signal: options.signal };
     if (from && mode !== 'none') o.warmStart = { from, mode };
     const solver = new BcfwSolver(problem, o);
     while (solver.runPass()) yield;
