@@ -21,7 +21,7 @@
  */
 
 // Core: errors, vectors, the seeded PRNG.
-export { GapbcfwError, InputError, FormatError } from './core/errors.js';
+export { GapbcfwError, InputError, FormatError, OptionError, MissingPeerError } from './core/errors.js';
 export { Rng } from './core/rng.js';
 export { SparseAccumulator, copySparse, toDense, dot, dotSparse, type SparseVector } from './core/vector.js';
 export type { SequenceExample, SequenceDataset, CsrMatrix, MulticlassDataset } from './core/data.js';
@@ -31,10 +31,13 @@ export { TASKS, TASKS_OF_MODEL, DATA_KINDS, taskOf, loadTask, parseDataSpec, isD
 export type { Task, TaskData, TaskFields, LoadOptions, ModelDescription, OptionSpec, OptionValues, PredictionTarget, PredictionWriter, RawPrediction, TextSink } from './tasks/types.js';
 export { buildModel, checkModelSpec, checkSameShape, describeSpec, modelDim, MODEL_KINDS, type ModelSpec, type ChainSpec, type MulticlassSpec, type SegmentationSpec, type PoseSpec, type MatchingSpec, type SparseChainSpec } from './tasks/model-kinds.js';
 export { lspSplit } from './tasks/lsp.js';
+export { loadConllTask, type ConllTask, type ConllTaskOptions } from './tasks/conll.js';
+export { parseSparseChainSpec } from './tasks/model-kinds.js';
 export { conllMetrics, tagSentences, type ConllMetrics } from './tasks/conll.js';
 
 // Models: the problem interface and the six structured models.
 export { type Problem, type StructuredModel, type Bounds } from './core/problem.js';
+export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk, type ReadStats } from './core/dataset.js';
 export { type BatchPass } from './core/batch.js';
 export { modelProblem, meanLoss, type ProblemOptions } from './engine/problem.js';
 export { BatchEngine, preparedPass, type BatchModel, type EngineOptions } from './engine/engine.js';
@@ -48,23 +51,14 @@ export { pcpPck, poseScale, lspTree, LSP_TREE_PARENTS, LSP_STICKS, LSP_JOINT_COU
 export { poseTypeAnchors, assignPoseTypes, kmeans2d } from './models/pose-types.js';
 export { MatchingModel, AlignmentFeaturizer, CooccurrenceStats, ALIGNMENT_FEATURE_NAMES, diceBaseline } from './models/matching.js';
 export { Hungarian, assignmentMinCost, maxWeightMatching } from './models/hungarian.js';
-export {
-  conllAttributes,
-  FeatureDictionary,
-  CONLL_TEMPLATES,
-  CONLL_TEMPLATE_SET,
-  DEFAULT_MIN_FREQUENCY,
-  type AttributeTemplate,
-  type FeatureDictionaryJSON,
-  type DictionaryOptions,
-} from './data/conll-features.js';
-
 // Solvers: the block-coordinate engine and its baselines, the regularization path, multiclass Frank-Wolfe.
-export { train, trainAsync, createSolver, SOLVERS, type SolverName, type TrainOptions, type AsyncTrainOptions } from './solvers/index.js';
-export { bcfw, BcfwSolver, defaultBatch, type BcfwOptions, type BcfwResult, type BlockStepInfo, type Sampling, type StepType, type CacheOptions, type WarmStart, type BcfwCounters } from './solvers/bcfw.js';
-export { fw, FwSolver, type FwOptions } from './solvers/fw.js';
-export { ssg, SsgSolver, type SsgOptions } from './solvers/ssg.js';
-export { cuttingPlane, CuttingPlaneSolver, type CuttingPlaneOptions, type CuttingPlaneResult } from './solvers/cutting-plane.js';
+export { train, trainAsync, createSolver, type TrainHooks } from './solvers/index.js';
+export { SETTINGS, SOLVERS, STEPS, LAMBDA_RANGE, SEED_MAX, validateSettings, type TrainSettings, type SolverName, type StepType, type Sampling, type CacheSettings } from './solvers/settings.js';
+export { describeRange, type NumberRange, type SettingSpec } from './core/settings.js';
+export { bcfw, BcfwSolver, defaultBatch, type BcfwHooks, type BcfwResult, type BlockStepInfo, type WarmStart, type BcfwCounters } from './solvers/bcfw.js';
+export { fw, FwSolver } from './solvers/fw.js';
+export { ssg, SsgSolver } from './solvers/ssg.js';
+export { cuttingPlane, CuttingPlaneSolver, type CuttingPlaneHooks, type CuttingPlaneResult } from './solvers/cutting-plane.js';
 export {
   blockGaps,
   exactPass,
@@ -75,28 +69,17 @@ export {
   type AsyncPassOptions,
   type PassStep,
   type SolverPassProgress,
-  type CommonSolverOptions,
+  type SolverHooks,
   type ProgressEvent,
   type SolverCheckpoint,
   type SolverResult,
   type StopReason,
 } from './solvers/common.js';
-export { regularizationPath, regularizationPathAsync, pathWeights, type PathOptions, type RegularizationPath, type Breakpoint } from './path/regpath.js';
+export { regularizationPath, regularizationPathAsync, pathWeights, type PathOptions, type PathSolverSettings, type RegularizationPath, type Breakpoint } from './path/regpath.js';
 export { gridSearch, gridSearchAsync, PAPER_GRID, type GridOptions, type GridPoint, type GridResult } from './path/grid.js';
 export { SumTree } from './sampling/sumtree.js';
-export * from './multiclass-fw/index.js';
-export { loadMulticlassData, holdoutSplit, selectRows, withBias, MULTICLASS_DATA_KINDS, type ShapeHint } from './data/multiclass.js';
 
-// Data: readers and the Dataset interface (in memory or streamed from disk).
-export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk, type ReadStats } from './core/dataset.js';
-export { dataRoot, dataPath, hasData } from './data/paths.js';
-export { loadOcr, parseOcr, ocrSplit, ocrToSequences, type OcrWord, type OcrData } from './data/ocr.js';
-export { loadLibsvm, parseLibsvm, type LibsvmOptions } from './data/libsvm.js';
-export { parseIdx, loadIdx, loadIdxDataset, idxToDataset, type IdxArray, type IdxType, type IdxDatasetOptions } from './data/idx.js';
-export { syntheticChain, type SyntheticChainOptions } from './data/synthetic.js';
-export { parseConll, loadConll, formatConll, conllTokenCount, isChunkTag, ChunkTagSet, encodeConll, ConllSet, type ConllSentence, type ConllReadOptions, type ConllWriteOptions } from './data/conll.js';
-export { loadConllTask, type ConllTask, type ConllTaskOptions } from './tasks/conll.js';
-export { parseSparseChainSpec } from './tasks/model-kinds.js';
+// Chunk (span) scores of sequence labelling, by conlleval's rules.
 export {
   chunkScores,
   chunkScoresFromIds,
@@ -108,12 +91,8 @@ export {
   type ChunkScores,
   type PrfScores,
 } from './eval/chunks.js';
-export { readHansards, readParallelSample, parseParallelPairs, alignmentFolds, foldSplit, alignmentMetrics, evaluateAlignments, type AlignedPair } from './data/alignment.js';
-export { loadLspJoints, lspExamples, labelToPixels, lspTruthLevel, lspReferenceScale, type LspAnnotation, type LspExample, type LspFeatureOptions } from './data/lsp.js';
-export { HorseDataset, writeHorseDataset, mergeHorseParts, prepareHorse, encodeRecord, decodeRecord, type HorseRecord, type HorseMeta } from './data/horse.js';
-export { StreamedHorseSet, HorseRecordReader, shouldStream } from './data/horse-stream.js';
 
-// IO: model files (one header for every task), checkpoints, path files, traces and figures.
+// IO: model files (one header for every task), checkpoints, gap shards, path files and safe outputs.
 export { saveModel, loadModel, describeModel, readModelDescription, MODEL_FORMAT, MODEL_HEADER_VERSION, type TrainedModel } from './tasks/model.js';
 export { readModelFile, writeModelFile, encodeModelFile, decodeModelFile, type ModelFileContent } from './io/model-file.js';
 export { readCheckpoint, CheckpointWriter } from './solvers/checkpoint.js';
@@ -131,51 +110,9 @@ export {
   type ResolvedOutput,
 } from './io/output.js';
 export { savePath, loadPath } from './path/path-file.js';
-export { readTraces, groupSeries, methodName, type TraceEvent, type TraceRun, type TraceSeries, type TraceContext } from './plot/traces.js';
-export { horseOverlayPng, poseSkeletonPng, HORSE_OVERLAY_COLOURS, type SkeletonJoints } from './plot/overlays.js';
-export { buildFigure, renderSvg, renderPng } from './plot/figures.js';
 
-// Native primitives: max-flow, distance transforms, HOG, and the scoring backends of batched passes.
+// The scoring backends of batched passes, and the process-wide thread count of the native code.
 export { setThreads, threads, threadCap, MAX_THREADS } from './native/threads.js';
-export {
-  MaxflowGraph,
-  MaxflowBatch,
-  maxflow,
-  maxflowBatch,
-  maxflowBatchSync,
-  parseDimacsMaxflow,
-  readDimacsMaxflow,
-  writeDimacsMaxflow,
-  SOURCE_SIDE,
-  SINK_SIDE,
-  type CapacityType,
-  type CapacityArray,
-  type MaxflowGraphSpec,
-  type MaxflowResult,
-  type MaxflowResiduals,
-  type MaxflowBatchOptions,
-  type MaxflowBatchSolveOptions,
-  type MaxflowCounters,
-  type DimacsMaxflow,
-  type DimacsReadOptions,
-  type DimacsWriteOptions,
-} from './native/maxflow.js';
-export {
-  distanceTransform1d,
-  distanceTransform1dTs,
-  distanceTransform2d,
-  distanceTransform2dTs,
-  distanceTransform2dAsync,
-  unflattenArgmax,
-  NO_ARGMAX,
-  type GdtResult,
-  type GdtOptions,
-  type GdtAsyncOptions,
-  type Gdt1dCoefficients,
-  type Gdt2dCoefficients,
-  type GridShape,
-} from './native/gdt.js';
-export { hog, HOG_DIM, type HogFeatures } from './native/hog.js';
 export {
   chooseBackend,
   createBackend,

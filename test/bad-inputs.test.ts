@@ -81,7 +81,7 @@ const READERS: Record<string, (file: string, c: BadCase) => unknown> = {
   loadModel: (f) => loadModel(f),
   modelForData: (f, c) => loadTask(fill(c.data!, f), { model: loadModel(f) }),
   readCheckpoint: (f) => readCheckpoint(f),
-  resumeCheckpoint: async (f) => createSolver(await libsvmProblem(), { lambda: 0.1, maxPasses: 4, gapThreshold: 0 }, readCheckpoint(f)),
+  resumeCheckpoint: async (f) => createSolver(await libsvmProblem(), { lambda: 0.1, maxPasses: 4, gapThreshold: 0 }, { resume: readCheckpoint(f) }),
   loadPath: (f) => loadPath(f),
   horseDataset: (f) => new HorseDataset(f).load('all'),
   trainingProblem: async (f, c) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSolver, train, trainAsync, type TrainOptions } from '../src/solvers/index.js';
+import { createSolver, train, trainAsync } from '../src/solvers/index.js';
+import type { TrainSettings } from '../src/solvers/settings.js';
 import type { SolverCheckpoint } from '../src/solvers/common.js';
 import { decodeModelFile, encodeModelFile } from '../src/io/model-file.js';
 import { InputError } from '../src/core/errors.js';
@@ -15,7 +16,7 @@ function roundTrip(c: SolverCheckpoint): SolverCheckpoint {
 
 describe('checkpoint and resume', () => {
   const t = tinyChain(8, { n: 12 });
-  const configs: TrainOptions[] = [
+  const configs: TrainSettings[] = [
     { solver: 'bcfw', lambda: 0.1, maxPasses: 17, gapCheck: 5, gapThreshold: 0, seed: 4 },
     { solver: 'bcfw', lambda: 0.1, maxPasses: 17, gapCheck: 5, gapThreshold: 0, seed: 4, sampling: 'perm', averaging: false },
     { solver: 'fw', lambda: 0.1, maxPasses: 17, gapThreshold: 0 },
@@ -28,7 +29,7 @@ describe('checkpoint and resume', () => {
     for (const stopAfter of [1, 5, 11]) {
       const first = createSolver(t.problem, options);
       for (let p = 0; p < stopAfter; p++) expect(first.runPass()).toBe(true);
-      const resumed = createSolver(t.problem, options, roundTrip(first.checkpoint()));
+      const resumed = createSolver(t.problem, options, { resume: roundTrip(first.checkpoint()) });
       while (resumed.runPass());
       const r = resumed.result();
       expect(Array.from(r.w)).toEqual(Array.from(full.w));
@@ -55,13 +56,13 @@ describe('checkpoint and resume', () => {
         return t.problem.oracle(i, w);
       } };
       let atStop: SolverCheckpoint | undefined;
-      const stopped = await trainAsync(counted, { ...options, signal: controller.signal, finishPass: 0 }, { onCheckpoint: (c) => void (atStop = roundTrip(c)) });
+      const stopped = await trainAsync(counted, options, { signal: controller.signal, finishPass: 0, onCheckpoint: (c) => void (atStop = roundTrip(c)) });
       expect(stopped.stopReason).toBe('aborted');
       expect(atStop!.meta.passStep, `stopped at oracle call ${stopAtCall}`).toBeGreaterThan(0);
       // The stopped run's result certifies the iterate it stopped at (one more exact pass, not in the checkpoint).
       if (options.solver === 'bcfw') expect(stopped.gapIsExact).toBe(true);
       expect(stopped.trace.length).toBe(atStop!.meta.trace.length + 1);
-      const resumed = createSolver(t.problem, options, atStop);
+      const resumed = createSolver(t.problem, options, { resume: atStop });
       while (resumed.runPass());
       const r = resumed.result();
       expect(Array.from(r.w)).toEqual(Array.from(full.w));
@@ -78,14 +79,14 @@ describe('checkpoint and resume', () => {
       return t.problem.oracle(i, w);
     } };
     let atStop: SolverCheckpoint | undefined;
-    const r = await trainAsync(counted, { lambda: 0.1, maxPasses: 17, gapThreshold: 0, signal: controller.signal, finishPass: 3600 }, { onCheckpoint: (c) => void (atStop = c) });
+    const r = await trainAsync(counted, { lambda: 0.1, maxPasses: 17, gapThreshold: 0 }, { signal: controller.signal, finishPass: 3600, onCheckpoint: (c) => void (atStop = c) });
     expect(r.stopReason).toBe('aborted');
     expect(atStop!.meta.passStep).toBeUndefined();
     expect(r.passes).toBe(Math.ceil(40 / 12)); // the pass of the 40th block step, finished
   });
 
   it('trainAsync hands out checkpoints and resumes from them', async () => {
-    const options: TrainOptions = { solver: 'bcfw', lambda: 0.1, maxPasses: 12, gapCheck: 4, gapThreshold: 0, seed: 2 };
+    const options: TrainSettings = { solver: 'bcfw', lambda: 0.1, maxPasses: 12, gapCheck: 4, gapThreshold: 0, seed: 2 };
     const saved: SolverCheckpoint[] = [];
     const full = await trainAsync(t.problem, options, { checkpointEvery: 3, onCheckpoint: (c) => void saved.push(roundTrip(c)) });
     expect(saved.map((c) => c.meta.passes)).toEqual([3, 6, 9, 12]);
@@ -96,10 +97,7 @@ describe('checkpoint and resume', () => {
 
   it('an abort stops the run with a certified gap', async () => {
     const controller = new AbortController();
-    const r = await trainAsync(t.problem, {
-      lambda: 0.1, maxPasses: 1000, gapThreshold: 0, signal: controller.signal,
-      onProgress: (e) => { if (e.pass === 3) controller.abort(); },
-    });
+    const r = await trainAsync(t.problem, { lambda: 0.1, maxPasses: 1000, gapThreshold: 0 }, { signal: controller.signal, onProgress: (e) => { if (e.pass === 3) controller.abort(); } });
     expect(r.stopReason).toBe('aborted');
     expect(r.passes).toBe(3);
     expect(r.gapIsExact).toBe(true);
@@ -107,9 +105,9 @@ describe('checkpoint and resume', () => {
 
   it('refuses a checkpoint of another problem or other settings', () => {
     const c = createSolver(t.problem, { lambda: 0.1, seed: 1 }).checkpoint();
-    expect(() => createSolver(t.problem, { lambda: 0.2, seed: 1 }, c)).toThrow(/lambda/);
-    expect(() => createSolver(t.problem, { lambda: 0.1, seed: 1, sampling: 'perm' }, c)).toThrow(/sampling/);
-    expect(() => createSolver(t.problem, { solver: 'fw', lambda: 0.1, seed: 1 }, c)).toThrow(/solver 'bcfw'/);
-    expect(() => createSolver(tinyChain(8, { n: 5 }).problem, { lambda: 0.1, seed: 1 }, c)).toThrow(InputError);
+    expect(() => createSolver(t.problem, { lambda: 0.2, seed: 1 }, { resume: c })).toThrow(/lambda/);
+    expect(() => createSolver(t.problem, { lambda: 0.1, seed: 1, sampling: 'perm' }, { resume: c })).toThrow(/sampling/);
+    expect(() => createSolver(t.problem, { solver: 'fw', lambda: 0.1, seed: 1 }, { resume: c })).toThrow(/solver 'bcfw'/);
+    expect(() => createSolver(tinyChain(8, { n: 5 }).problem, { lambda: 0.1, seed: 1 }, { resume: c })).toThrow(InputError);
   });
 });

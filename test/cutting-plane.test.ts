@@ -289,9 +289,9 @@ describe('resume and warm start', () => {
 
   it('refuses a checkpoint made with other settings', () => {
     const c = createSolver(t.problem, { solver: 'cutting-plane', lambda: 0.1 }).checkpoint();
-    expect(() => createSolver(t.problem, { solver: 'cutting-plane', lambda: 0.1, qpTolerance: 0.5 }, c)).toThrow(/qpTolerance/);
-    expect(() => createSolver(t.problem, { solver: 'cutting-plane', lambda: 0.1, inactiveWindow: 7 }, c)).toThrow(/inactiveWindow/);
-    expect(() => createSolver(t.problem, { solver: 'fw', lambda: 0.1 }, c)).toThrow(/solver 'cutting-plane'/);
+    expect(() => createSolver(t.problem, { solver: 'cutting-plane', lambda: 0.1, qpTolerance: 0.5 }, { resume: c })).toThrow(/qpTolerance/);
+    expect(() => createSolver(t.problem, { solver: 'cutting-plane', lambda: 0.1, inactiveWindow: 7 }, { resume: c })).toThrow(/inactiveWindow/);
+    expect(() => createSolver(t.problem, { solver: 'fw', lambda: 0.1 }, { resume: c })).toThrow(/solver 'cutting-plane'/);
   });
 
   it('warm starts from a cutting-plane checkpoint at another lambda: a valid dual at once, and fewer passes', () => {
@@ -299,7 +299,7 @@ describe('resume and warm start', () => {
     while (a.runPass());
     const from = roundTrip(a.checkpoint());
     const cold = cuttingPlane(t.problem, { lambda: 0.05, gapThreshold: 1e-6, maxPasses: 500 });
-    const warm = cuttingPlane(t.problem, { lambda: 0.05, gapThreshold: 1e-6, maxPasses: 500, warmStart: { from } });
+    const warm = cuttingPlane(t.problem, { lambda: 0.05, gapThreshold: 1e-6, maxPasses: 500 }, { warmStart: { from } });
     expect(warm.stopReason).toBe('gap');
     expect(warm.passes).toBeLessThan(cold.passes);
     expect(Math.abs(warm.primal! - cold.primal!)).toBeLessThanOrEqual(warm.gap! + cold.gap!);
@@ -316,7 +316,7 @@ describe('resume and warm start', () => {
       const v = from.arrays.w as Float64Array;
       const l = Number(from.meta.l);
       // At lambda' the point keeps its alpha: w' = (0.1 / lambda') v, D' = l - lambda'/2 ||w'||^2.
-      const warm = cuttingPlane(t.problem, { lambda: 0.04, gapThreshold: 1e-6, maxPasses: 500, warmStart: { from } });
+      const warm = cuttingPlane(t.problem, { lambda: 0.04, gapThreshold: 1e-6, maxPasses: 500 }, { warmStart: { from } });
       const expected = l - 0.02 * (0.1 / 0.04) ** 2 * dot(v, v);
       expect(warm.trace[0]!.dual!).toBeCloseTo(expected, 12);
       expect(warm.stopReason).toBe('gap');
@@ -333,13 +333,10 @@ describe('signals', () => {
     const passSignal = new AbortController();
     const chunks: SolverPassProgress[] = [];
     const lambda = 0.01;
-    const r = await trainAsync(problem, {
-      solver: 'cutting-plane', lambda, maxPasses: 50, gapThreshold: 0, passSignal: passSignal.signal,
-      onPassProgress: (p) => {
+    const r = await trainAsync(problem, { solver: 'cutting-plane', lambda, maxPasses: 50, gapThreshold: 0 }, { passSignal: passSignal.signal, onPassProgress: (p) => {
         chunks.push(p);
         if (p.pass === 4 && p.done === 30) passSignal.abort();
-      },
-    });
+      } });
     expect(r.stopReason).toBe('aborted');
     expect(r.passes).toBe(4);
     expect(chunks.at(-1)).toMatchObject({ solver: 'cutting-plane', pass: 4, done: 30 }); // no chunk after the abort
@@ -354,22 +351,22 @@ describe('signals', () => {
 describe('options', () => {
   const t = tinyChain(1, { n: 3 });
   it('bad values are refused with clear InputErrors', () => {
-    expect(() => cuttingPlane(t.problem, { qpTolerance: 1 })).toThrow(/qpTolerance must be in \[0, 1\)/);
+    expect(() => cuttingPlane(t.problem, { qpTolerance: 1 })).toThrow(/--qp-tolerance must be a number from 0 to 0.999999, got 1/);
     expect(() => cuttingPlane(t.problem, { qpTolerance: -0.1 })).toThrow(InputError);
-    expect(() => cuttingPlane(t.problem, { qpTolerance: NaN })).toThrow(/qpTolerance/);
-    expect(() => cuttingPlane(t.problem, { inactiveWindow: 0 })).toThrow(/inactiveWindow must be a positive integer/);
-    expect(() => cuttingPlane(t.problem, { inactiveWindow: 1.5 })).toThrow(/inactiveWindow/);
+    expect(() => cuttingPlane(t.problem, { qpTolerance: NaN })).toThrow(/--qp-tolerance/);
+    expect(() => cuttingPlane(t.problem, { inactiveWindow: 0 })).toThrow(/--inactive-window must be an integer from 1 to 1e9, got 0/);
+    expect(() => cuttingPlane(t.problem, { inactiveWindow: 1.5 })).toThrow(/--inactive-window/);
     expect(() => cuttingPlane(t.problem, { lambda: -1 })).toThrow(/lambda/);
     const ssgCheckpoint = createSolver(t.problem, { solver: 'ssg' }).checkpoint();
-    expect(() => cuttingPlane(t.problem, { warmStart: { from: ssgCheckpoint } })).toThrow(/warm start needs a checkpoint of cutting-plane, bcfw or fw/);
+    expect(() => cuttingPlane(t.problem, {}, { warmStart: { from: ssgCheckpoint } })).toThrow(/warm start needs a checkpoint of cutting-plane, bcfw or fw/);
     const other = createSolver(tinyChain(1, { n: 4 }).problem, { solver: 'cutting-plane' }).checkpoint();
-    expect(() => cuttingPlane(t.problem, { warmStart: { from: other } })).toThrow(/n = 3/);
+    expect(() => cuttingPlane(t.problem, {}, { warmStart: { from: other } })).toThrow(/n = 3/);
     const relabelled = tinyChain(1, { n: 3 });
     relabelled.ys[0]![0] = (relabelled.ys[0]![0]! + 1) % 3;
     const foreign = createSolver(modelProblem(relabelled.model, relabelled.xs, relabelled.ys), { solver: 'cutting-plane' }).checkpoint();
-    expect(() => cuttingPlane(t.problem, { warmStart: { from: foreign } })).toThrow(/warm start was made on other training data/);
+    expect(() => cuttingPlane(t.problem, {}, { warmStart: { from: foreign } })).toThrow(/warm start was made on other training data/);
     const own = createSolver(t.problem, { solver: 'cutting-plane' }).checkpoint();
-    expect(() => new CuttingPlaneSolver(t.problem, { warmStart: { from: own } }, own)).toThrow(/exclude/);
+    expect(() => new CuttingPlaneSolver(t.problem, {}, { warmStart: { from: own } }, own)).toThrow(/exclude/);
     expect(() => new CuttingPlaneSolver(t.problem).result()).toThrow(/not finished/);
   });
 });
@@ -424,7 +421,7 @@ describe('cutting plane from the command line, on every model', () => {
     await bad(['--solver', 'cutting-plane', '--inactive-window', '0'], /--inactive-window/);
     const path = await cli('path', 'synthetic:', '--solver', 'cutting-plane', '--quiet');
     expect(path.code).toBe(2);
-    expect(path.stderr).toMatch(/path needs a block-coordinate solver/);
+    expect(path.stderr).toMatch(/--solver must be one of bcfw, bcpfw, bcafw, hybrid, got 'cutting-plane'/);
   });
 
   it('demo with --qp-tolerance and --inactive-window reaches its gap', async () => {

@@ -12,7 +12,8 @@ import { modelProblem } from '../src/engine/problem.js';
 import { loadTask } from '../src/tasks/index.js';
 import { buildModel } from '../src/tasks/model-kinds.js';
 import { fullOraclePass, type ProgressEvent, type SolverResult } from '../src/solvers/common.js';
-import { train, trainAsync, type TrainOptions } from '../src/solvers/index.js';
+import { train, trainAsync } from '../src/solvers/index.js';
+import type { TrainSettings } from '../src/solvers/settings.js';
 
 const task = await loadTask('synthetic:');
 /** The synthetic chain data (300 sequences) with the batched exact pass (native scoring, Viterbi and hinge kernels). */
@@ -31,7 +32,7 @@ const traceBits = (trace: readonly ProgressEvent[]) =>
   trace.map(({ seconds: _s, ...e }) => Object.fromEntries(Object.entries(e).map(([k, v]) => [k, typeof v === 'number' ? bits(v) : v])));
 const wBits = (w: Float64Array) => Array.from(w, bits);
 
-const CONFIGS: [string, TrainOptions][] = [
+const CONFIGS: [string, TrainSettings][] = [
   ['bcfw uniform, averaging', { solver: 'bcfw' }],
   ['bcfw gap sampling', { solver: 'bcfw', sampling: 'gap', averaging: false }],
   ['bcpfw gap sampling + cache', { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true }],
@@ -43,8 +44,8 @@ const CONFIGS: [string, TrainOptions][] = [
 // One block per step: the two problems' block steps then call the same per-object oracle, and only their exact
 // passes differ (mini-batches decode through Problem.batch.decodeSubset, whose native row scoring sums in
 // another order than the per-object oracle and may break near-ties at rounding level differently).
-const run = (problem: Problem, o: TrainOptions, seed = 5): SolverResult =>
-  train(problem, { lambda: 0.01, maxPasses: 12, gapCheck: 4, gapThreshold: 0, seed, ...(o.solver === 'bcfw' ? { batch: 1 } : {}), ...o } as TrainOptions);
+const run = (problem: Problem, o: TrainSettings, seed = 5): SolverResult =>
+  train(problem, { lambda: 0.01, maxPasses: 12, gapThreshold: 0, seed, ...(o.solver === 'bcfw' || o.solver === 'ssg' ? { gapCheck: 4 } : {}), ...(o.solver === 'bcfw' ? { batch: 1 } : {}), ...o });
 
 describe('determinism', () => {
   it.each(CONFIGS)('%s: the same seed gives bit-identical traces and weights (sync and batched passes)', (_name, o) => {
@@ -102,8 +103,8 @@ describe('AbortSignal', () => {
     // 17 steps into the 4th pass; the per-object path also calls the oracle in the exact pass after pass 2.
     const at = (base.batch ? 3 * n : 4 * n) + 17;
     const { problem, calls } = abortingAt(base, at, controller);
-    const options: TrainOptions = { solver: 'bcfw', batch: 1, averaging: false, lambda: 0.01, maxPasses: 1000, gapCheck: 2, gapThreshold: 0, seed: 3, signal: controller.signal };
-    const r = await trainAsync(problem, options);
+    const options: TrainSettings = { solver: 'bcfw', batch: 1, averaging: false, lambda: 0.01, maxPasses: 1000, gapCheck: 2, gapThreshold: 0, seed: 3 };
+    const r = await trainAsync(problem, options, { signal: controller.signal });
     expect(r.stopReason).toBe('aborted');
     expect(r.passes).toBe(4); // the interrupted pass counts, no pass after it
     // Promptly: after the aborting call, no block step, only the certifying full pass (n oracle calls,
@@ -125,7 +126,7 @@ describe('AbortSignal', () => {
     // The best dual so far (line-search BCFW is a dual ascent): no event of the run had a larger dual.
     for (const e of r.trace) if (e.dual !== undefined) expect(e.dual).toBeLessThanOrEqual(r.dual! + 1e-15);
     // And it is where the uninterrupted run was at that point: same trace up to the abort.
-    const full = train(base, { ...options, signal: undefined, maxPasses: 3 });
+    const full = train(base, { ...options, maxPasses: 3 }, { signal: undefined });
     expect(traceBits(r.trace.slice(0, full.trace.length - 1))).toEqual(traceBits(full.trace.slice(0, -1)));
   });
 
@@ -134,7 +135,7 @@ describe('AbortSignal', () => {
     controller.abort();
     let steps = 0;
     const problem: Problem = { ...batched, oracle: (i, w) => (steps++, batched.oracle(i, w)) };
-    const r = await trainAsync(problem, { lambda: 0.01, maxPasses: 100, signal: controller.signal });
+    const r = await trainAsync(problem, { lambda: 0.01, maxPasses: 100 }, { signal: controller.signal });
     expect(r.stopReason).toBe('aborted');
     expect(r.passes).toBe(0);
     expect(steps).toBe(0);
@@ -146,12 +147,9 @@ describe('AbortSignal', () => {
     ['fw', { solver: 'fw' }],
     ['ssg', { solver: 'ssg' }],
     ['cutting-plane', { solver: 'cutting-plane' }],
-  ] as [string, TrainOptions][])('%s: an abort from a progress event stops the run', async (_name, o) => {
+  ] as [string, TrainSettings][])('%s: an abort from a progress event stops the run', async (_name, o) => {
     const controller = new AbortController();
-    const r = await trainAsync(batched, {
-      ...o, lambda: 0.01, maxPasses: 1000, gapThreshold: 0, seed: 2, signal: controller.signal,
-      onProgress: (e) => { if (e.pass === 5) controller.abort(); },
-    } as TrainOptions);
+    const r = await trainAsync(batched, { ...o, lambda: 0.01, maxPasses: 1000, gapThreshold: 0, seed: 2 }, { signal: controller.signal, onProgress: (e) => { if (e.pass === 5) controller.abort(); } });
     expect(r.stopReason).toBe('aborted');
     expect(r.passes).toBeLessThanOrEqual(6);
     if (o.solver === 'fw' || o.solver === 'cutting-plane') expect(r.gapIsExact).toBe(true);

@@ -4,7 +4,8 @@
  * quick start does what the README says, and the relative links of the Markdown pages resolve.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import ts from 'typescript';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,9 @@ import { isDataSpec, parseDataSpec } from '../src/tasks/index.js';
 import { hasData } from '../src/data/paths.js';
 import { cli } from './helpers/capture.js';
 import { documentedCommands, runnable } from './helpers/docs.js';
+import { currentOptionsPage } from '../scripts/docs-options.js';
+import { SETTINGS } from '../src/solvers/settings.js';
+import { MCFW_SETTINGS } from '../src/multiclass-fw/settings.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
@@ -48,6 +52,12 @@ describe('documentation', () => {
     expect(r.error, output).toBeUndefined();
     expect(output, 'typedoc reported problems').not.toMatch(/\[(warning|error)\]/);
     expect(r.status, output).toBe(0);
+  });
+
+  it('the settings tables of docs/options.md are generated from the library\'s settings tables and current', () => {
+    const page = read('docs/options.md');
+    expect(currentOptionsPage(page) === page, 'docs/options.md is stale: run npx tsx scripts/docs-options.ts').toBe(true);
+    for (const o of [...SETTINGS, ...MCFW_SETTINGS]) expect(page).toContain(`| \`${o.key}\` |`);
   });
 
   it('docs/options.md lists every option of the train and path commands (their option tables)', () => {
@@ -104,6 +114,34 @@ describe('documentation', () => {
     const plot = await cli(...at(quick[3]!.argv), '--json');
     expect(plot.code, plot.stderr).toBe(0);
     expect(existsSync(join(dir, 'ocr-gap.png'))).toBe(true);
+  }, 120_000);
+
+  it('the TypeScript examples of README.md and docs/ use the API as it is (imports from the faces, settings, hooks)', () => {
+    // Each ```ts block that imports gapbcfw is compiled against the sources (the faces mapped to src/): an import of
+    // a name a face does not export, a setting that does not exist or a call with the wrong arguments fails. Names
+    // the examples leave to the reader (`spec`, `records`) and top-level await are not errors of the API.
+    const IGNORED = new Set([2304, 18004, 1309, 1375, 1378, 7006, 7005, 2580]);
+    const faces: Record<string, string> = { gapbcfw: 'src/index.ts', 'gapbcfw/data': 'src/data/index.ts', 'gapbcfw/native': 'src/native/index.ts', 'gapbcfw/plot': 'src/plot/index.ts', 'gapbcfw/multiclass-fw': 'src/multiclass-fw/index.ts' };
+    const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-snippets-'));
+    const snippets: string[] = [];
+    for (const file of markdownFiles()) {
+      for (const m of read(file).matchAll(/```ts\n([\s\S]*?)```/g)) {
+        if (!/from 'gapbcfw/.test(m[1]!)) continue;
+        const code = m[1]!.replace(/from '(gapbcfw[^']*)'/g, (_all, face: string) => {
+          if (!faces[face]) throw new Error(`${file}: no entry point '${face}'`);
+          return `from '${join(root, faces[face]!).replace(/\.ts$/, '.js')}'`;
+        });
+        const name = join(dir, `snippet${snippets.length}.mts`);
+        writeFileSync(name, `// ${file}\n${code}\nexport {};\n`);
+        snippets.push(name);
+      }
+    }
+    expect(snippets.length).toBeGreaterThanOrEqual(8);
+    const program = ts.createProgram(snippets, { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')] });
+    const problems = ts.getPreEmitDiagnostics(program)
+      .filter((d) => d.file && snippets.includes(d.file.fileName) && !IGNORED.has(d.code))
+      .map((d) => `${d.file!.text.split('\n')[0]}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+    expect(problems).toEqual([]);
   }, 120_000);
 
   it("the README's StructuredModel paragraph names every member the interface requires (and the optional ones)", () => {

@@ -272,13 +272,15 @@ describe('cancellation and counters', () => {
       const problem = modelProblem(c.model, c.xs, c.ys, { passChunk: 10 });
       const passSignal = new AbortController();
       const chunks: SolverPassProgress[] = [];
-      const r = await trainAsync(problem, {
-        solver, lambda: 0.01, maxPasses: 50, gapCheck: 2, gapThreshold: 0, seed: 1, passSignal: passSignal.signal,
+      // Batch FW certifies every iteration (it takes no gapCheck).
+      const settings = { solver, lambda: 0.01, maxPasses: 50, gapThreshold: 0, seed: 1, ...(solver === 'fw' ? {} : { gapCheck: 2 }) };
+      const r = await trainAsync(problem, settings, {
+        passSignal: passSignal.signal,
         onPassProgress: (p) => {
           chunks.push(p);
           if (p.pass === 4 && p.done === 30) passSignal.abort();
         },
-      } as never);
+      });
       expect(r.stopReason, solver).toBe('aborted');
       expect(r.gapIsExact, solver).toBe(false);
       expect(r.primal, solver).toBeUndefined();
@@ -291,10 +293,7 @@ describe('cancellation and counters', () => {
   it('signal (not passSignal) during an exact pass lets it finish: the run ends certified', async () => {
     const problem = modelProblem(c.model, c.xs, c.ys, { passChunk: 10 });
     const signal = new AbortController();
-    const r = await trainAsync(problem, {
-      solver: 'bcfw', lambda: 0.01, maxPasses: 50, gapCheck: 2, gapThreshold: 0, seed: 1, signal: signal.signal,
-      onPassProgress: (p) => p.pass === 4 && p.done === 30 && signal.abort(),
-    });
+    const r = await trainAsync(problem, { solver: 'bcfw', lambda: 0.01, maxPasses: 50, gapCheck: 2, gapThreshold: 0, seed: 1 }, { signal: signal.signal, onPassProgress: (p) => p.pass === 4 && p.done === 30 && signal.abort() });
     expect(r.stopReason).toBe('aborted');
     expect(r.gapIsExact).toBe(true);
     expect(r.passes).toBe(4);
@@ -307,7 +306,7 @@ describe('cancellation and counters', () => {
   it('results carry the run\'s oracle counters; progress events carry each pass\'s', async () => {
     const problem = modelProblem(c.model, c.xs, c.ys);
     const progress: SolverPassProgress[] = [];
-    const r = await trainAsync(problem, { solver: 'fw', lambda: 0.01, maxPasses: 3, gapThreshold: 0, onPassProgress: (p) => progress.push(p) });
+    const r = await trainAsync(problem, { solver: 'fw', lambda: 0.01, maxPasses: 3, gapThreshold: 0 }, { onPassProgress: (p) => progress.push(p) });
     expect(r.oracle).toBeDefined();
     expect(r.oracle!.examples).toBe(r.oracleCalls); // every oracle call of batch FW is a batched example
     expect(r.oracle!.scoringMs + r.oracle!.decodingMs + r.oracle!.checkingMs).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bcfw, type BcfwOptions, type Sampling, type StepType } from '../src/solvers/bcfw.js';
+import { bcfw } from '../src/solvers/bcfw.js';
+import type { TrainSettings, Sampling, StepType } from '../src/solvers/settings.js';
 import { fw } from '../src/solvers/fw.js';
 import { createSolver } from '../src/solvers/index.js';
 import type { SolverCheckpoint } from '../src/solvers/common.js';
@@ -71,13 +72,10 @@ describe('every combination of sampling x step x cache', () => {
   it('the dual never gets worse, whatever the move', () => {
     for (const step of steps) {
       let prev = -Infinity;
-      bcfw(t.problem, {
-        lambda, step, cache: true, sampling: 'gap', maxPasses: 200, gapThreshold: 0,
-        onStep: (s) => {
+      bcfw(t.problem, { lambda, step, cache: true, sampling: 'gap', maxPasses: 200, gapThreshold: 0 }, { onStep: (s) => {
           expect(s.dual).toBeGreaterThanOrEqual(prev - 1e-12);
           prev = s.dual;
-        },
-      });
+        } });
     }
   });
 });
@@ -87,11 +85,7 @@ describe('active-set invariants under stress', () => {
     const t = tinyChain(77, { n: 10, K: 4, D: 3, maxT: 4 });
     for (const step of ['pairwise', 'away', 'hybrid'] as const) {
       let maxStored = 0;
-      const r = bcfw(t.problem, {
-        lambda: 0.01, step, sampling: 'gap', cache: { maxSize: 2 }, maxPasses: 400, gapThreshold: 0, gapCheck: 7, checkConsistency: true,
-        onStep: () => undefined,
-        onProgress: (e) => { maxStored = Math.max(maxStored, Number(e.storedLabels ?? 0)); },
-      });
+      const r = bcfw(t.problem, { lambda: 0.01, step, sampling: 'gap', cache: { maxSize: 2 }, maxPasses: 400, gapThreshold: 0, gapCheck: 7, checkConsistency: true }, { onStep: () => undefined, onProgress: (e) => { maxStored = Math.max(maxStored, Number(e.storedLabels ?? 0)); } });
       expect(r.counters.fwSteps + r.counters.awaySteps + r.counters.pairwiseSteps).toBeGreaterThan(1000);
       expect(r.counters.dropSteps).toBeGreaterThan(0);
       // With pairwise/away steps active atoms stay: the store may grow beyond maxSize per block.
@@ -111,7 +105,7 @@ describe('gap sampling details', () => {
   it('visits every block once, in random order, before revisiting any', () => {
     const t = tinyChain(12, { n: 15 });
     const firstVisits: number[] = [];
-    bcfw(t.problem, { lambda: 0.1, sampling: 'gap', maxPasses: 1, onStep: (s) => firstVisits.push(s.block) });
+    bcfw(t.problem, { lambda: 0.1, sampling: 'gap', maxPasses: 1 }, { onStep: (s) => firstVisits.push(s.block) });
     expect([...firstVisits].sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i));
     expect(firstVisits).not.toEqual(Array.from({ length: 15 }, (_, i) => i));
   });
@@ -135,7 +129,7 @@ describe('gap sampling details', () => {
 describe('resume with dual variables, caches and gap estimates', () => {
   it('reproduces the uninterrupted trace exactly', () => {
     const t = tinyChain(40, { n: 12, K: 3, D: 3, maxT: 4 });
-    const options: BcfwOptions = { lambda: 0.05, sampling: 'gap', step: 'hybrid', cache: { maxSize: 3 }, maxPasses: 25, gapCheck: 4, gapThreshold: 0, seed: 9 };
+    const options: TrainSettings = { lambda: 0.05, sampling: 'gap', step: 'hybrid', cache: { maxSize: 3 }, maxPasses: 25, gapCheck: 4, gapThreshold: 0, seed: 9 };
     const strip = (trace: { seconds: number }[]) => trace.map(({ seconds: _s, ...rest }) => rest);
     const full = bcfw(t.problem, options);
     for (const stopAfter of [1, 6, 13]) {
@@ -143,7 +137,7 @@ describe('resume with dual variables, caches and gap estimates', () => {
       for (let p = 0; p < stopAfter; p++) first.runPass();
       const c = first.checkpoint();
       const back = decodeModelFile(encodeModelFile({ meta: c.meta, arrays: c.arrays }));
-      const resumed = createSolver(t.problem, options, { meta: back.meta as SolverCheckpoint['meta'], arrays: back.arrays as Record<string, Float64Array> });
+      const resumed = createSolver(t.problem, options, { resume: { meta: back.meta as SolverCheckpoint['meta'], arrays: back.arrays as Record<string, Float64Array> } });
       while (resumed.runPass());
       const r = resumed.result();
       expect(strip(r.trace)).toEqual(strip(full.trace));
@@ -222,7 +216,7 @@ describe('warm start from another lambda', () => {
         return g + (1 - rho) * (lBlocks[i]! - lambda1 * wiw);
       });
       // maxPasses 0: no step, only the final exact pass at lambda2 with the warm-started blocks.
-      const second = bcfw(t.problem, { lambda: lambda2, step, sampling: 'gap', maxPasses: 0, warmStart: { from: ckpt }, checkConsistency: true });
+      const second = bcfw(t.problem, { lambda: lambda2, step, sampling: 'gap', maxPasses: 0, checkConsistency: true }, { warmStart: { from: ckpt } });
       expect(Array.from(second.w)).toEqual(Array.from(w)); // the primal is kept
       for (let i = 0; i < n; i++) expect(second.blockGaps![i]).toBeCloseTo(Math.max(predicted[i]!, 0), 10);
     }
@@ -235,7 +229,7 @@ describe('warm start from another lambda', () => {
     const common = { lambda: lambda2, step: 'pairwise' as const, cache: true, sampling: 'gap' as const, gapThreshold: 1e-3, maxPasses: 10000, checkConsistency: true };
     const cold = bcfw(t.problem, common);
     for (const mode of ['keep-primal', 'keep-dual'] as const) {
-      const warm = bcfw(t.problem, { ...common, warmStart: { from, mode } });
+      const warm = bcfw(t.problem, { ...common }, { warmStart: { from, mode } });
       expect(warm.stopReason).toBe('gap');
       expect(Math.abs(warm.primal! - cold.primal!)).toBeLessThanOrEqual(warm.gap! + cold.gap!);
       if (mode === 'keep-primal') expect(warm.oracleCalls).toBeLessThan(cold.oracleCalls);
@@ -245,8 +239,8 @@ describe('warm start from another lambda', () => {
   it('refuses to raise lambda with keep-primal when a ground-truth weight would go negative', () => {
     const first = createSolver(t.problem, { lambda: 0.01, step: 'pairwise', gapThreshold: 1e-3, maxPasses: 10000 });
     while (first.runPass());
-    expect(() => bcfw(t.problem, { lambda: 10, step: 'pairwise', warmStart: { from: first.checkpoint() } })).toThrow(/keep-dual/);
-    expect(() => bcfw(t.problem, { lambda: 10, step: 'pairwise', warmStart: { from: first.checkpoint(), mode: 'keep-dual' }, maxPasses: 3 })).not.toThrow();
+    expect(() => bcfw(t.problem, { lambda: 10, step: 'pairwise' }, { warmStart: { from: first.checkpoint() } })).toThrow(/keep-dual/);
+    expect(() => bcfw(t.problem, { lambda: 10, step: 'pairwise', maxPasses: 3 }, { warmStart: { from: first.checkpoint(), mode: 'keep-dual' } })).not.toThrow();
   });
 });
 
@@ -256,7 +250,7 @@ describe('sparse block storage', () => {
   // the ground truth, so rounding decides ties differently. Both must reach the same certified optimum.
   it.each(steps.flatMap((step) => [false, true].map((cache) => ({ step, cache }))))('reaches the dense optimum (%o)', ({ step, cache }) => {
     const lambda = 0.05;
-    const common: BcfwOptions = { lambda, step, cache, sampling: 'gap', maxPasses: 100000, gapThreshold: 1e-4, seed: 2, checkConsistency: true };
+    const common: TrainSettings = { lambda, step, cache, sampling: 'gap', maxPasses: 100000, gapThreshold: 1e-4, seed: 2, checkConsistency: true };
     const dense = bcfw(t.problem, { ...common, blockStorage: 'dense' });
     const sparse = bcfw(t.problem, { ...common, blockStorage: 'sparse' });
     expect(sparse.stopReason).toBe('gap');
@@ -265,7 +259,7 @@ describe('sparse block storage', () => {
   });
 
   it('equals dense storage step for step while no ties occur (the first pass from w = 0)', () => {
-    const common: BcfwOptions = { lambda: 0.05, step: 'hybrid', cache: true, sampling: 'perm', maxPasses: 1, gapThreshold: 0, seed: 2 };
+    const common: TrainSettings = { lambda: 0.05, step: 'hybrid', cache: true, sampling: 'perm', maxPasses: 1, gapThreshold: 0, seed: 2 };
     const dense = bcfw(t.problem, { ...common, blockStorage: 'dense' });
     const sparse = bcfw(t.problem, { ...common, blockStorage: 'sparse' });
     expect(sparse.oracleCalls).toBe(dense.oracleCalls);
@@ -273,13 +267,13 @@ describe('sparse block storage', () => {
   });
 
   it('checkpoints and resumes exactly, and refuses averaging', () => {
-    const options: BcfwOptions = { lambda: 0.05, step: 'pairwise', cache: true, sampling: 'gap', maxPasses: 20, gapCheck: 4, gapThreshold: 0, blockStorage: 'sparse' };
+    const options: TrainSettings = { lambda: 0.05, step: 'pairwise', cache: true, sampling: 'gap', maxPasses: 20, gapCheck: 4, gapThreshold: 0, blockStorage: 'sparse' };
     const full = bcfw(t.problem, options);
     const first = createSolver(t.problem, options);
     for (let p = 0; p < 7; p++) first.runPass();
     const c = first.checkpoint();
     const back = decodeModelFile(encodeModelFile({ meta: c.meta, arrays: c.arrays }));
-    const resumed = createSolver(t.problem, options, { meta: back.meta as SolverCheckpoint['meta'], arrays: back.arrays as SolverCheckpoint['arrays'] });
+    const resumed = createSolver(t.problem, options, { resume: { meta: back.meta as SolverCheckpoint['meta'], arrays: back.arrays as SolverCheckpoint['arrays'] } });
     while (resumed.runPass());
     expect(Array.from(resumed.result().w)).toEqual(Array.from(full.w));
     expect(() => bcfw(t.problem, { blockStorage: 'sparse', averaging: true })).toThrow(/dense/);

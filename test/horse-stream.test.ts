@@ -12,7 +12,8 @@ import { chunksOf } from '../src/core/dataset.js';
 import { loadTask } from '../src/tasks/index.js';
 import { SegmentationModel, segmentationLoss } from '../src/models/segmentation.js';
 import { dotSparse } from '../src/core/vector.js';
-import { train, type TrainOptions } from '../src/solvers/index.js';
+import { train } from '../src/solvers/index.js';
+import type { TrainSettings } from '../src/solvers/settings.js';
 import { main } from '../src/cli/main.js';
 import { loadModel } from '../src/tasks/model.js';
 import { capture } from './helpers/capture.js';
@@ -150,11 +151,11 @@ describe('interrupted prepare', () => {
 });
 
 describe('streamed problem = in-memory problem', () => {
-  const variants: [string, TrainOptions][] = [
+  const variants: [string, TrainSettings][] = [
     ['bcfw with averaging', { lambda: 0.05, maxPasses: 12, gapCheck: 4, gapThreshold: 0, seed: 3 }],
-    ['bcpfw, gap sampling, cache 5', { lambda: 0.05, maxPasses: 12, gapCheck: 3, gapThreshold: 0, seed: 5, step: 'pairwise', sampling: 'gap', cache: { maxSize: 5 } } as TrainOptions],
-    ['bcfw, perm, cache 50, sparse blocks', { lambda: 0.2, maxPasses: 8, gapCheck: 2, gapThreshold: 0, seed: 9, sampling: 'perm', cache: { maxSize: 50 }, blockStorage: 'sparse' } as TrainOptions],
-    ['batch FW', { solver: 'fw', lambda: 0.05, maxPasses: 10, gapCheck: 2, gapThreshold: 0 } as TrainOptions],
+    ['bcpfw, gap sampling, cache 5', { lambda: 0.05, maxPasses: 12, gapCheck: 3, gapThreshold: 0, seed: 5, step: 'pairwise', sampling: 'gap', cache: { maxSize: 5 } } as TrainSettings],
+    ['bcfw, perm, cache 50, sparse blocks', { lambda: 0.2, maxPasses: 8, gapCheck: 2, gapThreshold: 0, seed: 9, sampling: 'perm', cache: { maxSize: 50 }, blockStorage: 'sparse' } as TrainSettings],
+    ['batch FW', { solver: 'fw', lambda: 0.05, maxPasses: 10, gapThreshold: 0 } as TrainSettings],
   ];
   for (const [name, options] of variants) {
     it(`${name}: same seed, same trace and weights bit for bit`, () => {

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type Problem } from '../src/core/problem.js';
 import { modelProblem } from '../src/engine/problem.js';
-import { bcfw, defaultBatch, type BcfwOptions, type BcfwResult, type Sampling, type StepType } from '../src/solvers/bcfw.js';
+import { bcfw, defaultBatch, type BcfwResult } from '../src/solvers/bcfw.js';
 import type { ProgressEvent, SolverCheckpoint, SolverResult } from '../src/solvers/common.js';
 import { fw } from '../src/solvers/fw.js';
-import { createSolver, train, trainAsync, type TrainOptions } from '../src/solvers/index.js';
+import { createSolver, train, trainAsync } from '../src/solvers/index.js';
 import { loadTask } from '../src/tasks/index.js';
 import { buildModel } from '../src/tasks/model-kinds.js';
 import { setThreads, threadCap } from '../src/native/threads.js';
@@ -23,6 +23,7 @@ import { cli } from './helpers/capture.js';
 import { documentedCommand, runnable } from './helpers/docs.js';
 import { hasData } from '../src/data/paths.js';
 import { expectCertifiedNear, tinyChain } from './helpers/tiny.js';
+import type { TrainSettings, Sampling, StepType } from '../src/solvers/settings.js';
 
 const task = await loadTask('synthetic:');
 /** 300 synthetic chain sequences with the batched oracle (native scoring, Viterbi and hinges on the thread pool). */
@@ -60,7 +61,7 @@ afterEach(() => setThreads(capBefore));
 describe('tau = 1 is the sequential engine', () => {
   // test/fixtures/traces/sequential.json: the same runs by the engine before mini-batches (commit 9a1af41).
   const golden = JSON.parse(readFileSync(new URL('./fixtures/traces/sequential.json', import.meta.url), 'utf8')) as { runs: Record<string, string> };
-  const CONFIGS: Record<string, BcfwOptions> = {
+  const CONFIGS: Record<string, TrainSettings> = {
     'bcfw uniform, averaging': {},
     'bcfw gap': { sampling: 'gap', averaging: false },
     'bcfw perm, cache': { sampling: 'perm', cache: true },
@@ -75,7 +76,7 @@ describe('tau = 1 is the sequential engine', () => {
   });
 });
 
-const CONFIGS: [string, BcfwOptions][] = [
+const CONFIGS: [string, TrainSettings][] = [
   ['bcfw uniform, averaging', {}],
   ['bcfw gap', { sampling: 'gap', averaging: false }],
   ['bcpfw gap, cache', { step: 'pairwise', sampling: 'gap', cache: true }],
@@ -84,7 +85,8 @@ const CONFIGS: [string, BcfwOptions][] = [
 ];
 
 describe.each([false, true])('tau > 1, overlap %s', (overlap) => {
-  const run = (o: BcfwOptions, batch: number) => bcfw(synthetic, { lambda: 0.01, maxPasses: 20, gapCheck: 5, gapThreshold: 0, seed: 4, batch, overlap, ...o });
+  // Overlap needs a next mini-batch: tau 1 runs without it.
+  const run = (o: TrainSettings, batch: number) => bcfw(synthetic, { lambda: 0.01, maxPasses: 20, gapCheck: 5, gapThreshold: 0, seed: 4, batch, ...(batch > 1 ? { overlap } : {}), ...o });
 
   it.each(CONFIGS)('%s: the thread count never changes the trace or the weights (tau 4 and 16)', (_name, o) => {
     for (const batch of [4, 16]) {
@@ -122,13 +124,10 @@ describe.each([false, true])('tau > 1, overlap %s', (overlap) => {
         },
       };
       let prev = -Infinity;
-      const r = bcfw(decoding, {
-        lambda: 0.01, sampling, averaging: false, batch: 8, maxPasses: 5, gapThreshold: 0,
-        onStep: (s) => {
+      const r = bcfw(decoding, { lambda: 0.01, sampling, averaging: false, batch: 8, maxPasses: 5, gapThreshold: 0 }, { onStep: (s) => {
           expect(s.dual).toBeGreaterThanOrEqual(prev - 1e-12);
           prev = s.dual;
-        },
-      });
+        } });
       expect(batches.length).toBeGreaterThanOrEqual(5 * Math.ceil(300 / 8));
       for (const b of batches) {
         expect(b.length).toBeGreaterThan(0);
@@ -185,14 +184,11 @@ describe('overlapped mini-batches', () => {
         }),
       };
       let prev = -Infinity;
-      const r = bcfw(spied, {
-        lambda: 0.01, sampling, averaging: false, batch: 8, overlap: true, maxPasses: 5, gapThreshold: 0,
-        onStep: (e) => {
+      const r = bcfw(spied, { lambda: 0.01, sampling, averaging: false, batch: 8, overlap: true, maxPasses: 5, gapThreshold: 0 }, { onStep: (e) => {
           log.push(['step', e.block]);
           expect(e.dual).toBeGreaterThanOrEqual(prev - 1e-12);
           prev = e.dual;
-        },
-      });
+        } });
       let pending: number[] | undefined;
       let applying = new Set<number>();
       let starts = 0;
@@ -228,8 +224,8 @@ describe('mini-batch sizes and defaults', () => {
   it('a mini-batch larger than n is n; bad values are refused', () => {
     const t = tinyChain(5, { n: 6 });
     expect(bcfw(t.problem, { lambda: 0.1, batch: 50, maxPasses: 3 }).batch).toBe(6);
-    expect(() => bcfw(t.problem, { batch: 0 })).toThrow(/batch must be a positive integer, got 0/);
-    expect(() => bcfw(t.problem, { batch: 2.5 })).toThrow(/batch must be a positive integer/);
+    expect(() => bcfw(t.problem, { batch: 0 })).toThrow(/--batch must be an integer from 1 to 1e9, got 0/);
+    expect(() => bcfw(t.problem, { batch: 2.5 })).toThrow(/--batch must be an integer/);
     expect(() => setThreads(0)).toThrow(/threads must be an integer in 1\.\.256, got 0/);
   });
 
@@ -264,7 +260,7 @@ describe('mini-batch sizes and defaults', () => {
 });
 
 describe('cancellation and resume with tau > 1', () => {
-  const options: TrainOptions = { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true, batch: 8, lambda: 0.01, maxPasses: 40, gapCheck: 5, gapThreshold: 0, seed: 9 };
+  const options: TrainSettings = { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true, batch: 8, lambda: 0.01, maxPasses: 40, gapCheck: 5, gapThreshold: 0, seed: 9 };
 
   it('an abort mid-pass stops at the next mini-batch with an exact certificate of the returned w', async () => {
     const controller = new AbortController();
@@ -280,7 +276,7 @@ describe('cancellation and resume with tau > 1', () => {
       },
     };
     // finishPass 0: stop inside the pass rather than finish it (its passes take milliseconds here).
-    const r = await trainAsync(problem, { ...options, signal: controller.signal, finishPass: 0 });
+    const r = await trainAsync(problem, { ...options }, { signal: controller.signal, finishPass: 0 });
     expect(r.stopReason).toBe('aborted');
     expect(decodes).toBe(100); // no mini-batch after the aborting one
     expect(r.gapIsExact).toBe(true);
@@ -294,20 +290,20 @@ describe('cancellation and resume with tau > 1', () => {
     for (let p = 0; p < 15; p++) first.runPass();
     const checkpoint = first.checkpoint();
     expect(checkpoint.meta.options.batch).toBe(8);
-    const resumed = createSolver(synthetic, options, checkpoint);
+    const resumed = createSolver(synthetic, options, { resume: checkpoint });
     while (resumed.runPass());
     expect(traceBits(resumed.result().trace)).toEqual(traceBits(full.trace));
     expect(Array.from(resumed.result().w, bits)).toEqual(Array.from(full.w, bits));
-    expect(() => createSolver(synthetic, { ...options, batch: 4 }, checkpoint)).toThrow(/checkpoint was made with batch = 8, not 4/);
-    const { batch: _b, ...withoutBatch } = options as BcfwOptions & { solver: 'bcfw' };
+    expect(() => createSolver(synthetic, { ...options, batch: 4 }, { resume: checkpoint })).toThrow(/checkpoint was made with batch = 8, not 4/);
+    const { batch: _b, ...withoutBatch } = options as TrainSettings & { solver: 'bcfw' };
     setThreads(1); // the default would be 1 here: the checkpoint's 8 wins
-    const adopted = createSolver(synthetic, withoutBatch, checkpoint);
+    const adopted = createSolver(synthetic, withoutBatch, { resume: checkpoint });
     while (adopted.runPass());
     expect(traceBits(adopted.result().trace)).toEqual(traceBits(full.trace));
   });
 
   it('overlapped: an abort mid-pass keeps the mini-batch being decoded in its checkpoint; resumed runs continue exactly and keep overlap', async () => {
-    const o: TrainOptions = { ...options, overlap: true };
+    const o: TrainSettings = { ...options, overlap: true };
     const controller = new AbortController();
     let starts = 0;
     const problem: Problem = {
@@ -320,7 +316,7 @@ describe('cancellation and resume with tau > 1', () => {
       }),
     };
     let atStop: SolverCheckpoint | undefined;
-    const stopped = await trainAsync(problem, { ...o, signal: controller.signal, finishPass: 0 }, { onCheckpoint: (c) => void (atStop = c) });
+    const stopped = await trainAsync(problem, { ...o }, { signal: controller.signal, finishPass: 0, onCheckpoint: (c) => void (atStop = c) });
     expect(stopped.stopReason).toBe('aborted');
     expect(stopped.gapIsExact).toBe(true);
     // The run stops after the mini-batch being applied when the 100th was started ahead, which its checkpoint keeps.
@@ -329,7 +325,7 @@ describe('cancellation and resume with tau > 1', () => {
     expect(atStop!.meta.inFlight).toBeDefined();
 
     const full = train(synthetic, o);
-    const fromStop = createSolver(synthetic, o, atStop);
+    const fromStop = createSolver(synthetic, o, { resume: atStop });
     while (fromStop.runPass());
     expect(traceBits(fromStop.result().trace)).toEqual(traceBits(full.trace));
     expect(Array.from(fromStop.result().w, bits)).toEqual(Array.from(full.w, bits));
@@ -338,11 +334,11 @@ describe('cancellation and resume with tau > 1', () => {
     for (let p = 0; p < 15; p++) first.runPass();
     const checkpoint = first.checkpoint();
     expect(checkpoint.meta.options.overlap).toBe(true);
-    const resumed = createSolver(synthetic, { ...o, overlap: undefined }, checkpoint);
+    const resumed = createSolver(synthetic, { ...o, overlap: undefined }, { resume: checkpoint });
     while (resumed.runPass());
     expect(traceBits(resumed.result().trace)).toEqual(traceBits(full.trace));
     expect(Array.from(resumed.result().w, bits)).toEqual(Array.from(full.w, bits));
-    expect(() => createSolver(synthetic, { ...o, overlap: false }, checkpoint)).toThrow(/checkpoint was made with overlap = true, not false/);
+    expect(() => createSolver(synthetic, { ...o, overlap: false }, { resume: checkpoint })).toThrow(/checkpoint was made with overlap = true, not false/);
   });
 
   it('a checkpoint made before mini-batches (no batch in its options) resumes with batch 1', () => {
@@ -350,10 +346,10 @@ describe('cancellation and resume with tau > 1', () => {
     for (let p = 0; p < 5; p++) first.runPass();
     const old = first.checkpoint();
     delete (old.meta.options as Record<string, unknown>).batch;
-    const resumed = createSolver(synthetic, { ...options, batch: undefined }, old);
+    const resumed = createSolver(synthetic, { ...options, batch: undefined }, { resume: old });
     while (resumed.runPass());
     expect((resumed.result() as BcfwResult).batch).toBe(1);
-    expect(() => createSolver(synthetic, { ...options, batch: 8 }, old)).toThrow(/checkpoint was made with batch = 1, not 8/);
+    expect(() => createSolver(synthetic, { ...options, batch: 8 }, { resume: old })).toThrow(/checkpoint was made with batch = 1, not 8/);
   });
 });
 

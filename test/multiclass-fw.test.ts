@@ -12,7 +12,8 @@ import { gaussianVector, hashRows, HashBins } from '../src/multiclass-fw/bins.js
 import { holdoutSplit, withBias } from '../src/data/multiclass.js';
 import { NuclearLmo, symmetricEigen, topSingularPair } from '../src/multiclass-fw/lmo.js';
 import { MulticlassLogistic, toClassMajor, type WeightedSubset } from '../src/multiclass-fw/problem.js';
-import { exactLineSearch, trainMulticlassFw, type McfwOptions } from '../src/multiclass-fw/solvers.js';
+import { exactLineSearch, trainMulticlassFw } from '../src/multiclass-fw/solvers.js';
+import type { McfwSettings } from '../src/multiclass-fw/settings.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
@@ -411,7 +412,7 @@ describe('Frank-Wolfe solvers', () => {
   const tau = 3;
 
   it('every iterate of every solver stays in the nuclear-norm ball', () => {
-    const variants: McfwOptions[] = [
+    const variants: McfwSettings[] = [
       { solver: 'fw', tau },
       { solver: 'fw', tau, step: 'line-search' },
       { solver: 'sfw', tau },
@@ -423,15 +424,10 @@ describe('Frank-Wolfe solvers', () => {
     for (const v of variants) {
       let worst = 0;
       let count = 0;
-      trainMulticlassFw(p, {
-        ...v,
-        maxIterations: 40,
-        evalEvery: 1000,
-        onIterate: (_t, W) => {
+      trainMulticlassFw(p, { ...v, maxIterations: 40, evalEvery: 1000 }, { onIterate: (_t, W) => {
           worst = Math.max(worst, nuclear(W, p.numFeatures, p.numClasses));
           count++;
-        },
-      });
+        } });
       expect(count).toBe(40);
       expect(worst).toBeLessThanOrEqual(tau * (1 + 1e-9));
       expect(worst).toBeGreaterThan(0.1 * tau); // it does move
@@ -446,21 +442,13 @@ describe('Frank-Wolfe solvers', () => {
     expect(bins.maxSize()).toBe(1);
     for (const step of ['default', 'line-search'] as const) {
       const iterates: Float64Array[] = [];
-      const fw = trainMulticlassFw(p, { solver: 'fw', tau, step, maxIterations: 30, evalEvery: 1, onIterate: (_t, W) => iterates.push(Float64Array.from(W)) });
+      const fw = trainMulticlassFw(p, { solver: 'fw', tau, step, maxIterations: 30, evalEvery: 1 }, { onIterate: (_t, W) => iterates.push(Float64Array.from(W)) });
       let t = 0;
       let maxDiff = 0;
-      const afw = trainMulticlassFw(p, {
-        solver: 'afw',
-        tau,
-        step,
-        maxIterations: 30,
-        evalEvery: 1,
-        bins,
-        onIterate: (_t, W) => {
+      const afw = trainMulticlassFw(p, { solver: 'afw', tau, step, maxIterations: 30, evalEvery: 1 }, { bins, onIterate: (_t, W) => {
           for (let q = 0; q < W.length; q++) maxDiff = Math.max(maxDiff, Math.abs(W[q]! - iterates[t]![q]!));
           t++;
-        },
-      });
+        } });
       expect(t).toBe(30);
       expect(maxDiff).toBeLessThan(1e-9);
       expect(afw.trace.map((e) => e.objective)).toEqual(fw.trace.map((e) => expect.closeTo(e.objective, 10)));
@@ -559,15 +547,15 @@ describe('Frank-Wolfe solvers', () => {
     expect(gap.stopReason).toBe('gap');
     expect(gap.gap).toBeLessThanOrEqual(0.05);
     const ac = new AbortController();
-    const aborted = trainMulticlassFw(p, { solver: 'sfw', tau, signal: ac.signal, onIterate: (t) => t === 3 && ac.abort() });
+    const aborted = trainMulticlassFw(p, { solver: 'sfw', tau }, { signal: ac.signal, onIterate: (t) => t === 3 && ac.abort() });
     expect(aborted.stopReason).toBe('aborted');
     expect(aborted.iterations).toBe(3);
     expect(() => trainMulticlassFw(p, { solver: 'fw', tau: 0 })).toThrow(InputError);
-    expect(() => trainMulticlassFw(p, { solver: 'sfw', tau, step: 'line-search' })).toThrow(/line search/);
+    expect(() => trainMulticlassFw(p, { solver: 'sfw', tau, step: 'line-search' })).toThrow(/--line-search applies to fw and afw/);
     expect(() => trainMulticlassFw(p, { solver: 'nope' as 'fw', tau })).toThrow(/solver/);
     const outside = p.zeros();
     outside[0] = 10;
-    expect(() => trainMulticlassFw(p, { solver: 'fw', tau, init: outside })).toThrow(/nuclear norm/);
+    expect(() => trainMulticlassFw(p, { solver: 'fw', tau }, { init: outside })).toThrow(/nuclear norm/);
   });
 });
 
@@ -580,7 +568,7 @@ describe.skipIf(!hasData('multiclass', 'dna'))('on real data (dna)', () => {
     // epochs of 14 + 30 + 62 + 126 = 232 steps.
     const iterations = { afw: 150, sfw: 60, svrf: 232 };
     for (const solver of ['afw', 'sfw', 'svrf'] as const) {
-      const r = trainMulticlassFw(p, { solver, tau: 10, maxIterations: iterations[solver], evaluate: (W) => ({ testAccuracy: p.accuracy(W, test) }) });
+      const r = trainMulticlassFw(p, { solver, tau: 10, maxIterations: iterations[solver] }, { evaluate: (W) => ({ testAccuracy: p.accuracy(W, test) }) });
       expect(r.objective).toBeLessThan(Math.log(3) * 0.6);
       expect(r.metrics.testAccuracy).toBeGreaterThan(0.8);
       if (solver === 'afw') expect(r.trace[0]!.surrogates as number).toBeLessThanOrEqual(300);

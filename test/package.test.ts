@@ -224,12 +224,63 @@ console.log(r('node-gyp-build').resolve(dir));`;
     expect(lines[0]).toMatch(/^gapbcfw: .*nope:x/);
   });
 
+  it('each entry point loads without the optional peers (vega, vega-lite, @resvg/resvg-js, sharp), and the features that need one name it', () => {
+    for (const peer of ['vega', 'vega-lite', '@resvg/resvg-js', 'sharp']) expect(existsSync(path.join(project, 'node_modules', peer)), peer).toBe(false);
+    const script = `const faces = {};
+for (const face of ['${pkg.name}', '${pkg.name}/native', '${pkg.name}/data', '${pkg.name}/plot', '${pkg.name}/multiclass-fw']) faces[face] = Object.keys(await import(face)).length;
+const { renderSvg } = await import('${pkg.name}/plot');
+const missing = await renderSvg({ mark: 'point', data: { values: [] } }).catch((e) => ({ code: e.code, message: e.message }));
+console.log(JSON.stringify({ faces, missing }));`;
+    const r = run(process.execPath, ['--input-type=module', '-e', script], { cwd: project, env, timeout: 60_000 });
+    expect(r.status, describeRun('import every face', r)).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { faces: Record<string, number>; missing: { code: string; message: string } };
+    for (const [face, names] of Object.entries(out.faces)) expect(names, face).toBeGreaterThan(5);
+    expect(out.missing.code).toBe('ERR_GAPBCFW_MISSING_PEER');
+    expect(out.missing.message).toMatch(/drawing figures needs the optional package 'vega(-lite)?': npm install vega(-lite)?@\^6/);
+    // The CLI's plot command says the same in one line (exit 1: the job cannot run here, the usage was fine).
+    const trace = path.join(work, 'one.jsonl');
+    writeFileSync(trace, `${JSON.stringify({ solver: 'bcfw', pass: 1, effectivePasses: 1, oracleCalls: 5, seconds: 0.1, gap: 0.5, gapIsExact: true, method: 'BCFW', seed: 1, lambda: 0.1, data: 'synthetic:' })}\n`);
+    const plot = run(bin(), ['plot', trace, '--out', path.join(work, 'one.svg')], { cwd: project, env });
+    expect(plot.status, describeRun('gapbcfw plot without vega', plot)).toBe(1);
+    expect(plot.stderr.trim().split('\n'), plot.stderr).toHaveLength(1);
+    expect(plot.stderr).toMatch(/needs the optional package 'vega(-lite)?': npm install vega/);
+  });
+
+  it('CommonJS programs require() every entry point', () => {
+    const script = `const m = require('${pkg.name}');
+const n = require('${pkg.name}/native');
+const r = n.maxflow({ numNodes: 2, edgeFrom: Int32Array.of(0), edgeTo: Int32Array.of(1), capFwd: Float64Array.of(1), sourceCap: Float64Array.of(3, 0), sinkCap: Float64Array.of(0, 2) });
+console.log(JSON.stringify({ train: typeof m.train, flow: r.flow, data: typeof require('${pkg.name}/data').loadOcr }));`;
+    const r = run(process.execPath, ['-e', script], { cwd: project, env, timeout: 60_000 });
+    expect(r.status, describeRun('require(gapbcfw)', r)).toBe(0);
+    expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toEqual({ train: 'function', flow: 1, data: 'function' });
+  });
+
+  it('an addon that cannot be loaded is one NativeLoadError saying what was looked for, where, and what to do', () => {
+    // A copy of the installed package without its prebuilds: what a user on another platform meets.
+    const copy = path.join(work, 'no-prebuild', 'node_modules', pkg.name);
+    mkdirSync(path.dirname(copy), { recursive: true });
+    run('cp', ['-r', installed, copy]);
+    rmSync(path.join(copy, 'prebuilds'), { recursive: true, force: true });
+    rmSync(path.join(copy, 'node_modules'), { recursive: true, force: true });
+    run('cp', ['-r', path.join(project, 'node_modules', 'node-gyp-build'), path.join(path.dirname(copy), 'node-gyp-build')]);
+    const script = `await import('${pkg.name}/native').then(() => console.log('loaded'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })));`;
+    const r = run(process.execPath, ['--input-type=module', '-e', script], { cwd: path.dirname(path.dirname(copy)), env });
+    expect(r.status, describeRun('import without a prebuild', r)).toBe(0);
+    const e = JSON.parse(r.stdout.trim()) as { code: string; message: string };
+    expect(e.code).toBe('ERR_GAPBCFW_NATIVE_LOAD');
+    expect(e.message).toContain(`on ${platformDir}`);
+    expect(e.message).toContain(path.join(copy, 'build', 'Release', `${pkg.name}.node`));
+    expect(e.message).toMatch(/prebuilds shipped: none/);
+    expect(e.message).toMatch(/build one from a clone with `npm ci`/);
+  });
+
   it(
     'the library imports from the installed package (loading its prebuild) and trains a chain model',
     () => {
       const script = `import { createRequire } from 'node:module';
 const m = await import('${pkg.name}');
-const d = m.syntheticChain({ sequences: 40, seed: 3 });
+const d = (await import('${pkg.name}/data')).syntheticChain({ sequences: 40, seed: 3 });
 const model = new m.ChainModel({ numFeatures: d.numFeatures, numLabels: d.numLabels });
 const problem = m.modelProblem(model, d.examples.map((e) => e.x), d.examples.map((e) => e.y));
 const r = m.train(problem, { solver: 'bcfw', lambda: 0.01, maxPasses: 20, gapCheck: 5 });

@@ -9,7 +9,8 @@ import { syntheticChain } from '../src/data/synthetic.js';
 import { ChainModel, sequencesXY } from '../src/models/chain.js';
 import { aggregateCurves, buildFigure, deriveTitle, median, renderPng, renderSvg, runCurve, type Point } from '../src/plot/figures.js';
 import { groupSeries, parseTrace, readTraces, type TraceEvent } from '../src/plot/traces.js';
-import { bcfw, type BcfwOptions } from '../src/solvers/bcfw.js';
+import { bcfw } from '../src/solvers/bcfw.js';
+import type { TrainSettings } from '../src/solvers/settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-plot-'));
 let fileCounter = 0;
@@ -201,7 +202,7 @@ describe('gapbcfw plot (runPlot)', () => {
     const data = syntheticChain({ sequences: 40, seed: 3 });
     const { xs, ys } = sequencesXY(data.examples);
     const problem = modelProblem(new ChainModel({ numFeatures: data.numFeatures, numLabels: data.numLabels, backend: 'js' }), xs, ys);
-    const methods: Record<string, BcfwOptions> = {
+    const methods: Record<string, TrainSettings> = {
       'BCFW, uniform': { sampling: 'uniform', averaging: false },
       'BCFW, gap, cache': { sampling: 'gap', cache: true },
     };
@@ -210,10 +211,7 @@ describe('gapbcfw plot (runPlot)', () => {
     for (const [method, options] of Object.entries(methods)) {
       for (const seed of [1, 2]) {
         const lines: string[] = [];
-        bcfw(problem, {
-          lambda: 0.01, seed, maxPasses: 8, gapCheck: 2, gapThreshold: 1e-12, ...options,
-          onProgress: (e) => lines.push(JSON.stringify({ method, seed, lambda: 0.01, data: 'synthetic:', ...e })),
-        });
+        bcfw(problem, { lambda: 0.01, seed, maxPasses: 8, gapCheck: 2, gapThreshold: 1e-12, ...options }, { onProgress: (e) => lines.push(JSON.stringify({ method, seed, lambda: 0.01, data: 'synthetic:', ...e })) });
         writeFileSync(join(runsDir, `${method.replace(/\W+/g, '-')}-seed${seed}.jsonl`), `${lines.join('\n')}\n`);
       }
     }

@@ -10,9 +10,10 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InternalError } from '../src/core/errors.js';
 import { readCheckpoint } from '../src/solvers/checkpoint.js';
-import { BcfwSolver, type BcfwOptions } from '../src/solvers/bcfw.js';
+import { BcfwSolver } from '../src/solvers/bcfw.js';
 import { certificate, type ProgressEvent } from '../src/solvers/common.js';
-import { createSolver, train, type TrainOptions } from '../src/solvers/index.js';
+import { createSolver, train } from '../src/solvers/index.js';
+import type { TrainSettings } from '../src/solvers/settings.js';
 import { cli } from './helpers/capture.js';
 import { root, start, until } from './helpers/child.js';
 import { tinyChain } from './helpers/tiny.js';
@@ -83,10 +84,10 @@ describe('A. no false certificate', () => {
     const from = new BcfwSolver(t.problem, { lambda: 0.01, maxPasses: 20, gapThreshold: 0 });
     while (from.runPass());
     const checkpoint = from.checkpoint();
-    expect(() => new BcfwSolver(t.problem, { lambda: 0.1, warmStart: { from: checkpoint, mode: 'keep-primal' } })).toThrow(/keep-primal cannot raise lambda .* without dual variables/);
+    expect(() => new BcfwSolver(t.problem, { lambda: 0.1 }, { warmStart: { from: checkpoint, mode: 'keep-primal' } })).toThrow(/keep-primal cannot raise lambda .* without dual variables/);
     // keep-dual is feasible at any lambda, and keep-primal to a smaller one: both certify gaps >= 0.
     for (const [lambda, mode] of [[0.1, 'keep-dual'], [0.001, 'keep-primal']] as const) {
-      const warm = new BcfwSolver(t.problem, { lambda, warmStart: { from: checkpoint, mode }, maxPasses: 5, gapThreshold: 0 });
+      const warm = new BcfwSolver(t.problem, { lambda, maxPasses: 5, gapThreshold: 0 }, { warmStart: { from: checkpoint, mode } });
       while (warm.runPass());
       expect(warm.result().gap!).toBeGreaterThanOrEqual(0);
     }
@@ -98,7 +99,7 @@ describe('A. no false certificate', () => {
     while (from.runPass());
     const lower = new Float64Array(t.problem.dim).fill(-1);
     const bounded = { ...t.problem, bounds: { lower } };
-    expect(() => new BcfwSolver(bounded, { lambda: 0.005, warmStart: { from: from.checkpoint() } })).toThrow(/warm start was made under other settings of the objective: bounds.lower/);
+    expect(() => new BcfwSolver(bounded, { lambda: 0.005 }, { warmStart: { from: from.checkpoint() } })).toThrow(/warm start was made under other settings of the objective: bounds.lower/);
   });
 
   it('no code path reports gapIsExact with a gap below -1e-9 (relative): every solver, switch, bound, warm start and resume', async () => {
@@ -106,7 +107,7 @@ describe('A. no false certificate', () => {
     const lower = new Float64Array(t.problem.dim).fill(-Infinity);
     for (let j = 0; j < lower.length; j += 3) lower[j] = 0; // positivity of every third weight
     const problems = [t.problem, { ...t.problem, bounds: { lower } }];
-    const configs: TrainOptions[] = [];
+    const configs: TrainSettings[] = [];
     for (const sampling of ['uniform', 'perm', 'gap'] as const) {
       for (const step of ['fw', 'pairwise', 'away', 'hybrid'] as const) {
         for (const cache of [false, true]) configs.push({ solver: 'bcfw', sampling, step, cache, averaging: false });
@@ -119,12 +120,13 @@ describe('A. no false certificate', () => {
     for (const problem of problems) {
       for (const c of configs) {
         for (const lambda of [1, 0.01]) {
-          const o = { ...c, lambda, maxPasses: 15, gapCheck: 3, gapThreshold: 0, seed: 5, onProgress: collect } as TrainOptions;
-          train(problem, o);
-          // Resumed mid-run, and stopped inside a pass then resumed.
-          const first = createSolver(problem, o);
+          const o: TrainSettings = { ...c, lambda, maxPasses: 15, gapThreshold: 0, seed: 5, ...(c.solver === 'bcfw' || c.solver === 'ssg' ? { gapCheck: 3 } : {}) };
+          const hooks = { onProgress: collect };
+          train(problem, o, hooks);
+          // Resumed mid-run.
+          const first = createSolver(problem, o, hooks);
           for (let p = 0; p < 4 && first.runPass(); p++);
-          const resumed = createSolver(problem, o, first.checkpoint());
+          const resumed = createSolver(problem, o, { ...hooks, resume: first.checkpoint() });
           while (resumed.runPass());
           resumed.result();
           if (c.solver === 'bcfw') {
@@ -134,7 +136,8 @@ describe('A. no false certificate', () => {
               for (const mode of ['keep-primal', 'keep-dual'] as const) {
                 let warm: BcfwSolver;
                 try {
-                  warm = new BcfwSolver(problem, { ...(o as BcfwOptions), lambda: to, warmStart: { from: end, mode } });
+                  const { solver: _s, ...bcfwSettings } = o;
+                  warm = new BcfwSolver(problem, { ...bcfwSettings, lambda: to }, { ...hooks, warmStart: { from: end, mode } });
                 } catch (e) {
                   expect((e as Error).message).toMatch(/keep-primal cannot raise lambda/);
                   continue;

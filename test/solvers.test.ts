@@ -49,16 +49,13 @@ describe('BCFW', () => {
       const t = tinyChain(seed, { n: 8, K: 3, D: 3, maxT: 5 });
       let prev = 0; // dual at alpha = ground truth: l = 0, w = 0
       let steps = 0;
-      bcfw(t.problem, {
-        lambda: 0.1, averaging: false, maxPasses: 30, gapThreshold: 0, seed,
-        onStep: (s) => {
+      bcfw(t.problem, { lambda: 0.1, averaging: false, maxPasses: 30, gapThreshold: 0, seed }, { onStep: (s) => {
           expect(s.dual).toBeGreaterThanOrEqual(prev - 1e-12);
           expect(s.gamma).toBeGreaterThanOrEqual(0);
           expect(s.gamma).toBeLessThanOrEqual(1);
           prev = s.dual;
           steps++;
-        },
-      });
+        } });
       expect(steps).toBe(30 * 8);
     }
   });
@@ -106,7 +103,7 @@ describe('BCFW', () => {
     expect(r2.effectivePasses).toBe(4); // 3 passes + the final exact pass
     const ac = new AbortController();
     ac.abort();
-    const r3 = bcfw(t.problem, { lambda: 0.1, signal: ac.signal });
+    const r3 = bcfw(t.problem, { lambda: 0.1 }, { signal: ac.signal });
     expect(r3.stopReason).toBe('aborted');
     expect(r3.gap).toBeGreaterThan(0);
   });
@@ -163,7 +160,7 @@ describe('monitor events (plots only)', () => {
   it('SSG monitorEvery logs the primal and metrics of its returned iterate without counting them', () => {
     const base = { lambda: 0.1, maxPasses: 6, gapCheck: 3, seed: 2 };
     const plain = ssg(t.problem, base);
-    const monitored = ssg(t.problem, { ...base, monitorEvery: 2, evaluate: (w) => ({ norm: dot(w, w) }) });
+    const monitored = ssg(t.problem, { ...base, monitorEvery: 2 }, { evaluate: (w) => ({ norm: dot(w, w) }) });
     expect(Array.from(monitored.w)).toEqual(Array.from(plain.w));
     expect(monitored.oracleCalls).toBe(plain.oracleCalls);
     const monitors = monitored.trace.filter((e) => e.monitor);
@@ -174,7 +171,7 @@ describe('monitor events (plots only)', () => {
   });
 
   it("BCFW's monitor events carry the evaluate metrics", () => {
-    const r = bcfw(t.problem, { lambda: 0.1, maxPasses: 4, gapCheck: 2, monitorEvery: 1, evaluate: (w) => ({ norm: dot(w, w) }) });
+    const r = bcfw(t.problem, { lambda: 0.1, maxPasses: 4, gapCheck: 2, monitorEvery: 1 }, { evaluate: (w) => ({ norm: dot(w, w) }) });
     const monitors = r.trace.filter((e) => e.monitor);
     expect(monitors.length).toBe(4);
     for (const e of monitors) expect(typeof e.norm).toBe('number');
@@ -186,13 +183,13 @@ describe('solver options', () => {
   it('reject bad values with InputError', () => {
     expect(() => bcfw(t.problem, { lambda: 0 })).toThrow(InputError);
     expect(() => bcfw(t.problem, { lambda: NaN })).toThrow(/lambda/);
-    expect(() => bcfw(t.problem, { gapCheck: 0 })).toThrow(/gapCheck/);
-    expect(() => bcfw(t.problem, { maxPasses: 1.5 })).toThrow(/maxPasses/);
+    expect(() => bcfw(t.problem, { gapCheck: 0 })).toThrow(/--gap-check/);
+    expect(() => bcfw(t.problem, { maxPasses: 1.5 })).toThrow(/--max-passes/);
     expect(() => bcfw(t.problem, { sampling: 'bogus' as 'perm' })).toThrow(/sampling/);
     expect(() => bcfw(t.problem, { sampling: 'gap', averaging: true })).toThrow(/averaging/);
     expect(() => bcfw(t.problem, { step: 'sideways' as 'fw' })).toThrow(/step/);
-    expect(() => bcfw(t.problem, { cache: { factor: -1 } })).toThrow(/factor/);
-    expect(() => train(t.problem, { solver: 'nope' as 'fw' })).toThrow(/unknown solver/);
+    expect(() => bcfw(t.problem, { cache: { factor: -1 } })).toThrow(/--cache-f/);
+    expect(() => train(t.problem, { solver: 'nope' as 'fw' })).toThrow(/--solver must be one of bcfw, fw, ssg, cutting-plane/);
   });
   it('default lambda is 1/n', () => {
     expect(train(t.problem, { maxPasses: 1 }).lambda).toBeCloseTo(1 / 3, 15);

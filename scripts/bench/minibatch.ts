@@ -7,7 +7,7 @@
  *       [--method bcfw|bcpfw-gap-cache] [--overlap off|on|both] [--time-budget SECONDS] [--plot docs/figures/minibatch]
  *
  * Two measurements per data set, for every thread count (setThreads: the mini-batch decodes and the exact
- * passes alike) and every tau, with overlapped mini-batches (BcfwOptions.overlap) for tau > 1 as --overlap says:
+ * passes alike) and every tau, with overlapped mini-batches (TrainSettings.overlap) for tau > 1 as --overlap says:
  *  - throughput: oracle calls per second of the block steps (the first pass and the final certifying pass left
  *    out), over a few passes with no exact check in between; configurations run round-robin, --repeats times, medians;
  *  - convergence: one run per target gap to an exact (certified) gap <= it, with the run's seconds (exact
@@ -27,7 +27,8 @@ import { type Problem } from '../../src/core/problem.js';
 import { modelProblem } from '../../src/engine/problem.js';
 import { dataPath } from '../../src/data/paths.js';
 import { renderPng, renderSvg } from '../../src/plot/figures.js';
-import { bcfw, type BcfwOptions } from '../../src/solvers/bcfw.js';
+import { bcfw } from '../../src/solvers/bcfw.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
 import { loadTask, taskOf, parseDataSpec } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
 import { setThreads } from '../../src/native/threads.js';
@@ -59,7 +60,7 @@ const gapsOf = new Map(values['gaps-of'].map((s) => { const [name, list] = s.spl
 const lambdaOf = new Map(values['lambda-of'].map((s) => { const [name, value] = s.split('='); return [name!, Number(value)]; }));
 const repeats = Number(values.repeats);
 const throughputOnly = new Set(values['throughput-only'].split(',').filter(Boolean));
-const METHODS: Record<string, BcfwOptions> = {
+const METHODS: Record<string, TrainSettings> = {
   bcfw: { step: 'fw', sampling: 'uniform', averaging: false },
   'bcpfw-gap-cache': { step: 'pairwise', sampling: 'gap', cache: true },
 };

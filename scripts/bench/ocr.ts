@@ -43,10 +43,7 @@ for (const split of splits) {
   const problem = modelProblem(model, train.xs, train.ys);
   for (const lambda of lambdas) {
     process.stderr.write(`OCR-${split}, lambda ${lambda}: n = ${problem.n}\n`);
-    const r = bcfw(problem, {
-      lambda, gapThreshold: 0.01, maxPasses, timeBudget, batch: 1,
-      onProgress: (e) => { if (e.gapIsExact) process.stderr.write(`  pass ${e.pass} gap ${e.gap!.toExponential(3)} ${e.seconds.toFixed(1)}s\n`); },
-    });
+    const r = bcfw(problem, { lambda, gapThreshold: 0.01, maxPasses, timeBudget, batch: 1 }, { onProgress: (e) => { if (e.gapIsExact) process.stderr.write(`  pass ${e.pass} gap ${e.gap!.toExponential(3)} ${e.seconds.toFixed(1)}s\n`); } });
     const firstBelow = (thr: number) => r.trace.find((e) => e.gapIsExact && e.gap! <= thr);
     const at01 = firstBelow(0.1);
     const at001 = firstBelow(0.01);

@@ -31,7 +31,8 @@ import {
 import { dataPath } from '../../src/data/paths.js';
 import { Hungarian } from '../../src/models/hungarian.js';
 import { AlignmentFeaturizer, MatchingModel, diceBaseline } from '../../src/models/matching.js';
-import { train, type TrainOptions } from '../../src/solvers/index.js';
+import { train } from '../../src/solvers/index.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
 
 const { values } = parseArgs({
   options: {
@@ -46,7 +47,7 @@ const { values } = parseArgs({
   },
 });
 
-const METHODS: Record<string, TrainOptions> = {
+const METHODS: Record<string, TrainSettings> = {
   BCFW: { solver: 'bcfw', step: 'fw', sampling: 'uniform' }, // with weighted averaging (default for plain BCFW)
   'BCFW, gap': { solver: 'bcfw', step: 'fw', sampling: 'gap' },
   'BCFW, gap, cache': { solver: 'bcfw', step: 'fw', sampling: 'gap', cache: true },
@@ -174,7 +175,7 @@ if (!values['timing-only']) {
         const fd = folds[k]!;
         const model = new MatchingModel({ numFeatures: dim });
         const problem = modelProblem(model, fd.train.xs, fd.train.ys);
-        const r = train(problem, { ...options, lambda, maxPasses, gapThreshold, gapCheck: 10, seed } as TrainOptions);
+        const r = train(problem, { ...options, lambda, maxPasses, gapThreshold, gapCheck: 10, seed } as TrainSettings);
         const c = sumCounts(fd.split.test.map((p, i) => alignmentCounts(model.decode(r.w, fd.test.xs[i]!), p)));
         counts.push(c);
         const m = alignmentMetrics(c);

@@ -30,7 +30,8 @@ import { modelProblem } from '../../src/engine/problem.js';
 import { InputError } from '../../src/core/errors.js';
 import { buildFigure, renderPng, renderSvg, type XAxis, type YMetric } from '../../src/plot/figures.js';
 import { groupSeries, readTraces, type TraceEvent, type TraceRun } from '../../src/plot/traces.js';
-import { createSolver, type TrainOptions } from '../../src/solvers/index.js';
+import { createSolver, type TrainHooks } from '../../src/solvers/index.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
 import { evaluatePart, loadTask } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
 import type { OptionValues } from '../../src/tasks/types.js';
@@ -38,7 +39,7 @@ import { writeRunTrace } from './run-trace.js';
 import { crossings, exactGap, medianOrNull } from './summarize.js';
 
 /** The methods of the paper's Figure 1; `stochastic` ones run once per seed. */
-const METHODS: Record<string, { options: TrainOptions; stochastic: boolean }> = {
+const METHODS: Record<string, { options: TrainSettings; stochastic: boolean }> = {
   BCFW: { options: { solver: 'bcfw', batch: 1, averaging: false, gapCheck: 10 }, stochastic: true },
   'BCFW-wavg': { options: { solver: 'bcfw', batch: 1, averaging: true, gapCheck: 10 }, stochastic: true },
   SSG: { options: { solver: 'ssg', averaging: false, gapCheck: 1e9 }, stochastic: true },
@@ -128,9 +129,11 @@ async function run(argv: string[]): Promise<void> {
       let evaluations = 0;
       let nextEvaluation = 1;
       const events: object[] = [];
-      const options = {
+      const settings: TrainSettings = {
         ...spec.options, lambda, seed, gapThreshold: Number(values['gap-threshold']), timeBudget: Number(values['time-budget']), maxPasses,
         ...(spec.stochastic ? { monitorEvery: 1 } : {}),
+      };
+      const hooks: TrainHooks = {
         evaluate: (w: Float64Array) => {
           if (!task.test || ++evaluations < nextEvaluation) return {};
           nextEvaluation = evaluations < 20 ? evaluations + 1 : Math.ceil(evaluations * 1.15);
@@ -146,10 +149,10 @@ async function run(argv: string[]): Promise<void> {
           measuringAtLastEvent = measuring;
           events.push({ method, seed, lambda, data, ...e, cpuSeconds: now - start - measuring });
         },
-      } as TrainOptions;
+      };
       let solver;
       try {
-        solver = createSolver(problem, options);
+        solver = createSolver(problem, settings, hooks);
       } catch (e) {
         if (!(e instanceof InputError)) throw e;
         process.stderr.write(`${method}: skipped (${e.message})\n`);

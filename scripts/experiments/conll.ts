@@ -18,7 +18,8 @@ import { dataPath } from '../../src/data/paths.js';
 import { modelProblem } from '../../src/engine/problem.js';
 import { SparseChainModel, type SparseSequence } from '../../src/models/sparse-chain.js';
 import { conllMetrics } from '../../src/tasks/conll.js';
-import { train, type TrainOptions } from '../../src/solvers/index.js';
+import { train } from '../../src/solvers/index.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
 import { Rng } from '../../src/core/rng.js';
 
 const { values } = parseArgs({
@@ -95,12 +96,10 @@ if (!values['no-train']) {
       lambda,
       maxPasses: Number(values['max-passes']),
       gapThreshold: Number(values['gap-threshold']),
-      gapCheck: Number(values['gap-check']),
       seed: Number(values.seed),
-      onProgress: (e: { gapIsExact: boolean; pass: number; gap?: number; seconds: number }) => {
-        if (e.gapIsExact && e.gap !== undefined) log(`lambda ${lambda}: pass ${e.pass} gap ${e.gap.toExponential(3)} ${e.seconds.toFixed(1)} s`);
-      },
     };
+    // Batch FW certifies every iteration: it takes no gap check.
+    if (values.solver !== 'fw') options.gapCheck = Number(values['gap-check']);
     if (values['time-budget'] !== undefined) options.timeBudget = Number(values['time-budget']);
     if (step) {
       options.step = step;
@@ -108,7 +107,11 @@ if (!values['no-train']) {
       if (values['block-storage'] !== undefined) options.blockStorage = values['block-storage'];
     }
     if (values.sampling !== undefined && values.solver !== 'fw') options.sampling = values.sampling;
-    const r = train(problem, options as TrainOptions);
+    const r = train(problem, options as TrainSettings, {
+      onProgress: (e) => {
+        if (e.gapIsExact && e.gap !== undefined) log(`lambda ${lambda}: pass ${e.pass} gap ${e.gap.toExponential(3)} ${e.seconds.toFixed(1)} s`);
+      },
+    });
     const test = task.test ? conllMetrics(model, r.w, task.test, task.spec.labelNames) : undefined;
     const trainMetrics = conllMetrics(model, r.w, task.train, task.spec.labelNames);
     const run = {

@@ -16,8 +16,8 @@ import { modelProblem } from '../../src/engine/problem.js';
 import { HorseDataset } from '../../src/data/horse.js';
 import { StreamedHorseSet } from '../../src/data/horse-stream.js';
 import { SegmentationModel, segmentationLoss, type SegmentationGraph } from '../../src/models/segmentation.js';
-import { train, type TrainOptions } from '../../src/solvers/index.js';
-import type { StepType } from '../../src/solvers/bcfw.js';
+import { train } from '../../src/solvers/index.js';
+import type { StepType, TrainSettings } from '../../src/solvers/settings.js';
 
 const { values } = parseArgs({
   options: {
@@ -103,7 +103,7 @@ for (const lambda of values.lambdas!.split(',').map(Number)) {
     step: values.step as StepType,
     cache: values.cache ? { maxSize: Number(values['cache-size']) } : false,
     seed: Number(values.seed),
-  } as TrainOptions;
+  } as TrainSettings;
   const t0 = performance.now();
   const r = train(problem, opts);
   const trainMs = performance.now() - t0;

@@ -31,7 +31,8 @@ import { loadLibsvm } from '../../src/data/libsvm.js';
 import { dataPath, hasData } from '../../src/data/paths.js';
 import { holdoutSplit } from '../../src/data/multiclass.js';
 import { MulticlassLogistic } from '../../src/multiclass-fw/problem.js';
-import { trainMulticlassFw, type McfwEvent, type McfwOptions } from '../../src/multiclass-fw/solvers.js';
+import { trainMulticlassFw, type McfwEvent } from '../../src/multiclass-fw/solvers.js';
+import type { McfwSettings } from '../../src/multiclass-fw/settings.js';
 
 const { values } = parseArgs({
   options: {
@@ -115,7 +116,7 @@ const DATASETS: DatasetSpec[] = [
 
 interface Method {
   name: string;
-  options: Omit<McfwOptions, 'tau'>;
+  options: Omit<McfwSettings, 'tau'>;
   randomised: boolean;
 }
 const METHODS: Method[] = [
@@ -318,15 +319,7 @@ if (values.rescore !== undefined) {
     log(`${spec.name}: n = ${problem.n}, F = ${problem.numFeatures}, K = ${problem.numClasses}, test ${test.X.rows}, tau = ${tau}`);
 
     // (1) The optimum: a long full-FW run with line search.
-    const opt = trainMulticlassFw(problem, {
-      solver: 'fw',
-      step: 'line-search',
-      tau,
-      timeBudget: spec.optimumBudget * budgetScale,
-      clock: 'cpu',
-      evalEvery: 50,
-      evaluate,
-    });
+    const opt = trainMulticlassFw(problem, { solver: 'fw', step: 'line-search', tau, timeBudget: spec.optimumBudget * budgetScale, clock: 'cpu', evalEvery: 50 }, { evaluate });
     let lowerBound = -Infinity;
     for (const e of opt.trace) lowerBound = Math.max(lowerBound, e.objective - e.gap!);
     const half = opt.trace.find((e) => e.iteration >= opt.iterations / 2)!;
@@ -337,7 +330,7 @@ if (values.rescore !== undefined) {
     for (const m of METHODS) {
       const seeds = m.randomised ? (ONE_SEED.has(m.name) ? 1 : Math.min(spec.seeds, maxSeeds)) : 1;
       for (let seed = 1; seed <= seeds; seed++) {
-        const r = trainMulticlassFw(problem, { ...m.options, tau, seed, timeBudget: spec.budget * budgetScale, clock: 'cpu', evalFactor, evaluate });
+        const r = trainMulticlassFw(problem, { ...m.options, tau, seed, timeBudget: spec.budget * budgetScale, clock: 'cpu', evalFactor }, { evaluate });
         let best = Infinity;
         for (const e of r.trace) best = Math.min(best, e.objective);
         runs.push({

@@ -19,7 +19,8 @@ import { parseArgs } from 'node:util';
 import { loadTask } from '../../src/tasks/index.js';
 import { buildModel } from '../../src/tasks/model-kinds.js';
 import { modelProblem } from '../../src/engine/problem.js';
-import { bcfw, type BcfwOptions } from '../../src/solvers/bcfw.js';
+import { bcfw } from '../../src/solvers/bcfw.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
 import { writeRunTrace } from './run-trace.js';
 
 const { values } = parseArgs({
@@ -40,7 +41,7 @@ const { values } = parseArgs({
   },
 });
 
-const METHODS: Record<string, BcfwOptions> = {
+const METHODS: Record<string, TrainSettings> = {
   'BCFW, uniform': { sampling: 'uniform', step: 'fw', averaging: false },
   'BCFW, gap': { sampling: 'gap', step: 'fw' },
   'BCFW, uniform, cache': { sampling: 'uniform', step: 'fw', cache: true, averaging: false },
@@ -51,7 +52,7 @@ const METHODS: Record<string, BcfwOptions> = {
   'BCPFW, gap, cache': { sampling: 'gap', step: 'pairwise', cache: true },
 };
 // Figure 1: gap sampling (BCFW, no cache) with an exact pass every N passes; "never" keeps stale estimates.
-const FIGURE1: Record<string, BcfwOptions> = {
+const FIGURE1: Record<string, TrainSettings> = {
   'BCFW, uniform': { sampling: 'uniform', step: 'fw', averaging: false },
   'gap, exact every 1': { sampling: 'gap', gapCheck: 1 },
   'gap, exact every 5': { sampling: 'gap', gapCheck: 5 },
@@ -82,11 +83,7 @@ for (const method of names) {
   if (!options) throw new Error(`unknown method '${method}' (${Object.keys(table).join('; ')})`);
   for (let seed = 1; seed <= Number(values.seeds); seed++) {
     const events: object[] = [];
-    const r = bcfw(problem, {
-      lambda, seed, maxPasses: Number(values['max-passes']), timeBudget: Number(values['time-budget']),
-      gapThreshold: Number(values['gap-threshold']), monitorEvery: Number(values.monitor), gapCheck: 10, batch: Number(values.batch), ...options,
-      onProgress: (e) => events.push({ method, seed, lambda, data: values.data, ...e }),
-    });
+    const r = bcfw(problem, { lambda, seed, maxPasses: Number(values['max-passes']), timeBudget: Number(values['time-budget']), gapThreshold: Number(values['gap-threshold']), monitorEvery: Number(values.monitor), gapCheck: 10, batch: Number(values.batch), ...options }, { onProgress: (e) => events.push({ method, seed, lambda, data: values.data, ...e }) });
     writeRunTrace(values.out, method, seed, events);
     summary.push({ method, seed, passes: r.passes, effectivePasses: r.effectivePasses, seconds: r.seconds, gap: r.gap, cacheHits: r.counters.cacheHits });
     process.stderr.write(`${method} seed ${seed}: ${r.passes} passes, ${r.effectivePasses.toFixed(1)} effective, gap ${r.gap!.toExponential(3)}, ${r.seconds.toFixed(1)} s\n`);

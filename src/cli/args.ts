@@ -4,6 +4,7 @@
  * output checks and `gapbcfw help COMMAND` are generated from that list, so help cannot drift from the flags.
  * @module
  */
+import { describeRange, inRange } from '../core/settings.js';
 import type { OptionSpec, OptionValues } from '../tasks/types.js';
 import { UsageError, type Io } from './common.js';
 
@@ -69,24 +70,6 @@ export interface Args {
 
 const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-/** "a positive number <= 1e+12", "an integer from 0 to 4294967295": a valid value of a number option in words. */
-export function describeRange(o: OptionSpec): string {
-  const what = o.type === 'integer' ? 'an integer' : 'a number';
-  // Exact integers as written; round powers of ten and extreme magnitudes as 1e6, 1e-12.
-  const fmt = (x: number) => {
-    const e = x.toExponential().replace('e+', 'e');
-    if (Number.isInteger(x) && Math.abs(x) < 1e15 && !/^-?1e\d+$/.test(e)) return String(x);
-    return Math.abs(x) >= 1e6 || (x !== 0 && Math.abs(x) < 1e-3) ? e : String(x);
-  };
-  const { min, max } = o;
-  const upper = max === undefined ? '' : ` <= ${fmt(max)}`;
-  if (min === undefined) return `${what}${upper}`;
-  if (min === 0 && o.minExclusive) return `${o.type === 'integer' ? 'a positive integer' : 'a positive number'}${upper}`;
-  if (o.minExclusive) return `${what} > ${fmt(min)}${max === undefined ? '' : ` and${upper}`}`;
-  if (max !== undefined) return `${what} from ${fmt(min)} to ${fmt(max)}`;
-  return `${what} >= ${fmt(min)}`;
-}
-
 /** Parses and checks one option value. @throws UsageError naming the option and, for numbers, the range. */
 function parseValue(o: OptionSpec, raw: string): string | number {
   if (o.type === 'choice') {
@@ -95,13 +78,7 @@ function parseValue(o: OptionSpec, raw: string): string | number {
   }
   if (o.type !== 'number' && o.type !== 'integer') return raw;
   const x = Number(raw);
-  const ok =
-    NUMBER_RE.test(raw.trim()) &&
-    Number.isFinite(x) &&
-    (o.type === 'number' || Number.isSafeInteger(x)) &&
-    (o.min === undefined || (o.minExclusive ? x > o.min : x >= o.min)) &&
-    (o.max === undefined || x <= o.max);
-  if (!ok) throw new UsageError(`--${o.name} must be ${describeRange(o)}, got '${raw}'`);
+  if (!NUMBER_RE.test(raw.trim()) || !inRange(o, x)) throw new UsageError(`--${o.name} must be ${describeRange(o)}, got '${raw}'`);
   return x;
 }
 

@@ -49,13 +49,17 @@ export function report(summary: Record<string, unknown>, json: boolean, io: Pick
   }
 }
 
+/** Error codes (src/core/errors.ts) and system errors that mean bad usage or bad input: exit status 2. */
+const USAGE_CODES = new Set(['ERR_GAPBCFW_BAD_INPUT', 'ERR_GAPBCFW_BAD_FORMAT', 'ERR_GAPBCFW_BAD_OPTION', 'ENOENT', 'EACCES', 'EISDIR', 'ENOTDIR']);
+
 /**
- * The exit code of a failed command, with its one-line reason on stderr: 2 for bad usage, bad input and
- * unreadable files, 1 for anything else (the stack is printed then: it is a bug or a failed job).
+ * The exit code of a failed command, mapped from the error's `code`, with its one-line reason on stderr: 2 for bad
+ * usage, bad input and unreadable files; 1 for gapbcfw's other errors (a failed job, a missing optional package, an
+ * addon that does not load) and for anything else, whose stack is printed then (it is a bug).
  */
 export function reportFailure(e: unknown, io: Pick<Io, 'stderr'>): number {
   const code = (e as NodeJS.ErrnoException).code;
-  if (e instanceof InputError || code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') {
+  if (e instanceof InputError || (code !== undefined && USAGE_CODES.has(code))) {
     io.stderr.write(`gapbcfw: ${(e as Error).message}\n`);
     return 2;
   }

@@ -15,7 +15,8 @@ import { buildModel } from '../tasks/model-kinds.js';
 import type { TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
 import { UsageError, report, type Io } from './common.js';
-import { BACKEND_OPTIONS, DATA_OPTIONS, LAMBDA_RANGE, REPORT_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable } from './options.js';
+import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable } from './options.js';
+import { LAMBDA_RANGE } from '../solvers/settings.js';
 import { passProgress, passUnlessStopped } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
 

@@ -5,48 +5,43 @@
  */
 import { BACKEND_CHOICES, GPUJS_MODES, chooseBackend, type BackendChoice, type BackendReport, type GpuJsMode, type ScoringBackend } from '../../kernels/index.js';
 import type { DecodeBackend } from '../models/chain.js';
-import type { StepType } from '../solvers/bcfw.js';
-import { SOLVERS, type SolverName, type TrainOptions } from '../solvers/index.js';
+import { SETTINGS, SOLVERS, validateSettings, type StepType, type TrainSettings } from '../solvers/settings.js';
+import { settingName, type SettingSpec } from '../core/settings.js';
 import { MAX_THREADS } from '../native/threads.js';
 import { taskOf, taskOptions } from '../tasks/index.js';
 import type { DataKind, LoadOptions, OptionValues } from '../tasks/types.js';
 import { value, type Args, type CommandOption } from './args.js';
 import { UsageError } from './common.js';
 
-/** CLI solver names: the block-coordinate variants are one engine with a step type. */
-export const STEP_OF: Record<string, StepType> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid' };
-export const CLI_SOLVERS = ['bcfw', 'bcpfw', 'bcafw', 'hybrid', ...SOLVERS.filter((s) => s !== 'bcfw')];
+/** CLI solver names: the block-coordinate variants are one engine with a step type (`bcpfw` = `bcfw --step pairwise`). */
+export const STEP_OF: Readonly<Record<string, StepType>> = { bcfw: 'fw', bcpfw: 'pairwise', bcafw: 'away', hybrid: 'hybrid' };
+export const CLI_SOLVERS = [...Object.keys(STEP_OF), ...SOLVERS.filter((s) => s !== 'bcfw')];
 
-/** Smallest and largest lambda: outside, w = -(1/lambda) sum psi / n under- or overflows in its squares. */
-export const LAMBDA_RANGE = { min: 1e-12, max: 1e12 } as const;
-/** Seeds of the sampling PRNG: 32-bit (a larger seed would wrap and repeat another run). */
-export const SEED_MAX = 2 ** 32 - 1;
+/** Help of the flags that turn a setting off. */
+const NEGATION_HELP: Readonly<Record<string, string>> = {
+  'no-line-search': 'the fixed step 2n/(k+2n) (bcfw) or 2/(k+2) (fw) instead of line search',
+  'no-averaging': 'return the last iterate',
+  'no-overlap': 'decode each mini-batch before its updates',
+};
 
-const solver = 'Solver';
-/** The solver options of every training command (train, demo, path). */
-export const SOLVER_OPTIONS: readonly CommandOption[] = [
-  { name: 'lambda', type: 'number', value: 'X', ...LAMBDA_RANGE, help: 'regularisation lambda of (lambda/2)||w||^2 + (1/n) sum_i H_i(w)', default: '1/n; a task may set its own', group: solver },
-  { name: 'solver', type: 'choice', value: 'NAME', choices: CLI_SOLVERS, help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise, cutting-plane = 1-slack (SVMstruct)', default: 'bcfw', group: solver },
-  { name: 'sampling', type: 'choice', value: 'S', choices: ['uniform', 'perm', 'gap'], help: 'block sampling; gap = proportional to the block-gap estimates (2016, Alg. 2)', default: 'uniform', group: solver },
-  { name: 'cache', type: 'flag', help: 'gap-based caching of oracle answers (2016, Alg. 3)', group: solver },
-  { name: 'cache-size', type: 'integer', value: 'N', min: 1, max: 1e6, help: 'labels kept per block', default: '50', group: solver },
-  { name: 'cache-f', type: 'number', value: 'X', min: 0, max: 1e6, help: 'cache hit when its gap >= F x the block\'s estimated gap', default: '0.25', group: solver },
-  { name: 'cache-nu', type: 'number', value: 'X', min: 0, max: 1e6, help: 'or when its gap >= nu x the global gap estimate / n', default: '0.01', group: solver },
-  { name: 'batch', type: 'integer', value: 'TAU', min: 1, max: 1e9, help: 'blocks per step, decoded together on native threads; 1 = sequential BCFW', default: '4 x threads, at most n/32, for CoNLL, segmentation, pose and OCR (overlapped); 1 on one thread and for multiclass and word alignment', group: solver },
-  { name: 'overlap', type: 'flag', help: 'with --batch > 1: the next mini-batch is decoded in the background while this one is applied (its corners are one mini-batch older)', default: 'on where the decoder works in the background (OCR chains)', group: solver },
-  { name: 'no-overlap', type: 'flag', help: 'decode each mini-batch before its updates', group: solver },
-  { name: 'averaging', type: 'flag', help: 'weighted average rho = 2/(k+2) of the iterates', default: 'on for plain bcfw only', group: solver },
-  { name: 'no-averaging', type: 'flag', help: 'return the last iterate', group: solver },
-  { name: 'no-line-search', type: 'flag', help: 'the fixed step 2n/(k+2n) (bcfw) or 2/(k+2) (fw)', group: solver },
-  { name: 'gap-threshold', type: 'number', value: 'X', min: 0, max: 1e300, help: 'stop when the exact duality gap is <= X', default: '0.1', group: solver },
-  { name: 'gap-check', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'passes between exact gap passes', default: '10', group: solver },
-  { name: 'max-passes', type: 'integer', value: 'N', min: 0, max: 1e9, help: 'cap on passes', default: '200; ssg 50; cutting-plane 1000', group: solver },
-  { name: 'time-budget', type: 'number', value: 'SECONDS', min: 0, minExclusive: true, max: 1e9, help: 'wall-clock budget', default: 'unlimited', group: solver },
-  { name: 'seed', type: 'integer', value: 'N', min: 0, max: SEED_MAX, help: 'seed of the sampling PRNG', default: '1', group: solver },
-  { name: 'train-error', type: 'flag', help: 'also report the training error at every gap check', group: solver },
-  { name: 'qp-tolerance', type: 'number', value: 'X', min: 0, max: 0.999999, help: 'cutting-plane: solve the working-set QP to X times the last exact gap', default: '0.1', group: solver },
-  { name: 'inactive-window', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'cutting-plane: drop a constraint whose dual weight stayed 0 for N iterations', default: '50', group: solver },
-];
+/**
+ * The CLI rows of the settings that have a flag (src/solvers/settings.ts): a boolean is a flag (and its negation,
+ * when it has one), a choice or number takes a value with the table's range; `--solver` also takes the
+ * block-coordinate variants' names.
+ */
+export function settingOptions(table: readonly SettingSpec[], group: string, solvers: readonly string[] = CLI_SOLVERS): CommandOption[] {
+  return table.flatMap((o): CommandOption[] => {
+    const rows: CommandOption[] = [];
+    if (o.flag && o.type === 'boolean') rows.push({ name: o.flag, type: 'flag', help: o.help, default: o.default === 'off' ? undefined : o.default, group });
+    else if (o.flag && o.type === 'choice') rows.push({ name: o.flag, type: 'choice', value: o.value, choices: o.key === 'solver' ? solvers : o.choices!, help: o.help, default: o.default, group });
+    else if (o.flag) rows.push({ name: o.flag, type: o.type as 'number' | 'integer', value: o.value, min: o.min, max: o.max, minExclusive: o.minExclusive, help: o.help, default: o.default, group });
+    if (o.negation) rows.push({ name: o.negation, type: 'flag', help: NEGATION_HELP[o.negation] ?? `turns ${settingName(o)} off`, group });
+    return rows;
+  });
+}
+
+/** The solver options of every training command (train, demo, path), generated from the settings table. */
+export const SOLVER_OPTIONS: readonly CommandOption[] = settingOptions(SETTINGS, 'Solver');
 
 const data = 'Data';
 /** Options of commands that read a `KIND:PATH` data set. */
@@ -127,57 +122,42 @@ export function scoringOf(model: { prepareBatch?: unknown }, a: Args): { scoring
   return { scoring: backend, report };
 }
 
-/** Solver options from the flags, with the command's and the task's defaults under the user's choices. */
-export function trainOptions(a: Args, defaults: { lambda?: number; gapThreshold?: number; maxPasses?: number }): TrainOptions {
-  const name = value.string(a, 'solver') ?? 'bcfw';
-  const step = STEP_OF[name];
-  const solverName = (step ? 'bcfw' : name) as SolverName;
-  const sampling = value.string(a, 'sampling');
-  const cuttingPlane = solverName === 'cutting-plane';
-  for (const flag of cuttingPlane ? ['sampling', 'averaging', 'no-averaging', 'no-line-search'] : []) {
-    if (a.given.has(flag)) throw new UsageError(`--${flag} does not apply to the cutting plane`);
+/**
+ * The solver settings of the flags, with the command's and the task's defaults under the user's choices, checked by
+ * the library's validator (so the CLI and the library refuse the same things in the same words). Only the rules that
+ * are about flags themselves live here: a flag and its negation together, cache parameters without `--cache`, and
+ * `--solver bcpfw` (a step) with another `--step`.
+ */
+export function trainSettings(a: Args, defaults: { lambda?: number; gapThreshold?: number; maxPasses?: number }): TrainSettings {
+  for (const o of SETTINGS) {
+    if (o.flag && o.negation && a.given.has(o.flag) && a.given.has(o.negation)) throw new UsageError(`--${o.flag} and --${o.negation} contradict each other`);
   }
-  for (const flag of cuttingPlane ? [] : ['qp-tolerance', 'inactive-window']) {
-    if (a.given.has(flag)) throw new UsageError(`--${flag} applies to --solver cutting-plane only`);
+  const cacheFlags = SETTINGS.filter((o) => o.key.startsWith('cache.') && o.flag !== undefined);
+  if (cacheFlags.some((o) => a.given.has(o.flag!)) && !a.given.has('cache')) throw new UsageError(`${cacheFlags.map((o) => `--${o.flag}`).join(', ')} need --cache`);
+  const s: Record<string, unknown> = {};
+  const cache: Record<string, unknown> = {};
+  for (const o of SETTINGS) {
+    let v: unknown;
+    if (o.flag && a.given.has(o.flag)) v = o.type === 'boolean' ? true : a.values[o.flag];
+    else if (o.negation && a.given.has(o.negation)) v = false;
+    if (v === undefined) continue;
+    if (o.key.startsWith('cache.')) cache[o.key.slice('cache.'.length)] = v;
+    else s[o.key] = v;
   }
-  if (solverName === 'fw' && sampling !== undefined) throw new UsageError('--sampling does not apply to batch FW');
-  for (const flag of solverName === 'fw' ? ['averaging', 'no-averaging'] : []) {
-    if (a.given.has(flag)) throw new UsageError(`--${flag} does not apply to batch FW (it returns its last iterate)`);
-  }
-  if (solverName === 'ssg' && sampling === 'gap') throw new UsageError('--sampling gap needs a dual: use a block-coordinate solver');
-  if (value.flag(a, 'averaging') && value.flag(a, 'no-averaging')) throw new UsageError('--averaging and --no-averaging contradict each other');
-  if (value.flag(a, 'overlap') && value.flag(a, 'no-overlap')) throw new UsageError('--overlap and --no-overlap contradict each other');
-  const cacheSet = ['cache-size', 'cache-f', 'cache-nu'].some((k) => a.given.has(k));
-  if ((value.flag(a, 'cache') || cacheSet) && !step) throw new UsageError('--cache applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)');
-  if (cacheSet && !value.flag(a, 'cache')) throw new UsageError('--cache-size, --cache-f and --cache-nu need --cache');
-  for (const flag of ['batch', 'overlap', 'no-overlap']) {
-    if (a.given.has(flag) && !step) throw new UsageError(`--${flag} applies to the block-coordinate solvers (bcfw, bcpfw, bcafw, hybrid)`);
-  }
-  const o: Record<string, unknown> = {
-    solver: solverName,
-    lambda: value.number(a, 'lambda') ?? defaults.lambda,
-    gapThreshold: value.number(a, 'gap-threshold') ?? defaults.gapThreshold,
-    gapCheck: value.number(a, 'gap-check'),
-    maxPasses: value.number(a, 'max-passes') ?? defaults.maxPasses,
-    timeBudget: value.number(a, 'time-budget'),
-    seed: value.number(a, 'seed'),
-    trainError: value.flag(a, 'train-error'),
-  };
-  if (solverName !== 'fw' && !cuttingPlane) o.sampling = sampling;
-  if (solverName !== 'ssg' && !cuttingPlane) o.lineSearch = !value.flag(a, 'no-line-search');
-  if (solverName !== 'fw' && !cuttingPlane) o.averaging = value.flag(a, 'averaging') ? true : value.flag(a, 'no-averaging') ? false : undefined;
-  if (cuttingPlane) {
-    o.qpTolerance = value.number(a, 'qp-tolerance');
-    o.inactiveWindow = value.number(a, 'inactive-window');
-  }
-  if (step) {
-    o.step = step;
-    o.batch = value.number(a, 'batch');
-    o.overlap = value.flag(a, 'overlap') ? true : value.flag(a, 'no-overlap') ? false : undefined;
-    if (value.flag(a, 'cache')) {
-      o.cache = { maxSize: value.number(a, 'cache-size') ?? 50, factor: value.number(a, 'cache-f') ?? 0.25, nu: value.number(a, 'cache-nu') ?? 0.01 };
+  if (s.cache === true && Object.keys(cache).length > 0) s.cache = cache;
+  const name = (s.solver as string | undefined) ?? 'bcfw';
+  const aliasStep = STEP_OF[name];
+  if (aliasStep !== undefined) {
+    s.solver = 'bcfw';
+    if (name !== 'bcfw') {
+      if (s.step !== undefined && s.step !== aliasStep) throw new UsageError(`--solver ${name} is --step ${aliasStep}: it contradicts --step ${String(s.step)}`);
+      s.step = aliasStep;
     }
   }
-  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
-  return o as TrainOptions;
+  s.lambda ??= defaults.lambda;
+  s.gapThreshold ??= defaults.gapThreshold;
+  s.maxPasses ??= defaults.maxPasses;
+  for (const k of Object.keys(s)) if (s[k] === undefined) delete s[k];
+  validateSettings(s as TrainSettings);
+  return s as TrainSettings;
 }

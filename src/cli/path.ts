@@ -2,13 +2,13 @@ import { writeOutput } from '../io/output.js';
 import { modelProblem } from '../engine/problem.js';
 import { savePath } from '../path/path-file.js';
 import { gridSearchAsync, PAPER_GRID, type GridResult } from '../path/grid.js';
-import { regularizationPathAsync, type PathSolverOptions, type RegularizationPath } from '../path/regpath.js';
-import type { BcfwOptions } from '../solvers/bcfw.js';
+import { regularizationPathAsync, type PathSolverSettings, type RegularizationPath } from '../path/regpath.js';
 import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
-import { positional, value, type Args, type Command, type CommandOption } from './args.js';
+import { positional, value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
-import { BACKEND_OPTIONS, DATA_OPTIONS, LAMBDA_RANGE, REPORT_OPTIONS, SOLVER_OPTIONS, STEP_OF, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
+import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, decodeBackend, loadOptions, scoringOf, settingOptions, taskOptionTable, trainSettings } from './options.js';
+import { LAMBDA_RANGE, SETTINGS } from '../solvers/settings.js';
 import { countProgress } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
 
@@ -17,13 +17,6 @@ import { checkCommandOutputs, withInterrupts } from './session.js';
  * over lambda, for every task.
  * @module
  */
-
-/** The solver rows whose help differs for the path: its solvers, and the settings of each lambda's solve. */
-const PATH_ROWS: Readonly<Record<string, Partial<CommandOption>>> = {
-  solver: { choices: Object.keys(STEP_OF), help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise', default: "bcpfw with --sampling gap and --cache (the paper's)" },
-  'max-passes': { help: 'cap on passes at each lambda', default: '10000; --grid 1000' },
-  'no-line-search': { help: 'the fixed step 2n/(k+2n)' },
-};
 
 const path = 'Regularization path';
 export const pathCommand: Command = {
@@ -43,8 +36,8 @@ export const pathCommand: Command = {
     { name: 'warm-start', type: 'choice', value: 'MODE', choices: ['keep-primal', 'keep-dual', 'none'], help: 'for --grid: how each lambda starts', default: 'keep-primal', group: path },
     { name: 'out', type: 'string', value: 'PATH.gbp', short: 'o', output: 'file', help: 'write the path (pieces and certificates)', group: path },
     { name: 'trace', type: 'string', value: 'FILE.jsonl', output: 'file', help: 'one row per breakpoint / grid point (for gapbcfw plot FILE... --x lambda)', group: path },
-    // The block-coordinate solvers only (the path warm-starts their dual points), without the cutting plane's options.
-    ...SOLVER_OPTIONS.filter((o) => !['lambda', 'gap-threshold', 'qp-tolerance', 'inactive-window'].includes(o.name)).map((o) => ({ ...o, ...PATH_ROWS[o.name] })),
+    // The path sets lambda and the gap threshold itself, and runs the block-coordinate solvers only.
+    ...settingOptions(SETTINGS.filter((o) => o.key !== 'lambda' && o.key !== 'gapThreshold'), 'Solver', ['bcfw', 'bcpfw', 'bcafw', 'hybrid']),
     ...DATA_OPTIONS,
     ...taskOptionTable('train'),
     ...BACKEND_OPTIONS,
@@ -68,10 +61,8 @@ async function runPath(a: Args, io: Io): Promise<number> {
   const model = buildModel(task.spec, decodeBackend(a));
   const problem = modelProblem(model, task.train, { scoring: scoringOf(model, a).scoring, objective: task.spec });
   // The paper's choice unless the user picks a solver: BCPFW with gap sampling and caching.
-  const flags = a.given.has('solver') ? a : { ...a, values: { ...a.values, solver: 'bcpfw', sampling: a.values.sampling ?? 'gap', cache: true } };
-  const o = trainOptions(flags, {}) as BcfwOptions & { solver?: string };
-  if (o.solver !== 'bcfw') throw new UsageError('path needs a block-coordinate solver (bcfw, bcpfw, bcafw, hybrid)');
-  const { solver: _s, timeBudget, ...solverOptions } = o;
+  const flags = a.given.has('solver') ? a : { ...a, values: { ...a.values, solver: 'bcpfw', sampling: a.values.sampling ?? 'gap', cache: true }, given: new Set([...a.given, 'solver', 'sampling', 'cache']) };
+  const { solver: _s, timeBudget, ...solverSettings } = trainSettings(flags, {});
   const epsilon = value.number(a, 'epsilon') ?? 0.1;
   const json = value.flag(a, 'json');
   const trace = value.string(a, 'trace');
@@ -97,7 +88,7 @@ async function runPath(a: Args, io: Io): Promise<number> {
     let g: GridResult | undefined;
     const code = await withInterrupts(io, 'finishing the current pass and writing the grid so far', async (signal) => {
       g = await gridSearchAsync(problem, {
-        lambdas: [...PAPER_GRID], epsilon, warmStart: mode, solver: solverOptions as PathSolverOptions, timeBudget, signal,
+        lambdas: [...PAPER_GRID], epsilon, warmStart: mode, solver: solverSettings as PathSolverSettings, timeBudget, signal,
         onPoint: (p) => say(`lambda ${p.lambda.toExponential(3)}  gap ${p.gap.toExponential(2)}  ${p.stopReason}  eff ${p.effectivePasses.toFixed(1)}  ${p.seconds.toFixed(1)}s`),
       });
       return 0;
@@ -111,7 +102,7 @@ async function runPath(a: Args, io: Io): Promise<number> {
   let path: RegularizationPath | undefined;
   const code = await withInterrupts(io, 'finishing the current pass and writing the path so far', async (signal) => {
     path = await regularizationPathAsync(problem, {
-      epsilon, kappa: value.number(a, 'kappa'), heuristic: value.flag(a, 'heuristic'), minLambda: value.number(a, 'min-lambda'), solver: solverOptions as PathSolverOptions, timeBudget, signal,
+      epsilon, kappa: value.number(a, 'kappa'), heuristic: value.flag(a, 'heuristic'), minLambda: value.number(a, 'min-lambda'), solver: solverSettings as PathSolverSettings, timeBudget, signal,
       onBreakpoint: (b) => say(`lambda ${b.lambda.toExponential(3)}  gap ${b.gap.toExponential(2)}${b.trueGap === undefined ? '' : ` (true ${b.trueGap.toExponential(2)})`}  eff ${b.effectivePasses.toFixed(1)}  ${b.seconds.toFixed(1)}s`),
     });
     return 0;

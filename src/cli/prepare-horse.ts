@@ -6,7 +6,7 @@
 import { dataPath } from '../data/paths.js';
 import { makeOutputDir } from '../io/output.js';
 import { horseRecordsFile, mergeHorseParts, prepareHorse, type HorseMeta, type PrepareHorseOptions } from '../data/horse.js';
-import { SEED_MAX } from './options.js';
+import { SEED_MAX } from '../solvers/settings.js';
 import { REPORT_OPTIONS } from './options.js';
 import { positional, value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';

@@ -12,7 +12,7 @@ import { InputError } from '../core/errors.js';
 import { cutAfterLastLine, resolveOutput, StreamedOutput } from '../io/output.js';
 import { methodName, type TraceContext } from '../plot/traces.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
-import type { SolverCheckpoint, SolverResult } from '../solvers/common.js';
+import type { ProgressEvent, SolverCheckpoint, SolverResult } from '../solvers/common.js';
 import { CUTTING_PLANE_MAX_PASSES, type CuttingPlaneResult } from '../solvers/cutting-plane.js';
 import { trainAsync } from '../solvers/index.js';
 import { evaluatePart, loadTask, parseDataSpec, taskOf } from '../tasks/index.js';
@@ -20,7 +20,7 @@ import { buildModel } from '../tasks/model-kinds.js';
 import type { TaskData } from '../tasks/types.js';
 import { positional, value, type Args, type Command, type CommandOption } from './args.js';
 import { UsageError, report, solverSummary, stopDescription, type Io } from './common.js';
-import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainOptions } from './options.js';
+import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, SOLVER_OPTIONS, decodeBackend, loadOptions, scoringOf, taskOptionTable, trainSettings } from './options.js';
 import { ProgressPrinter, describeEvent } from './progress.js';
 import { checkCommandOutputs, withInterrupts } from './session.js';
 
@@ -120,22 +120,20 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   const model = buildModel(data.spec, decodeBackend(a));
   const { scoring, report: scoringReport } = scoringOf(model, a);
   const problem = modelProblem(model, data.train, { scoring, objective: data.spec });
-  const options = trainOptions(a, defaults);
-  if (a.given.has('finish-pass')) options.finishPass = value.number(a, 'finish-pass');
+  const settings = trainSettings(a, defaults);
   const test = data.test;
   if (!test && a.given.has('test-limit')) throw new UsageError(`--test-limit applies to a test part, and ${defaults.data} has none (add --test KIND:PATH${data.task === 'ocr' ? ' or a --split with one' : ''})`);
-  if (test) options.evaluate = (w) => evaluatePart(data, model, w, 'test');
   const quiet = value.flag(a, 'quiet');
-  const printer = new ProgressPrinter(io.stderr, options.maxPasses ?? (options.solver === 'ssg' ? 50 : options.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet);
+  const printer = new ProgressPrinter(io.stderr, settings.maxPasses ?? (settings.solver === 'ssg' ? 50 : settings.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet);
   const { resume, checkpoints, summaryIo } = runFiles;
-  const sampling = 'step' in options || options.solver === 'ssg' ? ((options as { sampling?: string }).sampling ?? 'uniform') : undefined;
+  const sampling = settings.solver === undefined || settings.solver === 'bcfw' || settings.solver === 'ssg' ? (settings.sampling ?? 'uniform') : undefined;
   const solverName = value.string(a, 'solver') ?? 'bcfw';
   // Every trace line says which method, seed, lambda and data it belongs to (gapbcfw plot's legend and title).
-  const context: TraceContext = { method: methodName({ solver: solverName, sampling, cache: value.flag(a, 'cache') }), seed: options.seed ?? 1, lambda: options.lambda ?? 1 / problem.n, data: defaults.data };
+  const context: TraceContext = { method: methodName({ solver: solverName, sampling, cache: value.flag(a, 'cache') }), seed: settings.seed ?? 1, lambda: settings.lambda ?? 1 / problem.n, data: defaults.data };
   const traceFile = value.string(a, 'trace');
   const trace = traceFile === undefined ? undefined : StreamedOutput.open(traceFile, { append: resume !== undefined, stdout: io.stdout, warn: (m) => io.stderr.write(`gapbcfw: ${m}\n`) });
   let announced = quiet;
-  options.onProgress = (e) => {
+  const onProgress = (e: ProgressEvent) => {
     if (!announced) {
       announced = true;
       io.stderr.write(`${data.description}; ${problem.n} blocks, d = ${problem.dim}\n`);
@@ -146,10 +144,13 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   };
   let result: SolverResult | undefined;
   const code = await withInterrupts(io, 'stopping at the next block step (or the end of the pass when it is nearly done), certifying the gap and writing the model', async (signal, urgent) => {
-    options.signal = signal;
-    options.passSignal = urgent;
     try {
-      result = await trainAsync(problem, options, {
+      result = await trainAsync(problem, settings, {
+        ...(test ? { evaluate: (w: Float64Array) => evaluatePart(data, model, w, 'test') } : {}),
+        onProgress,
+        signal,
+        passSignal: urgent,
+        ...(a.given.has('finish-pass') ? { finishPass: value.number(a, 'finish-pass') } : {}),
         resume,
         checkpointEvery: value.number(a, 'checkpoint-every'),
         onCheckpoint: checkpoints && ((c) => checkpoints.write(c)),
@@ -164,7 +165,6 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   const r = result!;
   const out = value.string(a, 'out');
   if (out !== undefined) {
-    const { evaluate: _e, onProgress: _p, signal: _s, passSignal: _ps, ...settings } = options;
     saveModel(out, {
       task: data.task,
       spec: data.spec,

@@ -6,6 +6,7 @@
 import { statSync } from 'node:fs';
 import type { Sharp } from 'sharp';
 import { FormatError, InputError } from '../core/errors.js';
+import { importPeer } from '../io/peers.js';
 
 /**
  * Runs `decode` on a sharp pipeline of `path` (sharp fails on truncated data by default: `failOn: 'warning'`).
@@ -16,7 +17,7 @@ export async function decodeImage<T>(path: string, decode: (image: Sharp) => Pro
   if (!st) throw new InputError(`no such image: ${path}`);
   if (!st.isFile()) throw new InputError(`${path} is not an image file`);
   if (st.size === 0) throw new FormatError('empty image file (0 bytes)', path);
-  const { default: sharp } = await import('sharp');
+  const { default: sharp } = await importPeer<typeof import('sharp')>('sharp', 'reading images');
   try {
     return await decode(sharp(path));
   } catch (e) {

@@ -24,7 +24,11 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { GapbcfwError, InputError } from '../core/errors.js';
 
 /** A write that failed after it started: full disk (ENOSPC, EDQUOT, EFBIG), I/O error (EIO), reader gone (EPIPE). */
-export class OutputError extends GapbcfwError {}
+export class OutputError extends GapbcfwError {
+  constructor(message: string) {
+    super(message, 'ERR_GAPBCFW_WRITE_FAILED');
+  }
+}
 
 /** Errors of the device or the reader rather than of the path the user gave: the job failed (exit 1). */
 const JOB_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO', 'EPIPE', 'ENXIO']);

@@ -11,7 +11,7 @@ import { ChainStructure, type DecodeBackend } from './chain-base.js';
 /**
  * A sequence of T tokens with sparse features: token t has the feature ids
  * `ids[offsets[t] .. offsets[t+1])` (each in 0..F-1) with values `values[...]`, or 1 when `values` is
- * absent (binary attributes, e.g. {@link FeatureDictionary.encode}). `offsets` has T + 1 entries,
+ * absent (binary attributes, e.g. `FeatureDictionary.encode` of gapbcfw/data). `offsets` has T + 1 entries,
  * `offsets[0] = 0` and `offsets[T] = ids.length`. A repeated id counts as often as it appears.
  */
 export interface SparseSequence {

@@ -7,12 +7,13 @@ export {
   trainMulticlassFwAsync,
   evaluateFull,
   exactLineSearch,
-  MCFW_SOLVERS,
-  type McfwSolverName,
-  type McfwOptions,
+  type McfwHooks,
   type McfwResult,
   type McfwEvent,
   type McfwStopReason,
   type FullEvaluation,
 } from './solvers.js';
+export { MCFW_SOLVERS, MCFW_SETTINGS, validateMcfwSettings, type McfwSolverName, type McfwSettings } from './settings.js';
+export { loadMulticlassData, holdoutSplit, selectRows, withBias, MULTICLASS_DATA_KINDS, type ShapeHint } from '../data/multiclass.js';
 export { saveMulticlassFwWeights, loadMulticlassFwWeights, type MulticlassFwWeights } from './weights-file.js';
+export { GapbcfwError, InputError, FormatError, OptionError, MissingPeerError } from '../core/errors.js';

@@ -33,11 +33,7 @@ import type { ProgressEvent } from '../solvers/common.js';
 import { gaussianVector, hashRows, HashBins } from './bins.js';
 import { NuclearLmo, nuclearNorm, type LmoAnswer } from './lmo.js';
 import { totalWeight, type MulticlassLogistic, type WeightedSubset } from './problem.js';
-
-/** Solvers of {@link trainMulticlassFw}: approximate FW (Liu & Tsang 2017), batch FW, stochastic FW, SVRF. */
-export const MCFW_SOLVERS = ['afw', 'fw', 'sfw', 'svrf'] as const;
-/** One of {@link MCFW_SOLVERS}. */
-export type McfwSolverName = (typeof MCFW_SOLVERS)[number];
+import { validateMcfwSettings, type McfwSettings, type McfwSolverName } from './settings.js';
 
 /** One trace record: a ProgressEvent (same field names as the SSVM solvers) plus these fields. */
 export interface McfwEvent extends ProgressEvent {
@@ -56,49 +52,8 @@ export interface McfwEvent extends ProgressEvent {
   cpuSeconds: number;
 }
 
-/** Settings of {@link trainMulticlassFw}. */
-export interface McfwOptions {
-  solver: McfwSolverName;
-  /** Radius of the nuclear-norm ball. */
-  tau: number;
-  /** `default`: 2/(t+1); `line-search`: exact line search on the (surrogate) objective (fw and afw only). */
-  step?: 'default' | 'line-search';
-  /** Cap on FW iterations. Default 500 when neither maxPasses nor timeBudget is given, else unlimited. */
-  maxIterations?: number;
-  /** Cap on effective passes (gradient evaluations / n). Default unlimited. */
-  maxPasses?: number;
-  /** Solver-time budget in seconds (evaluations excluded), on the `clock`. Default unlimited. */
-  timeBudget?: number;
-  /** Clock of `timeBudget`: 'wall' (`seconds`, default) or 'cpu' (`cpuSeconds`, robust to a busy machine). */
-  clock?: 'wall' | 'cpu';
-  /** Seed of every random choice (samples, hash projection, LMO start vectors). Default 1. */
-  seed?: number;
-  /** Mini-batch scale c: SFW draws ceil(c t^2) points at round t, SVRF ceil(c k) at inner step k. Default 1. */
-  batchScale?: number;
-  /** SVRF: step 2/(t+1) with the global iteration count instead of restarting k each epoch. Default false. */
-  svrfGlobalStep?: boolean;
-  /** AFW: initial bins per class. Default 100. */
-  k0?: number;
-  /** AFW: bins with more than delta points are split. Default 10. */
-  delta?: number;
-  /** AFW: split every nu iterations. Default 50. */
-  nu?: number;
-  /** AFW: start from this partition instead of hashing (tests; e.g. one point per bin). */
-  bins?: HashBins;
-  /** Power-iteration tolerance of the LMO (relative eigen-residual). Default 1e-9. */
-  lmoTolerance?: number;
-  /** Power-iteration cap per LMO call (then the dense Jacobi fallback for K <= 256). Default 500. */
-  lmoMaxIterations?: number;
-  /** Evaluate the full objective and gap every this many iterations, or 'log' (0..10, then x evalFactor). Default 'log'. */
-  evalEvery?: number | 'log';
-  /** Growth factor of the 'log' evaluation schedule (> 1). Default 1.1. */
-  evalFactor?: number;
-  /** Known optimum F*: events get `residual` = F(W) - F*. */
-  optimum?: number;
-  /** Stop at an evaluation where F(W) <= targetObjective. */
-  targetObjective?: number;
-  /** Stop at an evaluation where the FW gap is <= gapThreshold. Default 0 (never). */
-  gapThreshold?: number;
+/** The callbacks and starting points of a multiclass-FW run (kept apart from its plain {@link McfwSettings}). */
+export interface McfwHooks {
   /** Extra metrics at every evaluation (e.g. test accuracy); not timed. */
   evaluate?: (W: Float64Array) => Record<string, number>;
   /** Receives one McfwEvent per evaluation (the trace records). */
@@ -109,11 +64,8 @@ export interface McfwOptions {
   signal?: AbortSignal;
   /** Starting point (F x K feature-major, inside the ball). Default 0. */
   init?: Float64Array;
-  /**
-   * Which iterate to return: `last`, or `best` = the evaluated iterate of lowest objective (the trace is the
-   * same either way). Default `best` for svrf (see the module comment), `last` for the others.
-   */
-  returned?: 'best' | 'last';
+  /** AFW: start from this partition instead of hashing (tests; e.g. one point per bin). */
+  bins?: HashBins;
 }
 
 /** Why a multiclass FW run stopped. */
@@ -150,7 +102,7 @@ export interface McfwResult {
   surrogates?: number;
   /** SVRF: epochs started. */
   epochs?: number;
-  /** Which iterate W is: the `last`, or the `best` evaluated one (see McfwOptions.returned). */
+  /** Which iterate W is: the `last`, or the `best` evaluated one (see McfwSettings.returned). */
   returned: 'best' | 'last';
   /** The iteration W comes from (below `iterations` when the best evaluated iterate is an earlier one). */
   returnedIteration: number;
@@ -176,8 +128,8 @@ export function evaluateFull(problem: MulticlassLogistic, W: Float64Array, lmo: 
 }
 
 /** Trains with one of the four solvers (synchronously); see the module comment. */
-export function trainMulticlassFw(problem: MulticlassLogistic, options: McfwOptions): McfwResult {
-  const run = iterate(problem, options);
+export function trainMulticlassFw(problem: MulticlassLogistic, settings: McfwSettings, hooks: McfwHooks = {}): McfwResult {
+  const run = iterate(problem, settings, hooks);
   for (;;) {
     const r = run.next();
     if (r.done) return r.value;
@@ -188,8 +140,8 @@ export function trainMulticlassFw(problem: MulticlassLogistic, options: McfwOpti
  * As {@link trainMulticlassFw}, but yields to the event loop about every 50 ms (not counted in `seconds`),
  * so that an AbortSignal fired by a signal handler or timer can stop it.
  */
-export async function trainMulticlassFwAsync(problem: MulticlassLogistic, options: McfwOptions): Promise<McfwResult> {
-  const run = iterate(problem, options);
+export async function trainMulticlassFwAsync(problem: MulticlassLogistic, settings: McfwSettings, hooks: McfwHooks = {}): Promise<McfwResult> {
+  const run = iterate(problem, settings, hooks);
   let last = performance.now();
   for (;;) {
     const r = run.next();
@@ -202,15 +154,15 @@ export async function trainMulticlassFwAsync(problem: MulticlassLogistic, option
 }
 
 /** The solver loop; yields after every iteration. */
-function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<void, McfwResult> {
-  const o = resolve(options);
+function* iterate(problem: MulticlassLogistic, settings: McfwSettings, hooks: McfwHooks): Generator<void, McfwResult> {
+  const o = resolve(settings);
   const { n, numFeatures: F, numClasses: K, size } = problem;
   const rng = new Rng(o.seed);
   const lmo = new NuclearLmo(o.tau, F, K, { tol: o.lmoTolerance, maxIterations: o.lmoMaxIterations, seed: o.seed + 7919 });
   const evalLmo = new NuclearLmo(o.tau, F, K, { tol: o.lmoTolerance, maxIterations: o.lmoMaxIterations, seed: o.seed + 104729 });
-  const W = options.init ? Float64Array.from(options.init) : problem.zeros();
+  const W = hooks.init ? Float64Array.from(hooks.init) : problem.zeros();
   problem.checkIterate(W);
-  if (options.init) {
+  if (hooks.init) {
     const nn = nuclearNorm(W, F, K);
     if (!(nn <= o.tau * (1 + 1e-9))) throw new InputError(`init has nuclear norm ${nn} > tau = ${o.tau}`);
   }
@@ -238,7 +190,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
   const evaluateNow = (): void => {
     const ev = evaluateFull(problem, W, evalLmo, Geval, Veval);
     lastEval = { ...ev, iteration: t };
-    metrics = o.evaluate ? o.evaluate(W) : {};
+    metrics = hooks.evaluate ? hooks.evaluate(W) : {};
     if (bestW && !(best && best.objective <= ev.objective)) {
       bestW.set(W);
       best = { ...lastEval, metrics };
@@ -265,7 +217,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
     if (o.optimum !== undefined) e.residual = ev.objective - o.optimum;
     for (const k of Object.keys(e)) if (e[k] === undefined) delete e[k];
     trace.push(e);
-    o.onProgress?.(e);
+    hooks.onProgress?.(e);
     if (o.gapThreshold > 0 && ev.gap <= o.gapThreshold) stopReason ??= 'gap';
     if (o.targetObjective !== undefined && ev.objective <= o.targetObjective) stopReason ??= 'target';
   };
@@ -365,9 +317,9 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
     case 'afw': {
       const t0 = performance.now();
       const c0 = cpuNow();
-      if (o.bins) {
-        check(o.bins.order.length === n, `the given bins cover ${o.bins.order.length} points, the data has ${n}`);
-        bins = o.bins;
+      if (hooks.bins) {
+        check(hooks.bins.order.length === n, `the given bins cover ${hooks.bins.order.length} points, the data has ${n}`);
+        bins = hooks.bins;
       } else {
         const rho = gaussianVector(F, rng);
         bins = HashBins.fromHash(hashRows(problem.X, rho), problem.y, K, o.k0);
@@ -401,7 +353,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
 
   evaluateNow();
   while (stopReason === undefined) {
-    if (o.signal?.aborted) {
+    if (hooks.signal?.aborted) {
       stopReason = 'aborted';
       break;
     }
@@ -422,7 +374,7 @@ function* iterate(problem: MulticlassLogistic, options: McfwOptions): Generator<
     step();
     seconds += (performance.now() - start) / 1000;
     cpuSeconds += cpuNow() - cpuStart;
-    o.onIterate?.(t, W);
+    hooks.onIterate?.(t, W);
     if (due()) evaluateNow();
     yield;
   }
@@ -462,43 +414,29 @@ function cpuNow(): number {
   return (u.user + u.system) / 1e6;
 }
 
-type Resolved = Required<Pick<McfwOptions, 'solver' | 'tau' | 'step' | 'returned' | 'maxIterations' | 'maxPasses' | 'timeBudget' | 'seed' | 'batchScale' | 'k0' | 'delta' | 'nu' | 'gapThreshold' | 'evalFactor'>> &
-  Omit<McfwOptions, 'evalEvery'> & { evalEvery: number | 'log' };
+type Resolved = Required<Pick<McfwSettings, 'solver' | 'tau' | 'step' | 'returned' | 'maxIterations' | 'maxPasses' | 'timeBudget' | 'seed' | 'batchScale' | 'k0' | 'delta' | 'nu' | 'gapThreshold' | 'evalFactor'>> &
+  Omit<McfwSettings, 'evalEvery'> & { evalEvery: number | 'log' };
 
-function resolve(o: McfwOptions): Resolved {
-  check((MCFW_SOLVERS as readonly string[]).includes(o.solver), `solver must be one of ${MCFW_SOLVERS.join(', ')}, got '${o.solver}'`);
-  check(Number.isFinite(o.tau) && o.tau > 0, `tau must be a positive finite number, got ${o.tau}`);
-  const step = o.step ?? 'default';
-  check(step === 'default' || step === 'line-search', `step must be 'default' or 'line-search', got '${step}'`);
-  if (step === 'line-search') check(o.solver === 'fw' || o.solver === 'afw', `line search applies to fw and afw, not ${o.solver}`);
+/** The settings, validated against MCFW_SETTINGS, with their defaults. */
+function resolve(o: McfwSettings): Resolved {
+  validateMcfwSettings(o);
   const unlimited = o.maxPasses === undefined && o.timeBudget === undefined;
-  const maxIterations = o.maxIterations ?? (unlimited ? 500 : Infinity);
-  check(maxIterations === Infinity || (Number.isInteger(maxIterations) && maxIterations >= 0), `maxIterations must be a non-negative integer, got ${maxIterations}`);
-  const maxPasses = o.maxPasses ?? Infinity;
-  check(maxPasses > 0, `maxPasses must be > 0, got ${maxPasses}`);
-  const timeBudget = o.timeBudget ?? Infinity;
-  check(timeBudget > 0, `timeBudget must be > 0 seconds, got ${timeBudget}`);
-  check(o.clock === undefined || o.clock === 'wall' || o.clock === 'cpu', `clock must be 'wall' or 'cpu', got '${o.clock}'`);
-  const seed = o.seed ?? 1;
-  check(Number.isInteger(seed) && seed >= 0, `seed must be a non-negative integer, got ${seed}`);
-  const batchScale = o.batchScale ?? 1;
-  check(Number.isFinite(batchScale) && batchScale > 0, `batchScale must be > 0, got ${batchScale}`);
-  const k0 = o.k0 ?? 100;
-  check(Number.isInteger(k0) && k0 >= 1, `k0 must be a positive integer, got ${k0}`);
-  const delta = o.delta ?? 10;
-  check(Number.isInteger(delta) && delta >= 0, `delta must be a non-negative integer, got ${delta}`);
-  const nu = o.nu ?? 50;
-  check(Number.isInteger(nu) && nu >= 1, `nu must be a positive integer, got ${nu}`);
-  const evalEvery = o.evalEvery ?? 'log';
-  check(evalEvery === 'log' || (Number.isInteger(evalEvery) && evalEvery >= 1), `evalEvery must be 'log' or a positive integer, got ${evalEvery}`);
-  const evalFactor = o.evalFactor ?? 1.1;
-  check(Number.isFinite(evalFactor) && evalFactor > 1, `evalFactor must be > 1, got ${evalFactor}`);
-  const gapThreshold = o.gapThreshold ?? 0;
-  check(gapThreshold >= 0, `gapThreshold must be >= 0, got ${gapThreshold}`);
-  if (o.optimum !== undefined) check(Number.isFinite(o.optimum), `optimum must be finite, got ${o.optimum}`);
-  const returned = o.returned ?? (o.solver === 'svrf' ? 'best' : 'last');
-  check(returned === 'best' || returned === 'last', `returned must be 'best' or 'last', got '${returned}'`);
-  return { ...o, returned, step, maxIterations, maxPasses, timeBudget, seed, batchScale, k0, delta, nu, evalEvery, evalFactor, gapThreshold };
+  return {
+    ...o,
+    step: o.step ?? 'default',
+    returned: o.returned ?? (o.solver === 'svrf' ? 'best' : 'last'),
+    maxIterations: o.maxIterations ?? (unlimited ? 500 : Infinity),
+    maxPasses: o.maxPasses ?? Infinity,
+    timeBudget: o.timeBudget ?? Infinity,
+    seed: o.seed ?? 1,
+    batchScale: o.batchScale ?? 1,
+    k0: o.k0 ?? 100,
+    delta: o.delta ?? 10,
+    nu: o.nu ?? 50,
+    evalEvery: o.evalEvery ?? 'log',
+    evalFactor: o.evalFactor ?? 1.1,
+    gapThreshold: o.gapThreshold ?? 0,
+  };
 }
 
 /**

@@ -1,4 +1,7 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { GapbcfwError } from '../core/errors.js';
 import { packageRoot } from '../core/package-root.js';
 
 /**
@@ -218,9 +221,48 @@ export interface NativeSegmentationBatch {
 
 const require = createRequire(import.meta.url);
 
+/** The addon could not be loaded: the message says which files were looked for, where, and why each failed. */
+export class NativeLoadError extends GapbcfwError {
+  constructor(message: string) {
+    super(message, 'ERR_GAPBCFW_NATIVE_LOAD');
+  }
+}
+
 /**
- * The loaded addon: build/Release first (fresh dev build), then prebuilds/<platform>-<arch>. When the
- * environment variable `GAPBCFW_ADDON` is set (non-empty), that `.node` file is loaded instead: for test
- * builds such as the ASan/UBSan addon of scripts/sanitize.sh.
+ * Loads the addon: `GAPBCFW_ADDON` when set (a test build such as the ASan/UBSan addon of scripts/sanitize.sh), else
+ * build/Release (a fresh build of a clone), else prebuilds/<platform>-<arch> (the package's prebuilt binaries), as
+ * node-gyp-build resolves them. @throws NativeLoadError with the load diagnostic.
  */
-export const native: NativeBinding = process.env.GAPBCFW_ADDON ? require(process.env.GAPBCFW_ADDON) : require('node-gyp-build')(packageRoot);
+function loadAddon(): NativeBinding {
+  const override = process.env.GAPBCFW_ADDON;
+  try {
+    return override ? (require(override) as NativeBinding) : (require('node-gyp-build') as (dir: string) => NativeBinding)(packageRoot);
+  } catch (e) {
+    throw new NativeLoadError(loadDiagnostic(override, e));
+  }
+}
+
+/** What was looked for, where, what is there, why it failed, and how to get a working binary. */
+function loadDiagnostic(override: string | undefined, e: unknown): string {
+  const platform = `${process.platform}-${process.arch}`;
+  const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+  const lines = [`gapbcfw could not load its native addon (Node-API 8) on ${platform}, Node ${process.versions.node}: ${reason}`];
+  if (override) {
+    lines.push(`  GAPBCFW_ADDON=${override} (${existsSync(override) ? 'the file exists but did not load' : 'no such file'}); unset it to load the package's own binary`);
+  } else {
+    const built = join(packageRoot, 'build', 'Release', 'gapbcfw.node');
+    const prebuildDir = join(packageRoot, 'prebuilds');
+    const shipped = existsSync(prebuildDir) ? readdirSync(prebuildDir) : [];
+    lines.push(`  looked for: ${built} (${existsSync(built) ? 'present' : 'absent'})`);
+    lines.push(`  and: ${join(prebuildDir, platform)}/ (${shipped.includes(platform) ? `present: ${readdirSync(join(prebuildDir, platform)).join(', ')}` : 'absent'}; prebuilds shipped: ${shipped.join(', ') || 'none'})`);
+    lines.push(
+      shipped.includes(platform)
+        ? '  the prebuild for this platform failed to load: check the C++ runtime (libstdc++) and glibc versions it needs'
+        : '  no prebuild for this platform: build one from a clone with `npm ci` (a C++17 compiler and CMake; the headers come from npm, offline)',
+    );
+  }
+  return lines.join('\n');
+}
+
+/** The loaded addon (see {@link loadAddon}). */
+export const native: NativeBinding = loadAddon();

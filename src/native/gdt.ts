@@ -24,6 +24,7 @@
  */
 import { InputError } from '../core/errors.js';
 import { native } from './addon.js';
+import { check, describe, finiteNumber, nonNegativeNumber, sharesMemory } from './is.js';
 
 /** Which implementation computes the transform: the C++ addon (default) or plain TypeScript. */
 export type GdtImpl = 'native' | 'ts';
@@ -239,36 +240,15 @@ export function unflattenArgmax(argmax: Int32Array, width: number): { y: Int32Ar
 // Validation
 // ---------------------------------------------------------------------------------------------
 
-function check(cond: unknown, message: string): asserts cond {
-  if (!cond) throw new InputError(message);
-}
-
-function describe(x: unknown): string {
-  if (x === null) return 'null';
-  if (ArrayBuffer.isView(x)) return x.constructor.name;
-  if (Array.isArray(x)) return 'Array';
-  return typeof x;
-}
-
 function checkImpl(fn: string, impl: unknown): GdtImpl {
   if (impl === undefined) return 'native';
   check(impl === 'native' || impl === 'ts', `${fn}: opts.impl must be 'native' or 'ts', got ${String(impl)}`);
   return impl;
 }
 
-function checkNonNegative(fn: string, name: string, x: unknown): number {
-  check(typeof x === 'number' && Number.isFinite(x) && x >= 0, `${fn}: ${name} must be a finite number >= 0, got ${String(x)}`);
-  return x;
-}
-
-function checkFiniteNumber(fn: string, name: string, x: unknown): number {
-  check(typeof x === 'number' && Number.isFinite(x), `${fn}: ${name} must be a finite number, got ${String(x)}`);
-  return x;
-}
-
 function checkCoefficients1d(fn: string, coef: Gdt1dCoefficients): Gdt1dCoefficients {
   check(typeof coef === 'object' && coef !== null, `${fn}: coefficients must be an object {a, b}`);
-  return { a: checkNonNegative(fn, 'a', coef.a), b: checkFiniteNumber(fn, 'b', coef.b) };
+  return { a: nonNegativeNumber(fn, 'a', coef.a), b: finiteNumber(fn, 'b', coef.b) };
 }
 
 /** Returns f as a Float64Array (no copy when it already is one) after checking every entry. */
@@ -295,11 +275,6 @@ function checkScores(fn: string, f: ArrayLike<number>): Float64Array {
     }
   }
   return f64;
-}
-
-function sharesMemory(x: ArrayBufferView, y: ArrayBufferView): boolean {
-  if (x.buffer !== y.buffer || x.byteLength === 0 || y.byteLength === 0) return false;
-  return x.byteOffset < y.byteOffset + y.byteLength && y.byteOffset < x.byteOffset + x.byteLength;
 }
 
 function prepareOutputs(
@@ -345,10 +320,10 @@ function prepare2d(fn: string, f: ArrayLike<number>, shape: GridShape, coef: Gdt
   check(Number.isInteger(width) && width >= 0, `${fn}: shape.width must be a non-negative integer, got ${String(width)}`);
   check(height * width <= MAX_CELLS, `${fn}: height*width = ${height * width} exceeds 2^31-1`);
   check(typeof coef === 'object' && coef !== null, `${fn}: coefficients must be an object {ay, by, ax, bx}`);
-  const ay = checkNonNegative(fn, 'ay', coef.ay);
-  const by = checkFiniteNumber(fn, 'by', coef.by);
-  const ax = checkNonNegative(fn, 'ax', coef.ax);
-  const bx = checkFiniteNumber(fn, 'bx', coef.bx);
+  const ay = nonNegativeNumber(fn, 'ay', coef.ay);
+  const by = finiteNumber(fn, 'by', coef.by);
+  const ax = nonNegativeNumber(fn, 'ax', coef.ax);
+  const bx = finiteNumber(fn, 'bx', coef.bx);
   const f64 = checkScores(fn, f);
   check(f64.length === height * width, `${fn}: f has length ${f64.length}, expected height*width = ${height * width}`);
   const { values, argmax } = prepareOutputs(fn, f64, f64.length, opts, false);

@@ -8,8 +8,9 @@
  *
  * @module
  */
-import { check, InputError } from '../core/errors.js';
+import { check } from '../core/errors.js';
 import { native } from './addon.js';
+import { callNative } from './is.js';
 
 /** Features per HOG cell. */
 export const HOG_DIM = 31;
@@ -57,11 +58,7 @@ export function hog(image: { width: number; height: number; channels: number; da
   const data = image.data instanceof Float64Array ? image.data : Float64Array.from(image.data);
   const { rows, cols } = hogShape(height, width, sbin);
   const out = new Float32Array(rows * cols * HOG_DIM);
-  try {
-    hogNative.hog(data, height, width, channels, sbin, out);
-  } catch (e) {
-    throw new InputError((e as Error).message);
-  }
+  callNative(() => hogNative.hog(data, height, width, channels, sbin, out));
   return { rows, cols, dim: HOG_DIM, data: out, sbin };
 }
 

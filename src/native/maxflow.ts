@@ -46,6 +46,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { FormatError, GapbcfwError, InputError } from '../core/errors.js';
 import { native } from './addon.js';
+import { abortSignal, callNative, describe, fromNative } from './is.js';
 
 /** Capacity type of the native solver. */
 export type CapacityType = 'int32' | 'int64' | 'float64';
@@ -166,51 +167,20 @@ export interface MaxflowBinding {
 
 const binding: MaxflowBinding = native;
 
-/** Runs a native call; its TypeError/RangeError (bad arguments) becomes an InputError. */
-function call<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    throw convertError(e);
-  }
-}
-
-function convertError(e: unknown): unknown {
-  if (e instanceof TypeError || e instanceof RangeError) return new InputError(e.message);
-  if (e instanceof Error && !(e instanceof GapbcfwError) && (e as { code?: unknown }).code !== 'ABORT_ERR') {
-    return new GapbcfwError(e.message);
-  }
-  return e;
-}
-
-/** `signal` of an async call, checked: undefined or an AbortSignal that has not fired. */
-function checkSignal(fn: string, signal: unknown): AbortSignal | undefined {
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InputError(`${fn}: opts.signal must be an AbortSignal`);
-  signal?.throwIfAborted();
-  return signal;
-}
-
 /** Waits for a native threaded job; an abort of `signal` cancels it and rejects with the signal's reason. */
 async function awaitJob(start: () => { promise: Promise<void>; cancel(): void }, signal: AbortSignal | undefined): Promise<void> {
-  const job = call(start);
+  const job = callNative(start);
   const onAbort = () => job.cancel();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     await job.promise;
   } catch (e) {
     signal?.throwIfAborted();
-    throw convertError(e);
+    throw fromNative(e);
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
   signal?.throwIfAborted();
-}
-
-function describe(x: unknown): string {
-  if (x === null) return 'null';
-  if (ArrayBuffer.isView(x)) return x.constructor.name;
-  if (Array.isArray(x)) return 'Array';
-  return typeof x;
 }
 
 /** Checks that a spec is an object (the native side checks its fields and values). */
@@ -266,28 +236,28 @@ export class MaxflowGraph {
       return;
     }
     const s = checkSpec('MaxflowGraph', spec);
-    this.#g = call(() => new binding.MaxflowGraph(s));
+    this.#g = callNative(() => new binding.MaxflowGraph(s));
   }
 
   /** Number of nodes. */
   get numNodes(): number {
-    return call(() => this.#g.numNodes);
+    return callNative(() => this.#g.numNodes);
   }
   /** Number of edges. */
   get numEdges(): number {
-    return call(() => this.#g.numEdges);
+    return callNative(() => this.#g.numEdges);
   }
   /** Capacity type of the solver. */
   get capType(): CapacityType {
-    return call(() => this.#g.capType);
+    return callNative(() => this.#g.capType);
   }
   /** The value returned by the last {@link MaxflowGraph.solve} (0 before any). */
   get flow(): number {
-    return call(() => this.#g.flow);
+    return callNative(() => this.#g.flow);
   }
   /** True when {@link MaxflowGraph.solve} ran after the last capacity change. */
   get solved(): boolean {
-    return call(() => this.#g.solved);
+    return callNative(() => this.#g.solved);
   }
 
   /**
@@ -296,7 +266,7 @@ export class MaxflowGraph {
    * fresh solve).
    */
   solve(): number {
-    return call(() => this.#g.solve());
+    return callNative(() => this.#g.solve());
   }
 
   /**
@@ -309,7 +279,7 @@ export class MaxflowGraph {
   segments(out?: Uint8Array): Uint8Array {
     const seg = outputSegments('MaxflowGraph.segments', this.numNodes, out);
     if (!this.solved) throw new InputError('MaxflowGraph.segments: the capacities changed since the last solve(); call solve() first');
-    call(() => this.#g.segments(seg));
+    callNative(() => this.#g.segments(seg));
     return seg;
   }
 
@@ -321,13 +291,13 @@ export class MaxflowGraph {
    * @returns this graph, for chaining.
    */
   setTerminalCaps(nodes: Int32Array | null, src: CapacityArray, sink: CapacityArray): this {
-    call(() => this.#g.setTerminalCaps(nodes, src, sink));
+    callNative(() => this.#g.setTerminalCaps(nodes, src, sink));
     return this;
   }
 
   /** Like {@link MaxflowGraph.setTerminalCaps} but adds to the current capacities. */
   addTerminalCaps(nodes: Int32Array | null, src: CapacityArray, sink: CapacityArray): this {
-    call(() => this.#g.addTerminalCaps(nodes, src, sink));
+    callNative(() => this.#g.addTerminalCaps(nodes, src, sink));
     return this;
   }
 
@@ -338,7 +308,7 @@ export class MaxflowGraph {
    * @returns this graph, for chaining.
    */
   setEdgeCaps(edges: Int32Array | null, capFwd: CapacityArray, capRev: CapacityArray): this {
-    call(() => this.#g.setEdgeCaps(edges, capFwd, capRev));
+    callNative(() => this.#g.setEdgeCaps(edges, capFwd, capRev));
     return this;
   }
 
@@ -351,7 +321,7 @@ export class MaxflowGraph {
     const n = this.numNodes;
     const m = this.numEdges;
     const r = { source: new Float64Array(n), sink: new Float64Array(n), fwd: new Float64Array(m), rev: new Float64Array(m) };
-    call(() => this.#g.residuals(r));
+    callNative(() => this.#g.residuals(r));
     return r;
   }
 
@@ -361,7 +331,7 @@ export class MaxflowGraph {
    * adds to them.
    */
   counters(): MaxflowCounters {
-    return call(() => this.#g.counters());
+    return callNative(() => this.#g.counters());
   }
 
   /**
@@ -369,7 +339,7 @@ export class MaxflowGraph {
    * largest capacity ever given); 0 for integer types.
    */
   get tolerance(): number {
-    return call(() => this.#g.tolerance());
+    return callNative(() => this.#g.tolerance());
   }
 
   /**
@@ -378,13 +348,13 @@ export class MaxflowGraph {
    */
   setTolerance(tolerance: number): this {
     if (typeof tolerance !== 'number') throw new InputError(`MaxflowGraph.setTolerance: tolerance must be a number, got ${describe(tolerance)}`);
-    call(() => this.#g.setTolerance(tolerance));
+    callNative(() => this.#g.setTolerance(tolerance));
     return this;
   }
 
   /** A deep copy (capacities, flow and search trees). */
   clone(): MaxflowGraph {
-    return wrapNative(call(() => this.#g.clone()));
+    return wrapNative(callNative(() => this.#g.clone()));
   }
 
   /**
@@ -433,7 +403,7 @@ function wrapNative(h: NativeGraph): MaxflowGraph {
 export function maxflow(spec: MaxflowGraphSpec, opts: { segments?: Uint8Array } = {}): MaxflowResult {
   const s = checkSpec('maxflow', spec);
   const segments = outputSegments('maxflow', nodeCount(s), opts.segments);
-  const flow = call(() => binding.maxflowSolve({ numNodes: s.numNodes, edgeFrom: s.edgeFrom, edgeTo: s.edgeTo, capFwd: s.capFwd, capRev: s.capRev, sourceCap: s.sourceCap, sinkCap: s.sinkCap, capType: s.capType, segments }));
+  const flow = callNative(() => binding.maxflowSolve({ numNodes: s.numNodes, edgeFrom: s.edgeFrom, edgeTo: s.edgeTo, capFwd: s.capFwd, capRev: s.capRev, sourceCap: s.sourceCap, sinkCap: s.sinkCap, capType: s.capType, segments }));
   return { flow, segments };
 }
 
@@ -489,7 +459,7 @@ export class MaxflowBatch {
 
   /** Solves the graphs (or `items`) with their current capacities, blocking; returns {@link MaxflowBatch.flows}. */
   solveSync(opts: MaxflowBatchSolveOptions = {}): Float64Array {
-    call(() => this.#b.solveSync(opts));
+    callNative(() => this.#b.solveSync(opts));
     return this.flows;
   }
 
@@ -499,13 +469,13 @@ export class MaxflowBatch {
    */
   async solve(opts: MaxflowBatchSolveOptions & { signal?: AbortSignal } = {}): Promise<Float64Array> {
     const { signal, ...rest } = opts;
-    await awaitJob(() => this.#b.solve(rest), checkSignal('MaxflowBatch.solve', signal));
+    await awaitJob(() => this.#b.solve(rest), abortSignal('MaxflowBatch.solve', signal));
     return this.flows;
   }
 
   /** Frees the native graphs now (a later solve throws). */
   dispose(): void {
-    call(() => this.#b.dispose());
+    callNative(() => this.#b.dispose());
   }
 }
 
@@ -526,7 +496,7 @@ function newBatch(fn: string, specs: readonly MaxflowGraphSpec[], wantSegments: 
     return wantSegments ? { ...s, segments: seg } : { ...s, segments: null };
   });
   const flows = new Float64Array(graphs.length);
-  return { native: call(() => new binding.MaxflowBatch({ graphs, flows, retain, name: fn })), flows, segments };
+  return { native: callNative(() => new binding.MaxflowBatch({ graphs, flows, retain, name: fn })), flows, segments };
 }
 
 /** Options of {@link maxflowBatch}. */
@@ -567,7 +537,7 @@ function batchResults(b: BatchParts): MaxflowResult[] {
  */
 export async function maxflowBatch(specs: readonly MaxflowGraphSpec[], opts: MaxflowBatchOptions = {}): Promise<MaxflowResult[]> {
   const fn = 'maxflowBatch';
-  const signal = checkSignal(fn, opts.signal);
+  const signal = abortSignal(fn, opts.signal);
   const b = newBatch(fn, specs, opts.segments ?? true, false);
   const threads = batchThreads(fn, opts, specs.length);
   await awaitJob(() => b.native.solve({ threads }), signal);
@@ -582,7 +552,7 @@ export function maxflowBatchSync(specs: readonly MaxflowGraphSpec[], opts: Omit<
   const fn = 'maxflowBatchSync';
   const b = newBatch(fn, specs, opts.segments ?? true, false);
   const threads = batchThreads(fn, opts, specs.length);
-  call(() => b.native.solveSync({ threads }));
+  callNative(() => b.native.solveSync({ threads }));
   return batchResults(b);
 }
 
@@ -652,7 +622,7 @@ export function parseDimacsMaxflow(data: string | Uint8Array, opts: DimacsReadOp
       const reason = e.message.replace(/^dimacs line \d+: /, '');
       throw opts.file === undefined ? new FormatError(`DIMACS line ${line}: ${reason}`, undefined, line) : new FormatError(reason, opts.file, line);
     }
-    throw convertError(e);
+    throw fromNative(e);
   }
   return {
     graph: wrapNative(r.graph),
@@ -693,5 +663,5 @@ export function writeDimacsMaxflow(graph: MaxflowGraph, opts: DimacsWriteOptions
   const { constant = 0, source, sink } = opts;
   if ((source === undefined) !== (sink === undefined)) throw new InputError('writeDimacsMaxflow: give both source and sink, or neither');
   if (!(graph instanceof MaxflowGraph)) throw new InputError(`writeDimacsMaxflow: graph must be a MaxflowGraph, got ${describe(graph)}`);
-  return call(() => handleOf(graph).toDimacs(constant, source ?? -1, sink ?? -1));
+  return callNative(() => handleOf(graph).toDimacs(constant, source ?? -1, sink ?? -1));
 }

@@ -9,9 +9,10 @@
  * ```
  * @module
  */
-import { GapbcfwError, InputError } from '../core/errors.js';
 import { native } from './addon.js';
+import { callNative, typedArray } from './is.js';
 
+/** Options of {@link slic} (Achanta et al., SLIC superpixels, TPAMI 2012). */
 export interface SlicOptions {
   /** Interleaved channels per pixel: 1 (grey), 3 (RGB) or 4 (RGBA, alpha ignored). Default 3. */
   channels?: 1 | 3 | 4;
@@ -23,6 +24,7 @@ export interface SlicOptions {
   iterations?: number;
 }
 
+/** Superpixels of an image. */
 export interface SlicResult {
   /** Superpixel id per pixel, row-major, in 0..count-1. */
   labels: Int32Array;
@@ -43,21 +45,15 @@ export interface SlicBinding {
  * Segments an image into superpixels.
  *
  * @param pixels - H*W*channels bytes, row-major, interleaved.
- * @throws {@link InputError} on bad sizes or options.
+ * @throws InputError on bad sizes or options.
  */
 export function slic(pixels: Uint8Array, height: number, width: number, options: SlicOptions = {}): SlicResult {
   const channels = options.channels ?? 3;
   const K = options.numSuperpixels ?? 200;
   const m = options.compactness ?? 10;
   const iterations = options.iterations ?? 10;
-  if (!(pixels instanceof Uint8Array)) throw new InputError('slic: pixels must be a Uint8Array');
+  typedArray('slic', 'pixels', pixels, Uint8Array);
   const labels = new Int32Array(Number.isInteger(height) && Number.isInteger(width) && height > 0 && width > 0 ? height * width : 0);
-  try {
-    const count = native.slic(pixels, height, width, channels, K, m, iterations, labels);
-    return { labels, count };
-  } catch (e) {
-    if (e instanceof TypeError || e instanceof RangeError) throw new InputError(e.message);
-    if (e instanceof Error && !(e instanceof GapbcfwError)) throw new GapbcfwError(e.message);
-    throw e;
-  }
+  const count = callNative(() => native.slic(pixels, height, width, channels, K, m, iterations, labels));
+  return { labels, count };
 }

@@ -1,8 +1,9 @@
 import { check } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
-import { BcfwSolver, type BcfwOptions } from '../solvers/bcfw.js';
+import { BcfwSolver, type BcfwHooks } from '../solvers/bcfw.js';
 import type { SolverCheckpoint } from '../solvers/common.js';
-import { runSteps, runStepsAsync, type PathSolverOptions } from './regpath.js';
+import { validateSettings } from '../solvers/settings.js';
+import { runSteps, runStepsAsync, type PathSolverSettings } from './regpath.js';
 
 /** Settings of {@link gridSearch}. */
 export interface GridOptions {
@@ -13,7 +14,7 @@ export interface GridOptions {
   /** How each solve starts: from the previous lambda's solution ('keep-primal', 'keep-dual') or cold ('none'). Default 'keep-primal'. */
   warmStart?: 'keep-primal' | 'keep-dual' | 'none';
   /** BCFW settings. Default: BCPFW with gap sampling and caching. */
-  solver?: PathSolverOptions;
+  solver?: PathSolverSettings;
   /** Passes allowed per lambda. Default 1000. */
   maxPasses?: number;
   /** Wall-clock budget for the whole grid, seconds. Default Infinity. */
@@ -63,7 +64,8 @@ function* gridSteps(problem: Problem, options: GridOptions): Generator<void, Gri
   const epsilon = options.epsilon ?? 0.1;
   const mode = options.warmStart ?? 'keep-primal';
   check(['keep-primal', 'keep-dual', 'none'].includes(mode), `unknown warm start '${mode}'`);
-  const solverOptions: PathSolverOptions = options.solver ?? { step: 'pairwise', sampling: 'gap', cache: true };
+  const solverSettings: PathSolverSettings = options.solver ?? { step: 'pairwise', sampling: 'gap', cache: true };
+  validateSettings({ ...solverSettings, solver: 'bcfw' });
   const timeBudget = options.timeBudget ?? Infinity;
   const t0 = performance.now();
   const seconds = () => (performance.now() - t0) / 1000;
@@ -73,9 +75,8 @@ function* gridSteps(problem: Problem, options: GridOptions): Generator<void, Gri
   for (const lambda of lambdas) {
     const left = timeBudget - seconds();
     if (left <= 0 || options.signal?.aborted) break;
-    const o: BcfwOptions = { ...solverOptions, lambda, gapThreshold: epsilon, maxPasses: options.maxPasses ?? solverOptions.maxPasses ?? 1000, timeBudget: left, signal: options.signal };
-    if (from && mode !== 'none') o.warmStart = { from, mode };
-    const solver = new BcfwSolver(problem, o);
+    const hooks: BcfwHooks = { signal: options.signal, ...(from && mode !== 'none' ? { warmStart: { from, mode } } : {}) };
+    const solver = new BcfwSolver(problem, { ...solverSettings, lambda, gapThreshold: epsilon, maxPasses: options.maxPasses ?? solverSettings.maxPasses ?? 1000, timeBudget: left }, hooks);
     while (solver.runPass()) yield;
     const r = solver.result();
     oracleCalls += r.oracleCalls;

@@ -2,11 +2,12 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { check, InputError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import { dot, dotSparse } from '../core/vector.js';
-import { BcfwSolver, type BcfwOptions } from '../solvers/bcfw.js';
+import { BcfwSolver } from '../solvers/bcfw.js';
+import { validateSettings, type TrainSettings } from '../solvers/settings.js';
 import { certificate, fullOraclePass } from '../solvers/common.js';
 
-/** Solver settings used at every lambda (lambda, gapThreshold, warm start and start are set by the driver). */
-export type PathSolverOptions = Omit<BcfwOptions, 'lambda' | 'gapThreshold' | 'warmStart' | 'start' | 'certify' | 'timeBudget' | 'onProgress'>;
+/** BCFW settings used at every lambda (lambda, gapThreshold, certify and the time budget are set by the driver). */
+export type PathSolverSettings = Omit<TrainSettings, 'solver' | 'lambda' | 'gapThreshold' | 'certify' | 'timeBudget'>;
 
 /** Settings of {@link regularizationPath} (2016 paper, Alg. 6-7 and App. K). */
 export interface PathOptions {
@@ -22,7 +23,7 @@ export interface PathOptions {
   /** Stop the path below this lambda. Default 1e-5. */
   minLambda?: number;
   /** BCFW settings at every lambda (maxPasses per lambda defaults to 10000). Default: BCPFW with gap sampling and caching, the paper's choice. */
-  solver?: PathSolverOptions;
+  solver?: PathSolverSettings;
   /** Wall-clock budget for the whole path, seconds. Default Infinity. */
   timeBudget?: number;
   /** Compute the exact gap at every breakpoint for the record (not counted in time or passes). Default: heuristic. */
@@ -121,7 +122,7 @@ function* pathSteps(problem: Problem, options: PathOptions): Generator<void, Reg
   check(kappa > 0 && kappa < 1, `kappa must be in (0, 1), got ${kappa}`);
   check(minLambda > 0, `minLambda must be > 0, got ${minLambda}`);
   check(timeBudget > 0, `timeBudget must be > 0, got ${timeBudget}`);
-  const solverOptions: PathSolverOptions = options.solver ?? { step: 'pairwise', sampling: 'gap', cache: true };
+  const solverSettings: PathSolverSettings = options.solver ?? { step: 'pairwise', sampling: 'gap', cache: true };
   const { n, dim: d } = problem;
   const t0 = performance.now();
   let excluded = 0; // milliseconds spent measuring true gaps
@@ -151,7 +152,8 @@ function* pathSteps(problem: Problem, options: PathOptions): Generator<void, Reg
   const lambdaInf = boundTotal / (kappa * epsilon);
   // g_i <= theta_i/(lambda n) + lambda <w_i, w> with w_i = psi_i(y~_i)/(lambda n), w = psi~/lambda.
   const bounds = Float64Array.from(theta, (t, i) => (t + psiDot[i]!) / (lambdaInf * n));
-  let solver = new BcfwSolver(problem, { ...solverOptions, lambda: lambdaInf, start: { labels: ytilde, gapEstimates: bounds } });
+  validateSettings({ ...solverSettings, solver: 'bcfw' });
+  let solver = new BcfwSolver(problem, { ...solverSettings, lambda: lambdaInf }, { start: { labels: ytilde, gapEstimates: bounds } });
   const wInf = Float64Array.from(solver.state.w);
   let lambda = lambdaInf;
   let gap = boundTotal / lambdaInf;
@@ -183,16 +185,13 @@ function* pathSteps(problem: Problem, options: PathOptions): Generator<void, Reg
       break;
     }
     const from = solver.checkpoint();
-    solver = new BcfwSolver(problem, {
-      maxPasses: 10000,
-      ...solverOptions,
-      lambda: next,
-      gapThreshold: kappa * epsilon,
-      warmStart: { from, mode: 'keep-primal' },
-      timeBudget: left,
-      signal: options.signal,
-      ...(heuristic ? { certify: false, gapCheck: Number.MAX_SAFE_INTEGER, heuristicExit: 1 } : {}),
-    });
+    // The heuristic path never runs an exact pass: its gap checks are spaced beyond any run.
+    const heuristicSettings: TrainSettings = heuristic ? { certify: false, gapCheck: 1e9, heuristicExit: 1 } : {};
+    solver = new BcfwSolver(
+      problem,
+      { maxPasses: 10000, ...solverSettings, lambda: next, gapThreshold: kappa * epsilon, timeBudget: left, ...heuristicSettings },
+      { warmStart: { from, mode: 'keep-primal' }, signal: options.signal },
+    );
     while (solver.runPass()) yield;
     const r = solver.result();
     oracleCalls += r.oracleCalls;

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { InputError } from '../core/errors.js';
+import { importPeer, requirePeer } from '../io/peers.js';
 import type { TraceEvent, TraceRun, TraceSeries } from './traces.js';
 
 /**
@@ -330,7 +330,7 @@ function checkOneDataSet(runs: readonly TraceRun[]): void {
 
 /** Compiles a Vega-Lite spec and renders it to an SVG string (headless: vega's View with renderer 'none'). */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  const [vega, vegaLite] = await Promise.all([import('vega'), import('vega-lite')]);
+  const [vega, vegaLite] = await Promise.all([importPeer<typeof import('vega')>('vega', 'drawing figures'), importPeer<typeof import('vega-lite')>('vega-lite', 'drawing figures')]);
   const compiled = vegaLite.compile(spec).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
   try {
@@ -354,7 +354,7 @@ let resvgModule: ResvgModule | undefined;
 
 /** Renders an SVG string to a PNG with @resvg/resvg-js, using the system fonts (plus `fontFiles`). */
 export function renderPng(svg: string, options: PngOptions = {}): Buffer {
-  resvgModule ??= createRequire(import.meta.url)('@resvg/resvg-js') as ResvgModule;
+  resvgModule ??= requirePeer<ResvgModule>('@resvg/resvg-js', 'rendering figures to PNG');
   const { width, scale = 2 } = options;
   if (width !== undefined && !(Number.isInteger(width) && width >= 1 && width <= 20000)) throw new InputError(`PNG width must be an integer in 1..20000, got ${width}`);
   if (!(Number.isFinite(scale) && scale > 0 && scale <= 20)) throw new InputError(`PNG scale must be in (0, 20], got ${scale}`);

@@ -6,6 +6,7 @@
  */
 import { LSP_STICKS } from '../models/pose-eval.js';
 import { renderPng } from './figures.js';
+import { importPeer } from '../io/peers.js';
 
 /** Colours of the horse overlay (RGB). */
 export const HORSE_OVERLAY_COLOURS = {
@@ -38,7 +39,7 @@ export async function horseOverlayPng(rgb: Uint8Array, height: number, width: nu
     else if (fg) out.set([Math.round(0.5 * rgb[3 * p]! + 127), Math.round(0.5 * rgb[3 * p + 1]!), Math.round(0.5 * rgb[3 * p + 2]!)], 3 * p);
     else out.set([rgb[3 * p]!, rgb[3 * p + 1]!, rgb[3 * p + 2]!], 3 * p);
   }
-  const { default: sharp } = await import('sharp');
+  const { default: sharp } = await importPeer<typeof import('sharp')>('sharp', 'drawing overlays');
   return sharp(out, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
 }
 
@@ -63,7 +64,7 @@ export async function poseSkeletonPng(image: { width: number; height: number; ch
   const { width: W, height: H, channels: C } = image;
   const rgb = Buffer.alloc(W * H * 3);
   for (let p = 0; p < W * H; p++) for (let c = 0; c < 3; c++) rgb[3 * p + c] = image.data[C * p + Math.min(c, C - 1)]!;
-  const { default: sharp } = await import('sharp');
+  const { default: sharp } = await importPeer<typeof import('sharp')>('sharp', 'drawing overlays');
   const photo = (await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer()).toString('base64');
   const s = Math.max(1, Math.ceil(POSE_MIN_HEIGHT / H));
   const at = (p: SkeletonJoints, j: number): [number, number] => {

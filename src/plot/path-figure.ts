@@ -15,7 +15,9 @@ export interface LambdaRow {
   testError?: number;
 }
 
+/** What a figure over lambda can draw (the y axis of `gapbcfw plot FILE... --x lambda`). */
 export const LAMBDA_METRICS = ['testError', 'seconds', 'effectivePasses', 'gap', 'trueGap'] as const;
+/** One of {@link LAMBDA_METRICS}. */
 export type LambdaMetric = (typeof LAMBDA_METRICS)[number];
 const TITLES: Record<LambdaMetric, string> = {
   testError: 'test error',

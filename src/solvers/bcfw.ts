@@ -1,4 +1,4 @@
-import { check } from '../core/errors.js';
+import { check, OptionError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import { Rng } from '../core/rng.js';
 import { dot, dotSparse, normSqSparse, type SparseVector } from '../core/vector.js';
@@ -6,6 +6,7 @@ import { BlockAtoms } from '../cache/atoms.js';
 import { SumTree } from '../sampling/sumtree.js';
 import { threads } from '../native/threads.js';
 import { DenseBlocks, SparseBlocks, type BlockStorage } from './blocks.js';
+import type { CacheSettings, Sampling, StepType, TrainSettings } from './settings.js';
 import { ClippedIterate, clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import {
   blockGaps,
@@ -17,72 +18,16 @@ import {
   resolveCommon,
   runSteps,
   type PassStep,
-  type CommonSolverOptions,
+  type SolverHooks,
   type SolverCheckpoint,
   type SolverResult,
 } from './common.js';
 
-/** Block order: uniform with replacement, a fresh permutation per pass, or proportional to gap estimates. */
-export type Sampling = 'uniform' | 'perm' | 'gap';
-/** Which moves a block step may take: FW only (BCFW), pairwise only (BCPFW), FW or away (BCAFW), or the best of all three. */
-export type StepType = 'fw' | 'pairwise' | 'away' | 'hybrid';
-
-/** Gap-based caching (2016 paper, Alg. 5). */
-export interface CacheOptions {
-  /** F of the local criterion: hit iff the cached corner's block gap >= F * g_i. Default 0.25. */
-  factor?: number;
-  /** nu of the global criterion: hit iff the cached corner's block gap >= nu * G / n. Default 0.01. */
-  nu?: number;
-  /** Labels kept per block (active atoms are never evicted with away/pairwise steps). Default 50. */
-  maxSize?: number;
-  /** G before the first exact pass (1 is valid for losses <= 1; Infinity disables the global part). Default 1. */
-  initialGap?: number;
-}
-
-export interface BcfwOptions extends CommonSolverOptions {
-  /** Default 'uniform'. 'gap' draws block i with probability proportional to its gap estimate^gapDegree (Alg. 2). */
-  sampling?: Sampling;
-  /** Exponent p of gap sampling. Default 1. */
-  gapDegree?: number;
-  /** Default 'fw'. Anything else keeps explicit dual variables per block. */
-  step?: StepType;
-  /** Caching of oracle answers; `true` for the defaults. Default off. */
-  cache?: boolean | CacheOptions;
-  /**
-   * Blocks per step (tau; mini-batches as in Wang et al. 2016, AP-BCFW): a step samples tau distinct blocks,
-   * serves the cache hits, decodes the misses together at the current w on native threads
-   * (Problem.batch.decodeSubset), then applies the tau updates one after another in sampled order, each with
-   * line search at the iterate it is applied to (a corner found at a slightly older w is still a feasible
-   * direction, and the dual never decreases). 1 is the sequential algorithm. At most n. Default:
-   * {@link defaultBatch} of the threads, n and whether mini-batches pay off on the problem (a batched oracle,
-   * and Problem.miniBatches or a decoder that works in the background; a resumed run: the checkpoint's).
-   * Results depend on tau, not on threads.
-   */
-  batch?: number;
-  /**
-   * Overlapped mini-batches (tau > 1): the next mini-batch of the pass is sampled and decoded at the current w
-   * while this one's updates are applied, on a native thread of its own where the model's batched decoder
-   * allows it (BatchDecoder.decodeInBackground: dense chains, pose), so the oracle calls and the updates run at
-   * the same time; every corner is then one mini-batch older (still feasible, and the line search keeps the
-   * dual monotone). Results depend on it, not on threads: on one thread the decode just runs first. Default:
-   * on with tau > 1 when the decoder works in the background and the oracle is cheap (not Problem.miniBatches:
-   * OCR's dense chains); a resumed run: the checkpoint's.
-   */
-  overlap?: boolean;
-  /** Optimal step size (Alg. 4, line 6 with line search); otherwise gamma = 2n/(k + 2n) (FW steps only). Default true. */
-  lineSearch?: boolean;
-  /**
-   * Weighted averaging rho = 2/(k+2) of (w, l) (BCFW-wavg, 2013 Sec. 4); gaps are certified at the average.
-   * Default true for plain BCFW (fw steps, no cache, not gap sampling), false otherwise; gap sampling needs
-   * the block gaps of the current iterate and refuses it.
-   */
-  averaging?: boolean;
-  /**
-   * Leave a block of passes early when the sum of gap estimates drops below this multiple of gapThreshold,
-   * then confirm with an exact pass ([G] quit_passes_heuristic_gap, 0.8). `false` disables it. Default 0.8
-   * without averaging; off with averaging (the estimates belong to the current, not the averaged, iterate).
-   */
-  heuristicExit?: number | false;
+/**
+ * The hooks and starting points of a BCFW run (besides {@link SolverHooks}): a warm start from another run's
+ * checkpoint, a start at given corners (the regularization path), and a per-step observer.
+ */
+export interface BcfwHooks extends SolverHooks {
   /**
    * Start from the dual point of another run (a checkpoint of BCFW on the same problem, usually at another
    * lambda): 'keep-primal' keeps every w_i and rescales the weights of the non-ground-truth labels by
@@ -92,29 +37,10 @@ export interface BcfwOptions extends CommonSolverOptions {
    */
   warmStart?: WarmStart;
   /**
-   * Confirm a heuristic exit, and certify the result, with an exact pass (default true, [G]
-   * true_gap_when_converged). With false the run stops as soon as the estimated gap is below the
-   * threshold and reports that estimate with gapIsExact false (the heuristic regularization path).
-   */
-  certify?: boolean;
-  /**
    * Start from the dual point alpha_i = delta(labels[i]) (every block on one corner) instead of the ground
    * truth, with the given gap estimates (upper bounds; not exact). Used by the regularization path (Alg. 6).
    */
   start?: { labels: readonly unknown[]; gapEstimates?: Float64Array };
-  /**
-   * Log the exact gap (and `evaluate`'s metrics) every this many passes for plots only ([G] logging_level 3):
-   * the oracle calls and time are not counted and nothing feeds back into the solver. Events carry
-   * `monitor: true`. Default off.
-   */
-  monitorEvery?: number;
-  /**
-   * Storage of the per-block vectors w_i: 'dense' (n x d doubles, SIMD kernels) or 'sparse' (the coordinates
-   * each block touched; for large sparse feature maps, no averaging). Default: dense up to 1 GiB, else sparse.
-   */
-  blockStorage?: 'dense' | 'sparse';
-  /** Verify alpha >= 0, sum alpha = 1, w_i = sum alpha psi/(lambda n), l_i = sum alpha L/n after every step (slow; tests). */
-  checkConsistency?: boolean;
   /** Debugging hook called after every block step with the dual of the current (not averaged) iterate; costs O(d) per step. */
   onStep?: (step: BlockStepInfo) => void;
 }
@@ -250,42 +176,32 @@ export class BcfwSolver extends PassSolver {
   private estimatesExact = false;
   private finished = false;
 
-  constructor(problem: Problem, private readonly bcfwOptions: BcfwOptions = {}, restored?: SolverCheckpoint) {
-    const config = resolveCommon(problem, bcfwOptions, 200);
-    super('bcfw', problem, bcfwOptions, config, restored);
-    const o = bcfwOptions;
+  constructor(problem: Problem, settings: TrainSettings = {}, private readonly bcfwHooks: BcfwHooks = {}, restored?: SolverCheckpoint) {
+    const config = resolveCommon(problem, 'bcfw', settings, 200);
+    super('bcfw', problem, settings, bcfwHooks, config, restored);
+    const o = settings;
     this.sampling = o.sampling ?? 'uniform';
-    check(['uniform', 'perm', 'gap'].includes(this.sampling), `unknown sampling '${this.sampling}' (uniform | perm | gap)`);
     this.gapDegree = o.gapDegree ?? 1;
-    check(Number.isFinite(this.gapDegree) && this.gapDegree > 0, `gapDegree must be > 0, got ${this.gapDegree}`);
     this.step = o.step ?? 'fw';
-    check(['fw', 'pairwise', 'away', 'hybrid'].includes(this.step), `unknown step '${this.step}' (fw | pairwise | away | hybrid)`);
     this.cache = resolveCache(o.cache);
     this.lineSearch = o.lineSearch ?? true;
-    check(this.lineSearch || this.step === 'fw', 'steps other than fw need line search');
     this.blockKind = o.blockStorage ?? (problem.n * problem.dim * 8 <= 2 ** 30 ? 'dense' : 'sparse');
-    check(this.blockKind === 'dense' || this.blockKind === 'sparse', `blockStorage must be dense or sparse, got '${this.blockKind}'`);
     const plain = this.sampling !== 'gap' && this.step === 'fw' && !this.cache && this.blockKind === 'dense';
     this.averaging = o.averaging ?? plain;
-    check(!(this.averaging && this.blockKind === 'sparse'), 'averaging costs O(d) per step: it needs dense block storage');
-    check(!(this.averaging && this.sampling === 'gap'), 'gap sampling needs the block gaps of the current iterate: it cannot be combined with averaging');
+    if (this.averaging && this.blockKind === 'sparse') throw new OptionError('--averaging costs O(d) per step: it needs dense block storage (this problem takes sparse block storage)');
     this.heuristicExit = o.heuristicExit ?? (this.averaging ? false : 0.8);
-    check(this.heuristicExit === false || (this.heuristicExit > 0 && Number.isFinite(this.heuristicExit)), 'heuristicExit must be a positive multiplier or false');
-    check(!(this.averaging && this.heuristicExit !== false), 'the heuristic exit uses gap estimates of the current iterate: it cannot be combined with averaging');
-    check(o.monitorEvery === undefined || (Number.isInteger(o.monitorEvery) && o.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${o.monitorEvery}`);
     const { n, dim: d } = problem;
     // A resumed run keeps the batch it was made with (checkpoints before mini-batches: 1) unless told otherwise.
     // Mini-batches pay off when the oracle is costly (Problem.miniBatches) or decodes in the background, where
     // they overlap the updates (docs/results.md, multi-core training).
     const background = problem.batch?.decodesInBackground?.() === true;
     const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, problem.batch !== undefined && (problem.miniBatches === true || background)));
-    check(Number.isInteger(batch) && batch >= 1, `batch must be a positive integer, got ${batch}`);
     this.batch = Math.min(batch, n);
     // Overlap by default where the updates are the larger part of a step (a cheap oracle that decodes in the
     // background: OCR's dense chains). A costly oracle (miniBatches: pose) already keeps the threads busy with
     // plain mini-batches, and the extra mini-batch of staleness cost it more passes than the overlap saved time.
     this.overlap = o.overlap ?? (restored ? restored.meta.options.overlap === true : this.batch > 1 && background && problem.miniBatches !== true);
-    check(typeof this.overlap === 'boolean', `overlap must be true or false, got ${String(this.overlap)}`);
+    if (o.overlap === true && this.batch === 1) throw new OptionError('--overlap needs --batch > 1: there is no next mini-batch to decode while one block is applied');
     this.batches = Array.from({ length: this.batch > 1 && this.overlap ? 2 : 1 }, () => new MiniBatch(this.batch));
     this.batchWeights = new Float64Array(this.batch);
     this.excludedWeights = new Float64Array(this.batch);
@@ -313,10 +229,11 @@ export class BcfwSolver extends PassSolver {
         return a;
       });
     }
-    check(!(o.start && o.warmStart), 'start and warmStart exclude each other');
+    const { start, warmStart } = bcfwHooks;
+    check(!(start && warmStart), 'start and warmStart exclude each other');
     if (restored) this.restore(restored);
-    else if (o.warmStart) this.warmStartFrom(o.warmStart);
-    else if (o.start) this.startAtCorners(o.start);
+    else if (warmStart) this.warmStartFrom(warmStart);
+    else if (start) this.startAtCorners(start);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -541,9 +458,9 @@ export class BcfwSolver extends PassSolver {
     if (this.averaging) this.lAvg = (1 - rho) * this.lAvg + rho * this.l;
     if (A) {
       this.tidyAtoms(A, sIndex, i);
-      if (this.bcfwOptions.checkConsistency) this.checkBlock(i);
+      if (this.settings.checkConsistency) this.checkBlock(i);
     }
-    this.bcfwOptions.onStep?.({ k: this.k, block: i, kind, gamma, blockGap: gFW, cacheHit, dual: this.dualOf(this.box.v(), w, this.l) });
+    this.bcfwHooks.onStep?.({ k: this.k, block: i, kind, gamma, blockGap: gFW, cacheHit, dual: this.dualOf(this.box.v(), w, this.l) });
     this.k++;
   }
 
@@ -885,9 +802,9 @@ export class BcfwSolver extends PassSolver {
         gapIsExact: false,
         ...this.counterFields(),
       });
-      const monitorEvery = this.bcfwOptions.monitorEvery;
+      const monitorEvery = this.settings.monitorEvery;
       if (monitorEvery && this.passes % monitorEvery === 0) this.monitor();
-      if ((converged || this.heuristicallyConverged()) && this.bcfwOptions.certify === false) {
+      if ((converged || this.heuristicallyConverged()) && this.settings.certify === false) {
         this.stopReason = 'gap';
         this.finished = true;
         return false;
@@ -907,7 +824,7 @@ export class BcfwSolver extends PassSolver {
 
   /** The result always carries an exact certificate: one more full pass if the last pass was not checked. */
   private *finish(): Generator<PassStep, false, void> {
-    if (!this.finished && this.bcfwOptions.certify !== false && (this.checkedAt !== this.at() || this.last === undefined)) {
+    if (!this.finished && this.settings.certify !== false && (this.checkedAt !== this.at() || this.last === undefined)) {
       this.recordStop();
       yield* this.exactCheck(false);
     }
@@ -1014,7 +931,7 @@ export class BcfwSolver extends PassSolver {
   }
 
   /** See BcfwOptions.start: alpha_i = delta(y_i~), w_i = psi_i(y_i~)/(lambda n), l_i = L_i(y_i~)/n. */
-  private startAtCorners(start: NonNullable<BcfwOptions['start']>): void {
+  private startAtCorners(start: NonNullable<BcfwHooks['start']>): void {
     const { problem, w } = this;
     const { n, dim: d } = problem;
     check(start.labels.length === n, `start needs ${n} labels, got ${start.labels.length}`);
@@ -1146,8 +1063,8 @@ export function defaultBatch(threads: number, n: number, batched = true): number
 }
 
 /** Runs BCFW to completion (see BcfwSolver). */
-export function bcfw(problem: Problem, options: BcfwOptions = {}): BcfwResult {
-  const s = new BcfwSolver(problem, options);
+export function bcfw(problem: Problem, settings: TrainSettings = {}, hooks: BcfwHooks = {}): BcfwResult {
+  const s = new BcfwSolver(problem, settings, hooks);
   while (s.runPass());
   return s.result();
 }
@@ -1232,7 +1149,7 @@ function checkpointArray(r: SolverCheckpoint, name: string, length: number): Flo
   return a;
 }
 
-function resolveCache(c: boolean | CacheOptions | undefined): ResolvedCache | undefined {
+function resolveCache(c: boolean | CacheSettings | undefined): ResolvedCache | undefined {
   if (c === undefined || c === false) return undefined;
   const o = c === true ? {} : c;
   const r = { factor: o.factor ?? 0.25, nu: o.nu ?? 0.01, maxSize: o.maxSize ?? 50, initialGap: o.initialGap ?? 1 };

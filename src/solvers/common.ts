@@ -6,7 +6,8 @@ import type { Problem } from '../core/problem.js';
 import type { OracleCounters, PassProgress } from '../core/batch.js';
 import { dot, dotSparse, type SparseVector } from '../core/vector.js';
 import { subtractCounters, zeroCounters } from '../engine/counters.js';
-import { setThreads, threads } from '../native/threads.js';
+import { threads } from '../native/threads.js';
+import { validateSettings, type SolverName, type TrainSettings } from './settings.js';
 
 /** One record of a training trace (a JSONL line of `--trace`). Certificates refer to the returned iterate. */
 export interface ProgressEvent {
@@ -38,25 +39,11 @@ export type EventBody = { seconds: number; gapIsExact: boolean } & Record<string
 /** Why a run stopped: exact gap below `gapThreshold`, `maxPasses` reached, `timeBudget` spent, or an AbortSignal. */
 export type StopReason = 'gap' | 'maxPasses' | 'timeBudget' | 'aborted';
 
-/** Options shared by every solver. Defaults follow the authors' code ([B] defaultOptions). */
-export interface CommonSolverOptions {
-  /** Regularisation lambda of (lambda/2)||w||^2 + (1/n) sum H_i(w). Default 1/n. */
-  lambda?: number;
-  /** Stop when the exact duality gap is <= this. Default 0.1. */
-  gapThreshold?: number;
-  /** Passes between exact gap (or primal) evaluations. Default 10. */
-  gapCheck?: number;
-  /**
-   * Cap on passes. Default 200 (SSG: 50). With a cache (BCFW) it counts the block steps that called the
-   * oracle, over n: steps the cache answered are free, so the cap means the same oracle work with or without it.
-   */
-  maxPasses?: number;
-  /** Wall-clock budget in seconds. Default Infinity. */
-  timeBudget?: number;
-  /** Seed of the sampling PRNG. Default 1. */
-  seed?: number;
-  /** Compute the training error (one extra decoding pass) at every exact check. Default false. */
-  trainError?: boolean;
+/**
+ * The callbacks of a run, kept apart from its settings (which are plain data: see src/solvers/settings.ts): metrics,
+ * progress, and the signals that stop it.
+ */
+export interface SolverHooks {
   /** Extra metrics at every exact check, e.g. `{ testError }` on a held-out set; not counted in `seconds`. */
   evaluate?: (w: Float64Array) => Record<string, number>;
   /** Receives a ProgressEvent after every pass and every exact check. */
@@ -84,14 +71,9 @@ export interface CommonSolverOptions {
    * A stop (`signal` or `timeBudget`) inside a pass of block steps finishes the pass when the rest of it, at the
    * pace of its steps so far, takes at most this many seconds; otherwise the run stops at that step, and its
    * checkpoint records where (a resumed run continues there, as if never stopped). Default 1; 0 stops at once.
+   * How a stop ends, not a setting of the run's path: the results of a resumed run do not depend on it.
    */
   finishPass?: number;
-  /**
-   * Native threads of the run's decodes (exact passes, BCFW mini-batches): sets the process-wide setting of
-   * {@link setThreads} when the solver is made (it stays set). Default: leave it (every core unless set).
-   * Results do not depend on it.
-   */
-  threads?: number;
 }
 
 /** {@link PassProgress} of an exact pass inside a solver run: which solver, after which pass. */
@@ -144,25 +126,23 @@ export interface ResolvedCommon {
   maxPasses: number;
   timeBudget: number;
   seed: number;
-  finishPass: number;
 }
 
-export function resolveCommon(problem: Problem, o: CommonSolverOptions, defaultMaxPasses: number): ResolvedCommon {
-  const lambda = o.lambda ?? 1 / problem.n;
-  check(Number.isFinite(lambda) && lambda > 0, `lambda must be a positive finite number, got ${lambda}`);
-  const gapThreshold = o.gapThreshold ?? 0.1;
-  check(gapThreshold >= 0, `gapThreshold must be >= 0, got ${gapThreshold}`);
-  const gapCheck = o.gapCheck ?? 10;
-  check(Number.isInteger(gapCheck) && gapCheck >= 1, `gapCheck must be a positive integer, got ${gapCheck}`);
-  const maxPasses = o.maxPasses ?? defaultMaxPasses;
-  check(Number.isInteger(maxPasses) && maxPasses >= 0, `maxPasses must be a non-negative integer, got ${maxPasses}`);
-  const timeBudget = o.timeBudget ?? Infinity;
-  check(timeBudget > 0, `timeBudget must be > 0 seconds, got ${timeBudget}`);
-  const seed = o.seed ?? 1;
-  check(Number.isInteger(seed), `seed must be an integer, got ${seed}`);
-  const finishPass = o.finishPass ?? 1;
-  check(finishPass >= 0, `finishPass must be >= 0 seconds, got ${finishPass}`);
-  return { lambda, gapThreshold, gapCheck, maxPasses, timeBudget, seed, finishPass };
+/**
+ * The common settings with their defaults, after {@link validateSettings} has checked them for `solver` (a solver
+ * named in the settings must be this one).
+ */
+export function resolveCommon(problem: Problem, solver: SolverName, o: TrainSettings, defaultMaxPasses: number): ResolvedCommon {
+  check(o.solver === undefined || o.solver === solver, `settings name solver '${String(o.solver)}', but this is the ${solver} solver`);
+  validateSettings({ ...o, solver });
+  return {
+    lambda: o.lambda ?? 1 / problem.n,
+    gapThreshold: o.gapThreshold ?? 0.1,
+    gapCheck: o.gapCheck ?? 10,
+    maxPasses: o.maxPasses ?? defaultMaxPasses,
+    timeBudget: o.timeBudget ?? Infinity,
+    seed: o.seed ?? 1,
+  };
 }
 
 /** Result of one full oracle pass at a fixed w. */
@@ -396,7 +376,7 @@ export interface SolverCheckpoint {
     n: number;
     dim: number;
     /** Settings of the run (timeBudget null when unlimited). */
-    options: Omit<ResolvedCommon, 'timeBudget' | 'finishPass'> & { timeBudget: number | null } & Record<string, unknown>;
+    options: Omit<ResolvedCommon, 'timeBudget'> & { timeBudget: number | null } & Record<string, unknown>;
     passes: number;
     /** Block steps taken in the pass that a stop interrupted (0: the run stopped between passes). */
     passStep?: number;
@@ -421,7 +401,7 @@ export abstract class PassSolver {
   readonly trace: ProgressEvent[];
   passes: number;
   /**
-   * Block steps taken in the current pass when a stop interrupted it (see CommonSolverOptions.finishPass): the
+   * Block steps taken in the current pass when a stop interrupted it (see SolverHooks.finishPass): the
    * next pass continues there. 0 between passes.
    */
   protected passStep: number;
@@ -441,7 +421,8 @@ export abstract class PassSolver {
   protected constructor(
     readonly name: string,
     protected readonly problem: Problem,
-    protected readonly options: CommonSolverOptions,
+    protected readonly settings: TrainSettings,
+    protected readonly hooks: SolverHooks,
     readonly config: ResolvedCommon,
     restored?: SolverCheckpoint,
   ) {
@@ -454,7 +435,6 @@ export abstract class PassSolver {
       }
       checkSameObjective(m, problem, 'checkpoint');
     }
-    if (options.threads !== undefined) setThreads(options.threads);
     this.trace = restored ? [...restored.meta.trace] : [];
     this.passes = restored?.meta.passes ?? 0;
     this.passStep = restored?.meta.passStep ?? 0;
@@ -462,6 +442,8 @@ export abstract class PassSolver {
     this.oracleCalls = restored?.meta.oracleCalls ?? 0;
     this.clock = new TrainingClock(restored?.meta.seconds ?? 0);
     this.countersAtStart = problem.counters?.();
+    const finishPass = hooks.finishPass ?? 1;
+    check(finishPass >= 0, `finishPass must be >= 0 seconds, got ${finishPass}`);
   }
 
   /** Runs one pass; returns true while another pass will follow, false once stopped (see `stopReason`). */
@@ -487,7 +469,7 @@ export abstract class PassSolver {
       const r = steps.next();
       if (r.done) return r.value;
       await yieldToEventLoop();
-      if (r.value !== null && this.options.passSignal?.aborted) {
+      if (r.value !== null && this.hooks.passSignal?.aborted) {
         steps.return(false);
         this.stopReason = 'aborted';
         this.exactPassCancelled = true;
@@ -502,7 +484,7 @@ export abstract class PassSolver {
     for (;;) {
       const r = steps.next();
       if (r.done) return r.value;
-      this.options.onPassProgress?.({ solver: this.name, pass: this.passes, ...r.value });
+      this.hooks.onPassProgress?.({ solver: this.name, pass: this.passes, ...r.value });
       yield r.value;
     }
   }
@@ -538,12 +520,12 @@ export abstract class PassSolver {
     const step = this.passStep > 0 ? { passStep: this.passStep } : {};
     const event = { solver: this.name, pass: this.passes, ...step, effectivePasses: this.effectivePasses, oracleCalls: this.oracleCalls, ...e } as ProgressEvent;
     this.trace.push(event);
-    this.options.onProgress?.(event);
+    this.hooks.onProgress?.(event);
   }
 
   /** Sets stopReason and returns true when the run must stop before the next block step. */
   protected mustStop(): boolean {
-    if (this.options.signal?.aborted) this.stopReason = 'aborted';
+    if (this.hooks.signal?.aborted) this.stopReason = 'aborted';
     else if (this.clock.seconds > this.config.timeBudget) this.stopReason = 'timeBudget';
     else return false;
     return true;
@@ -567,7 +549,7 @@ export abstract class PassSolver {
       if (converged?.()) return 'converged';
       s += step(s);
       if (s < n && !finishing && this.mustStop()) {
-        finishing = ((this.clock.seconds - t0) / (s - start)) * (n - s) <= this.config.finishPass;
+        finishing = ((this.clock.seconds - t0) / (s - start)) * (n - s) <= (this.hooks.finishPass ?? 1);
         if (!finishing) {
           this.passStep = s;
           return 'interrupted';
@@ -583,8 +565,7 @@ export abstract class PassSolver {
 
   /** The resolved settings in JSON-safe form (an unlimited time budget becomes null). */
   protected baseOptions(): SolverCheckpoint['meta']['options'] {
-    const { finishPass: _f, ...settings } = this.config; // how a stop ends, not a setting of the path
-    return { ...settings, timeBudget: Number.isFinite(this.config.timeBudget) ? this.config.timeBudget : null };
+    return { ...this.config, timeBudget: Number.isFinite(this.config.timeBudget) ? this.config.timeBudget : null };
   }
 
   protected baseCheckpoint(extra: Record<string, unknown>, arrays: SolverCheckpoint["arrays"], rngState?: Uint32Array): SolverCheckpoint {
@@ -632,7 +613,7 @@ export abstract class PassSolver {
 
   /** trainError / user metrics at w, outside the training clock. */
   protected evaluate(w: Float64Array): Record<string, number> {
-    this.lastMetrics = evaluateAt(this.problem, w, this.options, this.clock);
+    this.lastMetrics = evaluateAt(this.problem, w, this.settings.trainError === true, this.hooks.evaluate, this.clock);
     return this.lastMetrics;
   }
 }
@@ -660,13 +641,14 @@ export class TrainingClock {
 export function evaluateAt(
   problem: Problem,
   w: Float64Array,
-  options: CommonSolverOptions,
+  trainError: boolean,
+  evaluate: SolverHooks['evaluate'],
   clock: TrainingClock,
 ): Record<string, number> {
   return clock.excluded(() => {
     const out: Record<string, number> = {};
-    if (options.trainError) out.trainError = trainingError(problem, w);
-    if (options.evaluate) Object.assign(out, options.evaluate(w));
+    if (trainError) out.trainError = trainingError(problem, w);
+    if (evaluate) Object.assign(out, evaluate(w));
     return out;
   });
 }

@@ -1,5 +1,6 @@
 import { check } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
+import type { TrainSettings } from './settings.js';
 import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import {
   certificate,
@@ -9,28 +10,21 @@ import {
   PassSolver,
   resolveCommon,
   runSteps,
-  type CommonSolverOptions,
+  type SolverHooks,
   type PassStep,
   type SolverCheckpoint,
   type SolverResult,
 } from './common.js';
 import { WorkingSet } from './working-set.js';
 
-export interface CuttingPlaneOptions extends CommonSolverOptions {
-  /**
-   * The QP over the working set is solved until its own duality gap is <= this fraction of the exact gap of
-   * the pass that added the last constraint (that gap is where the QP starts). Default 0.1: on OCR a looser
-   * solve reached small gaps in fewer iterations than 0.01 or 0.001 (docs/results.md).
-   */
-  qpTolerance?: number;
-  /** Remove a constraint once its dual variable has been 0 for this many iterations (SVMstruct's rule). Default 50. */
-  inactiveWindow?: number;
+/** The hooks of a cutting-plane run: {@link SolverHooks} and a warm start. */
+export interface CuttingPlaneHooks extends SolverHooks {
   /**
    * Start from the dual point of another run, at any lambda: a cutting-plane checkpoint gives its whole working
    * set (its constraints do not depend on lambda) and its dual variables; a BCFW or FW checkpoint gives its dual
    * point as one constraint (lambda_old v, l), a convex combination of joint constraints. Counters and trace start afresh.
    */
-  warmStart?: { from: SolverCheckpoint };
+  warmStart?: { from: SolverCheckpoint; mode?: string };
 }
 
 /** Cutting-plane result: the working set's size and the QP's work. */
@@ -77,13 +71,12 @@ export class CuttingPlaneSolver extends PassSolver {
   private lastQpSteps = 0;
   private finished = false;
 
-  constructor(problem: Problem, options: CuttingPlaneOptions = {}, restored?: SolverCheckpoint) {
-    super('cutting-plane', problem, options, resolveCommon(problem, options, CUTTING_PLANE_MAX_PASSES), restored);
-    this.qpTolerance = options.qpTolerance ?? 0.1;
-    check(this.qpTolerance >= 0 && this.qpTolerance < 1, `qpTolerance must be in [0, 1), got ${this.qpTolerance}`);
-    this.inactiveWindow = options.inactiveWindow ?? 50;
-    check(Number.isInteger(this.inactiveWindow) && this.inactiveWindow >= 1, `inactiveWindow must be a positive integer, got ${this.inactiveWindow}`);
-    check(!(restored && options.warmStart), 'resume and warmStart exclude each other');
+  constructor(problem: Problem, settings: TrainSettings = {}, hooks: CuttingPlaneHooks = {}, restored?: SolverCheckpoint) {
+    super('cutting-plane', problem, settings, hooks, resolveCommon(problem, 'cutting-plane', settings, CUTTING_PLANE_MAX_PASSES), restored);
+    this.qpTolerance = settings.qpTolerance ?? 0.1;
+    this.inactiveWindow = settings.inactiveWindow ?? 50;
+    check(!(restored && hooks.warmStart), 'resume and warmStart exclude each other');
+    check(hooks.warmStart?.mode === undefined, 'the cutting plane warm-starts from { from } only (its constraints do not depend on lambda): no mode');
     this.bounds = resolveBounds(problem);
     const d = problem.dim;
     this.set = new WorkingSet(d, this.bounds);
@@ -102,8 +95,8 @@ export class CuttingPlaneSolver extends PassSolver {
       this.best.set(best);
       this.bestPrimal = m.bestPrimal === null ? Infinity : Number(m.bestPrimal);
       this.lastQpSteps = Number(m.lastQpSteps);
-    } else if (options.warmStart) {
-      this.warmStartFrom(options.warmStart.from);
+    } else if (hooks.warmStart) {
+      this.warmStartFrom(hooks.warmStart.from);
     }
     this.updateDualPoint();
   }
@@ -214,8 +207,8 @@ export class CuttingPlaneSolver extends PassSolver {
 }
 
 /** Runs the cutting-plane method to completion (see CuttingPlaneSolver). */
-export function cuttingPlane(problem: Problem, options: CuttingPlaneOptions = {}): CuttingPlaneResult {
-  const s = new CuttingPlaneSolver(problem, options);
+export function cuttingPlane(problem: Problem, settings: TrainSettings = {}, hooks: CuttingPlaneHooks = {}): CuttingPlaneResult {
+  const s = new CuttingPlaneSolver(problem, settings, hooks);
   while (s.runPass());
   return s.result();
 }

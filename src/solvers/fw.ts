@@ -1,6 +1,7 @@
 import { check } from '../core/errors.js';
 import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import type { Problem } from '../core/problem.js';
+import type { TrainSettings } from './settings.js';
 import {
   certificate,
   dualObjective,
@@ -8,20 +9,15 @@ import {
   resolveCommon,
   runSteps,
   type PassStep,
-  type CommonSolverOptions,
+  type SolverHooks,
   type SolverCheckpoint,
   type SolverResult,
 } from './common.js';
 
-export interface FwOptions extends CommonSolverOptions {
-  /** Optimal step size; otherwise gamma = 2/(k+2). Default true. */
-  lineSearch?: boolean;
-}
-
 /**
  * Batch Frank-Wolfe on the structural SVM dual (2013 paper, Algorithm 2). Every iteration is one full
  * oracle pass, which also yields the exact duality gap of the current iterate (eq. 5), so the stopping
- * test runs every iteration and `gapCheck` is not used. A "pass" is one iteration.
+ * test runs every iteration (it takes no `gapCheck`). A "pass" is one iteration.
  */
 export class FwSolver extends PassSolver {
   private readonly lineSearch: boolean;
@@ -34,9 +30,9 @@ export class FwSolver extends PassSolver {
   private last: { primal: number; dual: number; gap: number } | undefined;
   private finished = false;
 
-  constructor(problem: Problem, options: FwOptions = {}, restored?: SolverCheckpoint) {
-    super('fw', problem, options, resolveCommon(problem, options, 200), restored);
-    this.lineSearch = options.lineSearch ?? true;
+  constructor(problem: Problem, settings: TrainSettings = {}, hooks: SolverHooks = {}, restored?: SolverCheckpoint) {
+    super('fw', problem, settings, hooks, resolveCommon(problem, 'fw', settings, 200), restored);
+    this.lineSearch = settings.lineSearch ?? true;
     this.bounds = resolveBounds(problem);
     this.v = new Float64Array(problem.dim);
     this.w = this.bounds ? new Float64Array(problem.dim) : this.v;
@@ -106,8 +102,8 @@ export class FwSolver extends PassSolver {
 }
 
 /** Runs batch FW to completion (see FwSolver). */
-export function fw(problem: Problem, options: FwOptions = {}): SolverResult {
-  const s = new FwSolver(problem, options);
+export function fw(problem: Problem, settings: TrainSettings = {}, hooks: SolverHooks = {}): SolverResult {
+  const s = new FwSolver(problem, settings, hooks);
   while (s.runPass());
   return s.result();
 }

@@ -11,23 +11,11 @@ import {
   resolveCommon,
   runSteps,
   type PassStep,
-  type CommonSolverOptions,
+  type SolverHooks,
   type SolverCheckpoint,
   type SolverResult,
 } from './common.js';
-import type { Sampling } from './bcfw.js';
-
-export interface SsgOptions extends CommonSolverOptions {
-  /** Default 'uniform'. */
-  sampling?: Sampling;
-  /** Weighted averaging rho = 2/(k+2) of w (as in BCFW-wavg). Default true. */
-  averaging?: boolean;
-  /**
-   * Log the primal (and `evaluate`'s metrics) of the returned iterate every this many passes for plots only:
-   * the oracle calls and time are not counted. Events carry `monitor: true`. Default off.
-   */
-  monitorEvery?: number;
-}
+import type { Sampling, TrainSettings } from './settings.js';
 
 /**
  * Stochastic subgradient baseline (Pegasos-type; 2013 paper, Sec. 6 and [B] solverSSG.m):
@@ -49,14 +37,12 @@ export class SsgSolver extends PassSolver {
   private checkedAt = -1;
   private finished = false;
 
-  constructor(problem: Problem, options: SsgOptions = {}, restored?: SolverCheckpoint) {
-    const config = resolveCommon(problem, options, 50);
-    super('ssg', problem, options, config, restored);
-    this.sampling = options.sampling ?? 'uniform';
-    check(this.sampling === 'uniform' || this.sampling === 'perm', `unknown sampling '${this.sampling}' (uniform | perm)`);
-    this.averaging = options.averaging ?? true;
-    this.monitorEvery = options.monitorEvery;
-    check(this.monitorEvery === undefined || (Number.isInteger(this.monitorEvery) && this.monitorEvery >= 1), `monitorEvery must be a positive integer, got ${this.monitorEvery}`);
+  constructor(problem: Problem, settings: TrainSettings = {}, hooks: SolverHooks = {}, restored?: SolverCheckpoint) {
+    const config = resolveCommon(problem, 'ssg', settings, 50);
+    super('ssg', problem, settings, hooks, config, restored);
+    this.sampling = settings.sampling ?? 'uniform';
+    this.averaging = settings.averaging ?? true;
+    this.monitorEvery = settings.monitorEvery;
     this.bounds = resolveBounds(problem);
     this.w = new Float64Array(problem.dim);
     this.wAvg = this.averaging ? new Float64Array(problem.dim) : this.w;
@@ -166,8 +152,8 @@ export class SsgSolver extends PassSolver {
 }
 
 /** Runs SSG to completion (see SsgSolver). */
-export function ssg(problem: Problem, options: SsgOptions = {}): SolverResult {
-  const s = new SsgSolver(problem, options);
+export function ssg(problem: Problem, settings: TrainSettings = {}, hooks: SolverHooks = {}): SolverResult {
+  const s = new SsgSolver(problem, settings, hooks);
   while (s.runPass());
   return s.result();
 }

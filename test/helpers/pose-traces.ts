@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { modelProblem } from '../../src/engine/problem.js';
 import { dataPath, hasData } from '../../src/data/paths.js';
 import { PoseModel, type PoseInput, type PoseLabel } from '../../src/models/pose.js';
-import { train, type TrainOptions } from '../../src/solvers/index.js';
+import { train } from '../../src/solvers/index.js';
+import type { TrainSettings } from '../../src/solvers/settings.js';
 import { cli } from './capture.js';
 
 /** Small deterministic PRNG (independent of the package's). */
@@ -54,9 +55,9 @@ export function syntheticPoseSet(): { model: PoseModel; xs: PoseInput[]; ys: Pos
 }
 
 /** The solver settings of the fixture runs. */
-export const POSE_TRACE_SETTINGS: Record<string, TrainOptions> = {
+export const POSE_TRACE_SETTINGS: Record<string, TrainSettings> = {
   bcfw: { lambda: 0.05, maxPasses: 6, gapCheck: 1, gapThreshold: 1e-9, seed: 2 },
-  'bcpfw-gap-cache': { lambda: 0.05, maxPasses: 6, gapCheck: 2, gapThreshold: 1e-9, seed: 3, step: 'pairwise', sampling: 'gap', cache: { enabled: true } },
+  'bcpfw-gap-cache': { lambda: 0.05, maxPasses: 6, gapCheck: 2, gapThreshold: 1e-9, seed: 3, step: 'pairwise', sampling: 'gap', cache: true },
   'bcafw-lambda-0.5': { lambda: 0.5, maxPasses: 4, gapCheck: 1, gapThreshold: 1e-9, seed: 4, step: 'away' },
 };
 
