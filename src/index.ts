@@ -61,12 +61,15 @@ export { ssg, SsgSolver } from './solvers/ssg.js';
 export { cuttingPlane, CuttingPlaneSolver, type CuttingPlaneHooks, type CuttingPlaneResult } from './solvers/cutting-plane.js';
 export {
   blockGaps,
+  certifiedGap,
   exactPass,
   fullOraclePass,
   fullOraclePassAsync,
+  objectiveSettings,
   PassSolver,
   runSteps,
   type AsyncPassOptions,
+  type ObjectiveSetting,
   type PassStep,
   type SolverPassProgress,
   type SolverHooks,

@@ -93,7 +93,7 @@ export interface OutputOptions {
     /** Writes one chunk. */
     write(chunk: string | Uint8Array): unknown;
   };
-  /** The name messages give the file (one written under a temporary name, e.g. in a {@link temporaryFolder}). */
+  /** The name messages give the file (one written under a temporary name, e.g. in a temporary folder). */
   as?: string;
 }
 
