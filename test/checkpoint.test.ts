@@ -71,6 +71,21 @@ describe('checkpoint and resume', () => {
     }
   });
 
+  it('batch FW stopped after an iteration resumes before that iteration\'s exact pass: the same trace and oracle calls as one run', async () => {
+    const options: TrainSettings = { solver: 'fw', lambda: 0.1, maxPasses: 17, gapThreshold: 0 };
+    const full = train(t.problem, options);
+    const controller = new AbortController();
+    let atStop: SolverCheckpoint | undefined;
+    const stopped = await trainAsync(t.problem, options, { signal: controller.signal, onProgress: (e) => e.pass === 5 && controller.abort(), onCheckpoint: (c) => void (atStop = roundTrip(c)) });
+    expect(stopped.stopReason).toBe('aborted');
+    expect(stopped.gapIsExact).toBe(true);
+    expect(atStop!.meta.trace.length).toBe(stopped.trace.length - 1);
+    const resumed = createSolver(t.problem, options, { resume: atStop });
+    while (resumed.runPass());
+    expect(strip(resumed.result().trace)).toEqual(strip(full.trace));
+    expect(resumed.result().oracleCalls).toBe(full.oracleCalls);
+  });
+
   it('a stop finishes the pass when the rest of it takes at most finishPass seconds', async () => {
     const controller = new AbortController();
     let calls = 0;

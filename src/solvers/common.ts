@@ -503,8 +503,8 @@ export abstract class PassSolver {
   }
 
   /** Records the state to resume from before the certificate of a stopped run (see {@link resumePoint}). */
-  protected recordStop(): void {
-    this.stopPoint = this.checkpoint();
+  protected recordStop(at: SolverCheckpoint = this.checkpoint()): void {
+    this.stopPoint = at;
   }
 
   /** Passes done, with the steps of an interrupted pass as a fraction: identifies the iterate a certificate belongs to. */

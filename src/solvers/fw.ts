@@ -62,6 +62,9 @@ export class FwSolver extends PassSolver {
     const lambda = this.config.lambda;
     psiSum.dense.fill(0);
     psiSum.loss = 0;
+    // The state before this iteration's exact pass: where a run that stops after it resumes (the pass certifies the
+    // returned w and, when the run goes on, gives the step's corner; w and l change only then).
+    const atStart = this.checkpoint();
     const pass = yield* this.exactPass(w, psiSum);
     this.oracleCalls += n;
     this.last = certificate(lambda, n, w, this.l, pass.hingeSum, v);
@@ -89,6 +92,7 @@ export class FwSolver extends PassSolver {
       this.passes++;
       return true;
     }
+    this.recordStop(atStart);
     this.finished = true;
     return false;
   }
