@@ -479,6 +479,16 @@ describe('G-M. messages', () => {
     expect(/[\x00-\x08\x0e-\x1f\x7f-\uffff]/.test(b.stderr)).toBe(false);
   });
 
+  it('a binary file given as text data is named as binary, its bytes never quoted (every text reader)', async () => {
+    const bin = join(dir, 'binary.dat');
+    writeFileSync(bin, Buffer.from(Array.from({ length: 600 }, (_, k) => (k * 97) % 256))); // byte 0 is NUL
+    for (const argv of [['train', `ocr:${bin}`], ['train', `libsvm:${bin}`], ['train', `conll:${bin}`], ['plot', bin], ['gap-merge', bin]]) {
+      const r = await cli(...argv);
+      refused(r, `${bin}: binary data (byte 0 is NUL), not a text file`);
+      expect(/[\x00-\x08\x0e-\x1f\x7f-\uffff]/.test(r.stderr)).toBe(false);
+    }
+  });
+
   it.each([
     [['path', 'synthetic:', '--grid', '--kappa', '0.5'], '--kappa applies to the path, not to --grid'],
     [['path', 'synthetic:', '--grid', '--heuristic'], '--heuristic applies to the path, not to --grid'],

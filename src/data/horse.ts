@@ -36,7 +36,7 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { closeSync, openSync, readSync, readdirSync, existsSync, rmSync } from 'node:fs';
-import { readInputFile } from '../io/input.js';
+import { readInputText } from '../io/input.js';
 import { basename, join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
@@ -701,7 +701,7 @@ export function mergeHorseParts(dir: string, parts?: readonly string[], allowInc
     const file = join(dir, `horse-${p}.json`);
     let m: HorseMeta;
     try {
-      m = JSON.parse(readInputFile(file).toString('utf8')) as HorseMeta;
+      m = JSON.parse(readInputText(file)) as HorseMeta;
     } catch (e) {
       if (e instanceof InputError) throw e;
       throw new FormatError(`bad JSON: ${(e as Error).message}`, file);
@@ -741,7 +741,7 @@ export class HorseDataset {
     if (!existsSync(file)) throw new InputError(`${dir}: no horse.json (run gapbcfw prepare-horse first)`);
     let meta: HorseMeta;
     try {
-      meta = JSON.parse(readInputFile(file).toString('utf8')) as HorseMeta;
+      meta = JSON.parse(readInputText(file)) as HorseMeta;
     } catch (e) {
       if (e instanceof InputError) throw e;
       throw new FormatError(`bad JSON: ${(e as Error).message}`, file);

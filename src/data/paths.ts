@@ -6,7 +6,7 @@
  * set is absent.
  */
 import { existsSync } from 'node:fs';
-import { readInputFile } from '../io/input.js';
+import { readInputFile, textOf } from '../io/input.js';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { FormatError } from '../core/errors.js';
@@ -42,6 +42,14 @@ export function hasData(...parts: string[]): boolean {
 export function readDataFile(path: string): Buffer {
   const raw = readInputFile(path);
   return isGzip(raw) ? gunzipOrThrow(raw, path) : raw;
+}
+
+/**
+ * A text data file (plain or gzip), decoded: binary data is refused with one line naming the file (see textOf).
+ * @throws InputError when the file cannot be read; FormatError for corrupt gzip or binary data.
+ */
+export function readTextFile(path: string, encoding: 'utf8' | 'latin1' = 'utf8'): string {
+  return textOf(readDataFile(path), path, encoding);
 }
 
 /** Whether `bytes` starts with the gzip magic number 1f 8b. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { posix } from 'node:path';
-import { readInputFile } from '../io/input.js';
+import { readInputText } from '../io/input.js';
 import { FormatError, InputError } from '../core/errors.js';
 import { crc32 } from '../io/model-file.js';
 
@@ -122,7 +122,7 @@ export function readGapPartials(files: readonly string[]): GapPartial[] {
   const parts = files.map((file) => {
     let p: GapPartial;
     try {
-      p = JSON.parse(readInputFile(file).toString('utf8')) as GapPartial;
+      p = JSON.parse(readInputText(file)) as GapPartial;
     } catch (e) {
       if (e instanceof InputError) throw e;
       throw new FormatError('not a JSON gap partial', file);

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import { Socket } from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
 import { resolve } from 'node:path';
-import { InputError } from '../core/errors.js';
+import { FormatError, InputError } from '../core/errors.js';
 
 /** Pipes read ahead by {@link readAheadPipes}, by absolute path: their bytes can be read only once. */
 const readAhead = new Map<string, Buffer>();
@@ -29,6 +29,25 @@ export function readInputFile(path: string): Buffer {
   } catch (e) {
     throw inputFailure(e, path);
   }
+}
+
+/** Bytes searched for a NUL, the mark of binary data (text files never hold one; compressed files and images do early). */
+const BINARY_PROBE = 1 << 16;
+
+/**
+ * The text of a file's bytes, refusing binary data (a NUL byte in its first 64 KiB: a compressed, image or other
+ * foreign file), so that no message ever quotes its bytes as a token of the expected format.
+ * @throws FormatError naming the file.
+ */
+export function textOf(bytes: Buffer, file: string, encoding: 'utf8' | 'latin1' = 'utf8'): string {
+  const nul = bytes.subarray(0, BINARY_PROBE).indexOf(0);
+  if (nul >= 0) throw new FormatError(`binary data (byte ${nul} is NUL), not a text file`, file);
+  return bytes.toString(encoding);
+}
+
+/** {@link readInputFile} as text (see {@link textOf}). */
+export function readInputText(path: string): string {
+  return textOf(readInputFile(path), path);
 }
 
 /** The one-line error of a failed read naming the file: `cannot read F: no such file or directory (ENOENT)`. */

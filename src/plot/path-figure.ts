@@ -1,4 +1,4 @@
-import { readInputFile } from '../io/input.js';
+import { readInputText } from '../io/input.js';
 import type { TopLevelSpec } from 'vega-lite';
 import { FormatError, InputError } from '../core/errors.js';
 import { listTraceFiles } from './traces.js';
@@ -31,7 +31,7 @@ const TITLES: Record<LambdaMetric, string> = {
 export function readLambdaRows(paths: readonly string[]): LambdaRow[] {
   const rows: LambdaRow[] = [];
   for (const file of listTraceFiles(paths)) {
-    readInputFile(file).toString('utf8').split('\n').forEach((line, k) => {
+    readInputText(file).split('\n').forEach((line, k) => {
       if (line.trim() === '') return;
       let row: LambdaRow;
       try {

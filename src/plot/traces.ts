@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from 'node:fs';
-import { inputFailure, readInputFile } from '../io/input.js';
+import { inputFailure, readInputText } from '../io/input.js';
 import { basename, extname, join } from 'node:path';
 import { FormatError, InputError } from '../core/errors.js';
 
@@ -189,7 +189,7 @@ export function readTraces(paths: readonly string[]): TraceSet {
   const emptyFiles: string[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {
-    const text = readInputFile(file).toString('utf8');
+    const text = readInputText(file);
     const events = parseTrace(text, file);
     if (events.length === 0) emptyFiles.push(file);
     for (const run of runsOfFile(events, file)) {
