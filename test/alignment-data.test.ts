@@ -16,10 +16,11 @@ import {
   sureLinkMatching,
 } from '../src/data/alignment.js';
 import { InputError } from '../src/core/errors.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { cli, cliWithInput } from './helpers/capture.js';
 import { documentedCommand, runnable } from './helpers/docs.js';
 import { expectFormatError } from './helpers/errors.js';
+import { needsData } from './helpers/skips.js';
 
 /** Runs fn and returns the FormatError it throws. */
 
@@ -144,7 +145,7 @@ describe('alignment readers', () => {
 const HANSARDS = 'word_alignment_hansards';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-describe.skipIf(!hasData(HANSARDS, 'test', 'test.align') || !hasData(HANSARDS, 'trial', 'trial.align'))('Hansards gold alignments (real data)', () => {
+describe('Hansards gold alignments (real data)', needsData([HANSARDS, 'test', 'test.align'], [HANSARDS, 'trial', 'trial.align']), () => {
   const dir = dataPath(HANSARDS);
 
   it('reads 447 test + 37 trial pairs with the published link counts', () => {

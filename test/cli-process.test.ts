@@ -13,6 +13,7 @@ import { HorseDataset } from '../src/data/horse.js';
 import { cli } from './helpers/capture.js';
 import { CLI, root, start } from './helpers/child.js';
 import { writeTinyConll, writeTinyHansards, writeTinyLibsvm, writeTinyWeizmann } from './helpers/tiny-data.js';
+import { unless } from './helpers/skips.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-process-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,7 +66,7 @@ describe('signals to long commands (a real SIGTERM to the process)', () => {
 describe('signals while a command reads its data, and multiclass-fw', () => {
   const hasFifo = process.platform !== 'win32' && spawnSync('mkfifo', ['--version'], { stdio: 'ignore' }).error === undefined;
 
-  it.skipIf(!hasFifo).each(['eval', 'gap'])('%s: a SIGTERM that comes while the data is read is not lost: exit 143 with a note', async (command) => {
+  it.each(['eval', 'gap'])('%s: a SIGTERM that comes while the data is read is not lost: exit 143 with a note', unless(hasFifo, 'needs mkfifo (POSIX FIFOs)'), async (command) => {
     const svm = writeTinyLibsvm(mkdtempSync(join(dir, command)));
     const model = join(dir, `${command}-sig.gbm`);
     expect((await cli('train', svm.train, '--max-passes', '2', '--out', model, '--quiet')).code).toBe(0);
@@ -129,7 +130,7 @@ describe('stdout and stdin as files', () => {
     expect(String(r.stderr)).toMatch(/^bcfw stopped/);
   }, 60_000);
 
-  it.skipIf(process.platform !== 'linux')('--json > /dev/full: one line naming stdout, exit 1', () => {
+  it('--json > /dev/full: one line naming stdout, exit 1', unless(process.platform === 'linux', 'needs Linux (/dev/full)'), () => {
     const full = openSync('/dev/full', 'w');
     try {
       const r = spawnSync(CLI[0]!, [...CLI.slice(1), 'train', 'synthetic:', '--max-passes', '2', '--quiet', '--json'], { cwd: root, stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
@@ -180,7 +181,7 @@ describe('raw input from a pipe (predict / align)', () => {
     expect(JSON.parse(child.stdout().trim().split('\n').at(-1)!)).toMatchObject({ command: 'predict', pairs: 2 });
   }, 60_000);
 
-  it.skipIf(!hasBash)('a reader that goes away (| head -1, | head -c 10) ends the run quietly with status 0', async () => {
+  it('a reader that goes away (| head -1, | head -c 10) ends the run quietly with status 0', unless(hasBash, 'needs bash'), async () => {
     const pairs = join(dir, 'many.txt');
     writeFileSync(pairs, 'the house ||| la chambre\n'.repeat(20000)); // 160 KB of links: more than a pipe holds
     const quote = (a: string) => `'${a}'`;
@@ -196,7 +197,7 @@ describe('raw input from a pipe (predict / align)', () => {
     expect(readFileSync(pairs, 'utf8').length).toBeGreaterThan(1e5);
   }, 60_000);
 
-  it.skipIf(!hasBash)('train --trace - --out MODEL | head: the reader of the trace leaves, the run goes on and writes its model', () => {
+  it('train --trace - --out MODEL | head: the reader of the trace leaves, the run goes on and writes its model', unless(hasBash, 'needs bash'), () => {
     const out = join(dir, 'after-head.gbm');
     const args = ['train', 'synthetic:', '--max-passes', '100', '--gap-threshold', '0', '--gap-check', '1', '--trace', '-', '--out', out, '--quiet'];
     const r = spawnSync('bash', ['-c', `set -o pipefail; ${[...CLI, ...args].map((a) => `'${a}'`).join(' ')} | head -c 100 > /dev/null`], { cwd: root, encoding: 'utf8' });

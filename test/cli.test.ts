@@ -7,9 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/cli/main.js';
 import { commandHelp } from '../src/cli/args.js';
 import { loadModel } from '../src/tasks/model.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { cli } from './helpers/capture.js';
 import { writeTinyLibsvm, writeTinyWeizmann } from './helpers/tiny-data.js';
+import { needsData } from './helpers/skips.js';
 
 const run = cli;
 
@@ -140,7 +141,7 @@ describe('gapbcfw CLI', () => {
     expect((await run('--version')).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it.skipIf(!hasData('ocr', 'letter.data.gz'))('trains on OCR-small from the CLI', async () => {
+  it('trains on OCR-small from the CLI', needsData('ocr', 'letter.data.gz'), async () => {
     const r = await run('train', `ocr:${dataPath('ocr', 'letter.data.gz')}`, '--split', 'small', '--lambda', '0.01', '--max-passes', '10', '--json', '--quiet');
     expect(r.code).toBe(0);
     expect(r.json!.n).toBe(626);
@@ -169,7 +170,7 @@ describe('gapbcfw path', () => {
   });
 });
 
-describe.skipIf(!hasData('conll2000', 'train.txt'))('gapbcfw on CoNLL-2000', () => {
+describe('gapbcfw on CoNLL-2000', needsData('conll2000', 'train.txt'), () => {
   it('trains on a subset, reports F1, tags a file', async () => {
     const model = join(dir, 'conll.gbm');
     const r = await run('train', `conll:${dataPath('conll2000')}`, '--limit', '200', '--lambda', '0.01', '--max-passes', '10', '--out', model, '--json', '--quiet');

@@ -9,7 +9,7 @@ import { dotSparse, toDense } from '../src/core/vector.js';
 import { ChunkTagSet, conllTokenCount, formatConll, loadConll, parseConll, encodeConll } from '../src/data/conll.js';
 import { loadConllTask } from '../src/tasks/conll.js';
 import { parseSparseChainSpec } from '../src/tasks/model-kinds.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { chunkScores, chunkScoresFromIds, extractChunks, formatChunkReport } from '../src/eval/chunks.js';
 import { writeModelFile } from '../src/io/model-file.js';
 import { ChainModel } from '../src/models/chain.js';
@@ -22,6 +22,7 @@ import { documentedCommand, runnable } from './helpers/docs.js';
 import { train } from '../src/solvers/index.js';
 import { allLabellings, randomW } from './helpers/tiny.js';
 import { expectFormatError } from './helpers/errors.js';
+import { needsData } from './helpers/skips.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-conll-'));
 
@@ -575,7 +576,7 @@ describe('conll task, model file and tag command', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------
-describe.skipIf(!hasData('conll2000', 'train.txt'))('CoNLL-2000 data', () => {
+describe('CoNLL-2000 data', needsData('conll2000', 'train.txt'), () => {
   const trainFile = dataPath('conll2000', 'train.txt');
   const testFile = dataPath('conll2000', 'test.txt');
 

@@ -11,7 +11,7 @@ import { type Problem } from '../src/core/problem.js';
 import { modelProblem } from '../src/engine/problem.js';
 import { Rng } from '../src/core/rng.js';
 import { dot } from '../src/core/vector.js';
-import { hasData, dataPath } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { decodeModelFile, encodeModelFile } from '../src/io/model-file.js';
 import { bcfw } from '../src/solvers/bcfw.js';
 import { fullOraclePass, type SolverCheckpoint, type SolverPassProgress } from '../src/solvers/common.js';
@@ -24,6 +24,7 @@ import { buildModel } from '../src/tasks/model-kinds.js';
 import { cli } from './helpers/capture.js';
 import { boxedTinyChain, brutePrimal, tinyChain } from './helpers/tiny.js';
 import { writeTinyConll, writeTinyHansards, writeTinyHorse, writeTinyLibsvm, writeTinyLsp, writeTinyOcr } from './helpers/tiny-data.js';
+import { needsData } from './helpers/skips.js';
 
 const strip = (trace: { seconds: number }[]) => trace.map(({ seconds: _s, ...rest }) => rest);
 const roundTrip = (c: SolverCheckpoint): SolverCheckpoint => {
@@ -432,7 +433,7 @@ describe('cutting plane from the command line, on every model', () => {
   });
 });
 
-describe.skipIf(!hasData('ocr', 'letter.data.gz'))('the README cutting-plane example (OCR-small, real data)', () => {
+describe('the README cutting-plane example (OCR-small, real data)', needsData('ocr', 'letter.data.gz'), () => {
   const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-cp-readme-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   /** The README line that starts with `npx gapbcfw WORDS`, as arguments (comment dropped), with its files in `dir`. */
@@ -454,7 +455,7 @@ describe.skipIf(!hasData('ocr', 'letter.data.gz'))('the README cutting-plane exa
   });
 });
 
-describe.skipIf(!hasData('ocr', 'letter.data.gz'))('real data (OCR-small)', () => {
+describe('real data (OCR-small)', needsData('ocr', 'letter.data.gz'), () => {
   it('agrees with BCPFW + gap sampling + cache within the certified radius', { timeout: 300_000 }, async () => {
     const task = await loadTask(`ocr:${dataPath('ocr', 'letter.data.gz')}`, { split: 'small' });
     const problem = modelProblem(buildModel(task.spec), task.train);

@@ -6,6 +6,9 @@
 //    (sync) exact pass and on the batched one (Problem.batch);
 //  - the sync and batched exact passes give bit-identical traces and weights: the batched pass decodes the
 //    same labels and computes every H_i(w) = L - <w, psi_i(y)> with the per-object path's arithmetic.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Problem } from '../src/core/problem.js';
 import { modelProblem } from '../src/engine/problem.js';
@@ -14,6 +17,10 @@ import { buildModel } from '../src/tasks/model-kinds.js';
 import { fullOraclePass, type ProgressEvent, type SolverResult } from '../src/solvers/common.js';
 import { train, trainAsync } from '../src/solvers/index.js';
 import type { TrainSettings } from '../src/solvers/settings.js';
+import { loadModel } from '../src/tasks/model.js';
+import { cli } from './helpers/capture.js';
+import { documentedCommands, runnable } from './helpers/docs.js';
+import { needsData } from './helpers/skips.js';
 
 const task = await loadTask('synthetic:');
 /** The synthetic chain data (300 sequences) with the batched exact pass (native scoring, Viterbi and hinge kernels). */
@@ -157,4 +164,25 @@ describe('AbortSignal', () => {
     if (o.solver === 'fw' || o.solver === 'cutting-plane') expect(r.gapIsExact).toBe(true);
     expect(r.w.every(Number.isFinite)).toBe(true);
   });
+});
+
+describe('the same command gives the same result on any number of cores', () => {
+  it("the README quick start's training: the same trace and model with --threads 1 and --threads 2", needsData('ocr', 'letter.data.gz'), async () => {
+    const train = documentedCommands('README.md').find((c) => c.argv[0] === 'train')!.argv;
+    expect(train.join(' ')).toBe('train ocr:letter.data.gz --split small --lambda 0.01 --out ocr.gbm --trace ocr.jsonl');
+    const runs = [];
+    for (const threads of ['1', '2']) {
+      const dir = mkdtempSync(join(tmpdir(), `gapbcfw-threads-${threads}-`));
+      const r = await cli(...runnable(train, dir), '--threads', threads, '--json', '--quiet');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json!.threads).toBe(Number(threads));
+      const trace = readFileSync(join(dir, 'ocr.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ProgressEvent);
+      runs.push({ summary: r.json!, trace, w: loadModel(join(dir, 'ocr.gbm')).w });
+    }
+    const [one, two] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    expect(one.trace.length).toBeGreaterThan(5);
+    expect(traceBits(two.trace)).toEqual(traceBits(one.trace));
+    expect(wBits(two.w)).toEqual(wBits(one.w));
+    for (const key of ['passes', 'batch', 'gap', 'primal', 'dual', 'testError']) expect(two.summary[key], key).toBe(one.summary[key]);
+  }, 300_000);
 });

@@ -14,9 +14,9 @@ import { parseArgs } from '../src/cli/args.js';
 import { COMMANDS, commandOf } from '../src/cli/main.js';
 import { loadOptions } from '../src/cli/options.js';
 import { isDataSpec, parseDataSpec } from '../src/tasks/index.js';
-import { hasData } from '../src/data/paths.js';
 import { cli } from './helpers/capture.js';
 import { documentedCommands, runnable } from './helpers/docs.js';
+import { needsData } from './helpers/skips.js';
 import { currentOptionsPage } from '../scripts/docs-options.js';
 import { SETTINGS } from '../src/solvers/settings.js';
 import { MCFW_SETTINGS } from '../src/multiclass-fw/settings.js';
@@ -94,7 +94,7 @@ describe('documentation', () => {
     expect(bad).toEqual([]);
   });
 
-  it.skipIf(!hasData('ocr', 'letter.data.gz'))('the README quick start runs as written and does what it says (demo gap <= 0.01; OCR-small gap <= 0.1, test error about 0.2)', async () => {
+  it('the README quick start runs as written and does what it says (demo gap <= 0.01; OCR-small gap <= 0.1, test error about 0.2)', needsData('ocr', 'letter.data.gz'), async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-quickstart-'));
     const quick = documentedCommands('README.md').slice(0, 5);
     expect(quick.map((c) => c.argv[0])).toEqual(['demo', 'train', 'eval', 'plot', 'demo']);

@@ -15,8 +15,10 @@ import { existsSync } from 'node:fs';
 import { main } from '../src/cli/main.js';
 import { loadModel } from '../src/tasks/model.js';
 import { capture, cli } from './helpers/capture.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { writeTinyWeizmann } from './helpers/tiny-data.js';
+import { needsData } from './helpers/skips.js';
+import { HORSE_OVERLAY_COLOURS } from '../src/plot/overlays.js';
 
 const COLOURS: [number, number, number][] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255]];
 
@@ -243,12 +245,20 @@ describe('prepareHorse end to end (images decoded with sharp)', () => {
       expect(pr.pixelTestError as number).toBeLessThan(0.3);
       expect(existsSync(join(outDir, 'horse003.png'))).toBe(true);
       const meta = await sharp(join(outDir, 'horse003.png')).metadata();
-      expect([meta.width, meta.height, meta.format]).toEqual([64, 48, 'png']);
-      // the overlay draws the ground-truth boundary (cyan) as well as the prediction
-      const { data } = await sharp(join(outDir, 'horse003.png')).raw().toBuffer({ resolveWithObject: true });
-      let cyan = 0;
-      for (let p = 0; p < data.length; p += 3) if (data[p] === 0 && data[p + 1] === 255 && data[p + 2] === 255) cyan++;
-      expect(cyan).toBeGreaterThan(0);
+      // The 64 x 48 image at its own size, top left, over a key strip (34 px) wide enough for its three entries.
+      expect([meta.width, meta.height, meta.format]).toEqual([480, 48 + 34, 'png']);
+      // The overlay draws the ground-truth boundary as well as the prediction, in colours that differ in greyscale.
+      const { data, info } = await sharp(join(outDir, 'horse003.png')).raw().toBuffer({ resolveWithObject: true });
+      const count = (rgb: readonly number[]) => {
+        let k = 0;
+        for (let y = 0; y < 48; y++) for (let x = 0; x < 64; x++) if ([0, 1, 2].every((c) => data[info.channels * (y * info.width + x) + c] === rgb[c])) k++;
+        return k;
+      };
+      const { truthBoundary, predictedBoundary } = HORSE_OVERLAY_COLOURS;
+      expect(count(truthBoundary)).toBeGreaterThan(0);
+      expect(count(predictedBoundary)).toBeGreaterThan(0);
+      const luminance = ([r, g, b]: readonly number[]) => 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      expect(Math.abs(luminance(truthBoundary) - luminance(predictedBoundary))).toBeGreaterThan(120);
       c = await cli('predict', model, `horse:${prep}`, '--out', join(root, 'x.txt'));
       expect(c.code).toBe(2);
       expect(c.stderr).toMatch(/images: give --out-dir/);
@@ -260,7 +270,7 @@ describe('prepareHorse end to end (images decoded with sharp)', () => {
   });
 });
 
-describe.skipIf(!hasData('weizmann_horse', 'weizmann_horse_db', 'rgb'))('real Weizmann horses (40 images)', () => {
+describe('real Weizmann horses (40 images)', needsData('weizmann_horse', 'weizmann_horse_db', 'rgb'), () => {
   it('prepare-horse, train horse:DIR and predict: pixel accuracy above the all-background accuracy', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weizmann-real-'));
     try {

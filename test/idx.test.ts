@@ -5,7 +5,8 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { FormatError } from '../src/core/errors.js';
 import { idxToDataset, loadIdx, loadIdxDataset, parseIdx } from '../src/data/idx.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
+import { needsData } from './helpers/skips.js';
 
 /** Builds IDX bytes: type code, dims, then the element bytes (already big-endian). */
 function idx(type: number, dims: number[], body: Uint8Array | number[]): Uint8Array {
@@ -117,7 +118,7 @@ describe('IDX reader', () => {
     expect(() => loadIdx(join(dir, 'bad-images-idx3-ubyte.gz'))).toThrow(FormatError);
   });
 
-  it.skipIf(!hasData('multiclass', 'fashion_mnist_test'))('reads the Fashion-MNIST test split: 10,000 28x28 images, 1,000 per class', () => {
+  it('reads the Fashion-MNIST test split: 10,000 28x28 images, 1,000 per class', needsData('multiclass', 'fashion_mnist_test'), () => {
     const folder = dataPath('multiclass', 'fashion_mnist_test');
     expect(loadIdx(join(folder, 't10k-images-idx3-ubyte.gz')).dims).toEqual([10000, 28, 28]);
     const d = loadIdxDataset(join(folder, 't10k-images-idx3-ubyte.gz'));

@@ -9,6 +9,7 @@ import { InputError } from '../src/core/errors.js';
 import { loadLibsvm, parseLibsvm } from '../src/data/libsvm.js';
 import { dataPath, hasData } from '../src/data/paths.js';
 import { expectFormatError } from './helpers/errors.js';
+import { needsData } from './helpers/skips.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/bad/', import.meta.url));
 
@@ -163,7 +164,7 @@ describe('loadLibsvm', () => {
 });
 
 const MC = ['multiclass'];
-describe.skipIf(!hasData(...MC, 'pendigits', 'pendigits.scale') || !hasData(...MC, 'pendigits', 'pendigits.scale.t'))('real data: pendigits', () => {
+describe('real data: pendigits', needsData([...MC, 'pendigits', 'pendigits.scale'], [...MC, 'pendigits', 'pendigits.scale.t']), () => {
   let train: MulticlassDataset;
   beforeAll(() => {
     train = loadLibsvm(dataPath(...MC, 'pendigits', 'pendigits.scale'));
@@ -191,7 +192,7 @@ describe.skipIf(!hasData(...MC, 'pendigits', 'pendigits.scale') || !hasData(...M
   });
 });
 
-describe.skipIf(!hasData(...MC, 'dna', 'dna.scale'))('real data: dna', () => {
+describe('real data: dna', needsData(...MC, 'dna', 'dna.scale'), () => {
   it('dna.scale: 2,000 rows, 180 features, 3 classes', () => {
     const d = loadLibsvm(dataPath(...MC, 'dna', 'dna.scale'));
     expect(d.X.rows).toBe(2000);

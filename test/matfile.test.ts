@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { FormatError } from '../src/core/errors.js';
 import { parseMat } from '../src/data/matfile.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { loadLspJoints, lspImagePath, lspSplit, loadImage } from '../src/data/lsp.js';
 
 import { compressed, doubles, element, header, matrix } from './helpers/matfile-writer.js';
+import { needsData } from './helpers/skips.js';
 
 describe('MAT v5 reader', () => {
   const a = [1, 2.5, -3, 4, 5e-300, 6]; // 2 x 3, column-major
@@ -49,8 +50,7 @@ describe('MAT v5 reader', () => {
   });
 });
 
-const LSP = hasData('lsp', 'joints.mat');
-describe.skipIf(!LSP)('LSP joints.mat', () => {
+describe('LSP joints.mat', needsData('lsp', 'joints.mat'), () => {
   it('loads 2000 annotations with the documented layout and splits', () => {
     const ann = loadLspJoints(dataPath('lsp'));
     expect(ann.length).toBe(2000);

@@ -7,13 +7,14 @@ import type { MulticlassDataset } from '../src/core/data.js';
 import { InputError } from '../src/core/errors.js';
 import { Rng } from '../src/core/rng.js';
 import { loadLibsvm } from '../src/data/libsvm.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { gaussianVector, hashRows, HashBins } from '../src/multiclass-fw/bins.js';
 import { holdoutSplit, withBias } from '../src/data/multiclass.js';
 import { NuclearLmo, symmetricEigen, topSingularPair } from '../src/multiclass-fw/lmo.js';
 import { MulticlassLogistic, toClassMajor, type WeightedSubset } from '../src/multiclass-fw/problem.js';
 import { exactLineSearch, trainMulticlassFw } from '../src/multiclass-fw/solvers.js';
 import type { McfwSettings } from '../src/multiclass-fw/settings.js';
+import { needsData } from './helpers/skips.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
@@ -559,7 +560,7 @@ describe('Frank-Wolfe solvers', () => {
   });
 });
 
-describe.skipIf(!hasData('multiclass', 'dna'))('on real data (dna)', () => {
+describe('on real data (dna)', needsData('multiclass', 'dna'), () => {
   it('AFW, SVRF (at an epoch end) and SFW all learn; AFW starts from <= 100 bins per class', () => {
     const train = loadLibsvm(dataPath('multiclass', 'dna', 'dna.scale'));
     const test = loadLibsvm(dataPath('multiclass', 'dna', 'dna.scale.t'), { numFeatures: train.X.cols, labelNames: train.labelNames });
@@ -615,7 +616,7 @@ describe('data helpers and CLI', () => {
     await fails(/takes DATA/, '--tau', '1');
   });
 
-  it.skipIf(!hasData('multiclass', 'dna'))('trains on dna with --json, a trace and --optimum', async () => {
+  it('trains on dna with --json, a trace and --optimum', needsData('multiclass', 'dna'), async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-mcfw-'));
     const trace = join(dir, 't.jsonl');
     const r = await cli('multiclass-fw', `libsvm:${dataPath('multiclass', 'dna', 'dna.scale')}`, '--test', `libsvm:${dataPath('multiclass', 'dna', 'dna.scale.t')}`, '--tau', '10', '--solver', 'afw', '--max-iterations', '60', '--optimum', '0.1', '--trace', trace, '--json', '--out', join(dir, 'w.gbm'));

@@ -7,7 +7,8 @@ import { copySparse, dotSparse, toDense, type SparseVector } from '../src/core/v
 import { bcfw } from '../src/solvers/bcfw.js';
 import { fw } from '../src/solvers/fw.js';
 import { loadLibsvm } from '../src/data/libsvm.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
+import { needsData } from './helpers/skips.js';
 
 function randomSparse(rng: Rng, F: number): SparseVector {
   const indices: number[] = [];
@@ -81,7 +82,7 @@ describe('multiclass (Crammer-Singer) model', () => {
   });
 });
 
-describe.skipIf(!hasData('multiclass', 'dna', 'dna.scale'))('multiclass on real data', () => {
+describe('multiclass on real data', needsData('multiclass', 'dna', 'dna.scale'), () => {
   it('dna: BCFW reaches a certified gap and a test accuracy above 0.9', () => {
     const train = loadLibsvm(dataPath('multiclass', 'dna', 'dna.scale'));
     const test = loadLibsvm(dataPath('multiclass', 'dna', 'dna.scale.t'), { numFeatures: train.X.cols, labelNames: train.labelNames });

@@ -8,8 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compileAndRun, hasGxx } from './helpers/native-program.js';
+import { unless } from './helpers/skips.js';
 
-describe.skipIf(!hasGxx)('native/maxflow standalone C++ test (g++ -std=c++17 -O2, no Node headers)', () => {
+describe('native/maxflow standalone C++ test (g++ -std=c++17 -O2, no Node headers)', unless(hasGxx, 'needs g++ (C++17)'), () => {
   it('compiles test_maxflow.cc with every source of native/maxflow and every check passes', () => {
     const out = compileAndRun('test_maxflow', ['maxflow/test_maxflow.cc', 'maxflow/flow_graph.cc', 'maxflow/any_graph.cc', 'maxflow/batch.cc', 'maxflow/dimacs.cc']);
     expect(out).toMatch(/maxflow tests: \d+ checks, 0 failures/);

@@ -8,6 +8,7 @@ import { InputError } from '../src/core/errors.js';
 import { loadOcr, ocrLetterCount, ocrSplit, ocrToSequences, parseOcr, type OcrData, type OcrWord } from '../src/data/ocr.js';
 import { dataPath, dataRoot, hasData } from '../src/data/paths.js';
 import { expectFormatError } from './helpers/errors.js';
+import { needsData } from './helpers/skips.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/bad/', import.meta.url));
 
@@ -236,7 +237,7 @@ describe('paths', () => {
   });
 });
 
-describe.skipIf(!hasData('ocr', 'letter.data.gz'))('OCR loader on the real letter.data.gz', () => {
+describe('OCR loader on the real letter.data.gz', needsData('ocr', 'letter.data.gz'), () => {
   let data: OcrData;
   beforeAll(() => {
     data = loadOcr(dataPath('ocr', 'letter.data.gz'));

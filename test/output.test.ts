@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/core/errors.js';
 import { CheckpointWriter } from '../src/solvers/checkpoint.js';
 import { checkOutputs, lockOutput, makeOutputDir, OutputError, removeStaleTemps, StreamedOutput, writeFailure, writeOutput } from '../src/io/output.js';
+import { unless } from './helpers/skips.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-output-'));
 const hasFifo = process.platform !== 'win32' && spawnSync('mkfifo', ['--version'], { stdio: 'ignore' }).error === undefined;
@@ -83,7 +84,7 @@ describe('writeOutput', () => {
     expect(chunks).toEqual(['to stdout']);
   });
 
-  it.skipIf(!hasFifo)('streams to a FIFO (its reader gets the bytes, the FIFO stays)', async () => {
+  it('streams to a FIFO (its reader gets the bytes, the FIFO stays)', unless(hasFifo, 'needs mkfifo (POSIX FIFOs)'), async () => {
     const fifo = join(dir, 'out.fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const reader = spawn('cat', [fifo]);
@@ -102,7 +103,7 @@ describe('writeOutput', () => {
     expect(() => writeOutput(dir, 'x')).toThrow(/is a folder/);
   });
 
-  it.skipIf(!hasDevFull)('a device that is full: OutputError naming it (exit 1 in the CLI), not an InputError', () => {
+  it('a device that is full: OutputError naming it (exit 1 in the CLI), not an InputError', unless(hasDevFull, 'needs /dev/full'), () => {
     let error: unknown;
     try {
       writeOutput('/dev/full', Buffer.alloc(4096));
@@ -114,7 +115,7 @@ describe('writeOutput', () => {
     expect((error as Error).message).toBe('cannot write /dev/full: no space left on device (ENOSPC)');
   });
 
-  it.skipIf(full === undefined)('a full tmpfs: the old file stays intact, a new one is not created, no temporary file is left', () => {
+  it('a full tmpfs: the old file stays intact, a new one is not created, no temporary file is left', unless(full !== undefined, 'needs a small tmpfs (mount -t tmpfs: root on Linux)'), () => {
     const old = join(full!, 'old.gbm');
     writeFileSync(old, 'the previous model');
     expect(() => writeOutput(old, Buffer.alloc(1 << 20))).toThrow(/cannot write .*old\.gbm: no space left on device \(ENOSPC\); the partial output was removed/);
@@ -137,7 +138,7 @@ describe('StreamedOutput (traces, prepared horse sets)', () => {
     expect(readFileSync(file, 'utf8')).toBe('{"pass":1}\n{"pass":2}\n');
   });
 
-  it.skipIf(full === undefined)('on a full disk a new file is removed and an appended one cut back to its old length', () => {
+  it('on a full disk a new file is removed and an appended one cut back to its old length', unless(full !== undefined, 'needs a small tmpfs (mount -t tmpfs: root on Linux)'), () => {
     const fresh = join(full!, 'fresh.jsonl');
     const out = StreamedOutput.open(fresh);
     expect(() => {
@@ -154,7 +155,7 @@ describe('StreamedOutput (traces, prepared horse sets)', () => {
     rmSync(kept);
   });
 
-  it.skipIf(!hasFifo)('a FIFO whose reader leaves (EPIPE): one note, the rest is dropped, the run goes on', () => {
+  it('a FIFO whose reader leaves (EPIPE): one note, the rest is dropped, the run goes on', unless(hasFifo, 'needs mkfifo (POSIX FIFOs)'), () => {
     const fifo = join(dir, 'trace.fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -203,7 +204,7 @@ describe('checkOutputs (before any work starts)', () => {
     expect(() => makeOutputDir(join(file, 'sub'), '--out-dir')).toThrow(/a part of the path is a file, not a folder/);
   });
 
-  it.skipIf(readOnly === undefined)('refuses a folder that is not writable (a read-only file system)', () => {
+  it('refuses a folder that is not writable (a read-only file system)', unless(readOnly !== undefined, 'needs a small read-only tmpfs (mount -t tmpfs: root on Linux)'), () => {
     expect(() => checkOutputs([{ path: join(readOnly!, 'm.gbm'), option: '--out' }])).toThrow(/--out .*m\.gbm: the folder .* is not writable/);
   });
 });

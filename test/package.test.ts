@@ -6,7 +6,7 @@
  * Needs the build first (what .ci/run does): `npm run prebuilds && npm run build` (what `npm ci` runs).
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,20 +73,43 @@ describe('native build paths', () => {
     expect(pkg.gypfile).toBe(false);
   });
 
-  it('a clone builds itself: `prepare` (run by npm install / npm ci in the clone, never for a tarball) builds the addon, the TypeScript and the prebuild; `npm test` runs the whole suite', () => {
+  it('a clone builds itself: the `dependencies` script (run by npm install / npm ci in the clone only: never for a consumer, never by npx) builds the prebuild, the addon and the TypeScript; no install script; `npm test` runs the whole suite', () => {
     const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    // A `prepare` script made npm warn about an install script in the tarball, and made `npx gapbcfw` in a clone
+    // install the clone into npx's cache and build it again, silently (2-3 minutes). `dependencies` runs after npm
+    // changed the clone's node_modules, and nowhere else.
+    expect(scripts.dependencies).toBe('node scripts/build-clone.mjs');
     // prebuildify moves the addon it builds out of build/Release, so the prebuild comes first and the build second
     // (CI's clean clone failed when the order was the other way round: no build/Release/gapbcfw.node was left).
-    expect(scripts.prepare).toBe('npm run prebuilds && npm run build');
+    expect(readFileSync(path.join(root, 'scripts', 'build-clone.mjs'), 'utf8')).toMatch(/'prebuilds',[\s\S]*'build:native',[\s\S]*'build:ts',/);
     expect(scripts.build).toBe('npm run build:native && npm run build:ts');
     expect(scripts.test).toBe('vitest run');
-    for (const hook of ['install', 'preinstall', 'postinstall']) expect(scripts[hook], hook).toBeUndefined();
+    for (const hook of ['install', 'preinstall', 'postinstall', 'prepare']) expect(scripts[hook], hook).toBeUndefined();
     // The README's Development section shows exactly these commands, and CI runs the same `npm test`.
     const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
     const dev = readme.slice(readme.indexOf('## Development'));
     expect(dev).toMatch(/```sh\nnpm install\s+#[^\n]*\nnpx gapbcfw demo\s+#[^\n]*\nnpm test\s+#[^\n]*\n```/);
     expect(readFileSync(path.join(root, '.ci', 'run'), 'utf8')).toMatch(/\nnpm test -- /);
   });
+
+  it('npx gapbcfw in a clone starts at once: npx links the clone with nothing to run, and rebuilds nothing', () => {
+    const outputs = [path.join(root, 'dist', 'src', 'cli', 'main.js'), prebuild].filter((f) => existsSync(f));
+    expect(outputs.length).toBeGreaterThan(0);
+    const before = outputs.map((f) => statSync(f).mtimeMs);
+    // An empty npm cache, as on a first `npx` after cloning: npx installs the clone into its cache (a link) first.
+    const cache = mkdtempSync(path.join(tmpdir(), 'gapbcfw-npx-cache-'));
+    try {
+      const r = run('npx', ['--offline', 'gapbcfw', '--version'], { cwd: root, env: { ...process.env, npm_config_cache: cache }, timeout: 120_000 });
+      expect(r.status, describeRun('npx gapbcfw --version', r)).toBe(0);
+      expect(r.stdout.trim()).toBe(pkg.version);
+      const npx = readdirSync(path.join(cache, '_npx'));
+      expect(npx).toHaveLength(1);
+      expect(realpathSync(path.join(cache, '_npx', npx[0]!, 'node_modules', pkg.name))).toBe(realpathSync(root));
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+    expect(outputs.map((f) => statSync(f).mtimeMs)).toEqual(before);
+  }, TIMEOUT);
 
   it('the prebuild is current: it exports the same functions as build/Release', () => {
     if (!existsSync(prebuild)) throw new Error(`${path.relative(root, prebuild)} is missing: run \`npm run prebuilds\` before the tests (.ci/run does)`);
@@ -114,7 +137,8 @@ describe('npm pack tarball installs and runs without a compiler', () => {
   let work = '';
   let project = '';
   let installed = '';
-  let packed: { filename: string; files: { path: string }[]; size: number; entryCount: number } | undefined;
+  let packed: { filename: string; files: { path: string }[]; size: number; unpackedSize: number; entryCount: number } | undefined;
+  let installOutput = '';
   let env: NodeJS.ProcessEnv = {};
 
   const bin = () => path.join(project, 'node_modules', '.bin', 'gapbcfw');
@@ -160,6 +184,7 @@ describe('npm pack tarball installs and runs without a compiler', () => {
     writeFileSync(path.join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
     const install = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(work, packed.filename)], { cwd: project, env });
     if (install.status !== 0) throw new Error(describeRun('npm install <tarball> in an empty project', install));
+    installOutput = `${install.stdout}${install.stderr}`;
     installed = realpathSync(path.join(project, 'node_modules', pkg.name));
   }, TIMEOUT);
 
@@ -176,6 +201,63 @@ describe('npm pack tarball installs and runs without a compiler', () => {
     const unwanted = files.filter((f) => /^(test|src|build|data|node_modules|scripts|\.ci|kernels)\//.test(f) || f.endsWith('.map') || /(^|\/)(test|bench)_[^/]*\.cc$/.test(f) || f.endsWith('.tgz'));
     expect(unwanted).toEqual([]);
   });
+
+  it("installs without npm's install-script warning (no prepare, install or gyp script in the tarball)", () => {
+    expect(installOutput).not.toMatch(/install.scripts/i);
+    const shipped = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { scripts?: Record<string, string>; gypfile?: boolean };
+    for (const hook of ['install', 'preinstall', 'postinstall', 'prepare']) expect(shipped.scripts?.[hook], hook).toBeUndefined();
+  });
+
+  it('ships LICENSE (Apache-2.0), the repository and the documentation; every relative link of README.md and docs/ resolves inside the package', () => {
+    const shipped = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { license: string; repository?: { type: string; url: string } };
+    expect(shipped.license).toBe('Apache-2.0');
+    expect(shipped.repository).toEqual({ type: 'git', url: expect.stringMatching(/^git\+https:\/\/.+\.git$/) });
+    expect(readFileSync(path.join(installed, 'LICENSE'), 'utf8')).toMatch(/Apache License\s+Version 2\.0, January 2004[\s\S]*END OF TERMS AND CONDITIONS/);
+    const pages = ['README.md', ...packed!.files.map((f) => f.path).filter((f) => f.startsWith('docs/') && f.endsWith('.md'))];
+    expect(pages).toEqual(expect.arrayContaining(['docs/options.md', 'docs/results.md', 'docs/models/chain.md', 'docs/models/segmentation.md']));
+    const broken: string[] = [];
+    let links = 0;
+    for (const page of pages) {
+      const text = readFileSync(path.join(installed, page), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!.split('#')[0]!;
+        if (target === '' || /^[a-z]+:/i.test(target)) continue;
+        links++;
+        const file = path.resolve(installed, path.dirname(page), decodeURIComponent(target));
+        // The API reference (docs/api/) is generated in a clone (`npm run docs`), as the pages say; not shipped.
+        if (!existsSync(file) && !file.startsWith(path.join(installed, 'docs', 'api'))) broken.push(`${page}: ${m[1]}`);
+      }
+    }
+    expect(links).toBeGreaterThan(50);
+    expect(broken).toEqual([]);
+  });
+
+  it('the published types compile in a fresh TypeScript project without @types/node (strict, no skipLibCheck)', () => {
+    const ts = path.join(project, 'types-check');
+    mkdirSync(ts, { recursive: true });
+    writeFileSync(path.join(ts, 'package.json'), '{ "name": "types-check", "private": true, "type": "module" }\n');
+    writeFileSync(
+      path.join(ts, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['index.ts'] }),
+    );
+    writeFileSync(
+      path.join(ts, 'index.ts'),
+      `import { ChainModel, modelProblem, train, type SolverResult, type TrainSettings } from '${pkg.name}';
+import { syntheticChain } from '${pkg.name}/data';
+import { maxflow } from '${pkg.name}/native';
+import { trainMulticlassFw } from '${pkg.name}/multiclass-fw';
+const d = syntheticChain({ sequences: 10, seed: 1 });
+const model = new ChainModel({ numFeatures: d.numFeatures, numLabels: d.numLabels });
+const settings: TrainSettings = { solver: 'bcfw', lambda: 0.1 };
+const r: SolverResult = train(modelProblem(model, d.examples.map((e) => e.x), d.examples.map((e) => e.y)), settings);
+export const gap: number | undefined = r.gap;
+export const faces = [maxflow, trainMulticlassFw];
+`,
+    );
+    expect(existsSync(path.join(project, 'node_modules', '@types', 'node'))).toBe(false);
+    const r = run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', ts], { cwd: ts, env });
+    expect(r.status, describeRun('tsc in a fresh project', r)).toBe(0);
+  }, TIMEOUT);
 
   it('installed without compiling: no build/ directory, the prebuild is what node-gyp-build resolves', () => {
     expect(existsSync(path.join(installed, 'build'))).toBe(false);
@@ -296,4 +378,63 @@ console.log(JSON.stringify({ passes: r.passes, gap: r.gap, gapIsExact: r.gapIsEx
     },
     TIMEOUT,
   );
+});
+
+describe('the build of a clone (scripts/build-clone.mjs) says what it does', () => {
+  /**
+   * A stand-in clone: the script, one source of each step and the three outputs (newer than the sources when
+   * `built`), and an `npm` whose `npm run --silent SCRIPT` prints cmake-like lines and exits `fail[SCRIPT]` or 0.
+   */
+  function fakeClone(built: boolean, fail: Record<string, number> = {}): { dir: string; build: () => Run } {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gapbcfw-fake-clone-'));
+    const write = (file: string, text: string, mtime: number) => {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+      utimesSync(path.join(dir, file), mtime, mtime);
+    };
+    const now = Date.now() / 1000;
+    write('scripts/build-clone.mjs', readFileSync(path.join(root, 'scripts', 'build-clone.mjs'), 'utf8'), now);
+    for (const source of ['native/solver/step.cc', 'CMakeLists.txt', 'src/index.ts', 'tsconfig.json']) write(source, '', now - 100);
+    if (built) for (const output of [`prebuilds/${platformDir}/gapbcfw.node`, 'build/Release/gapbcfw.node', 'dist/src/cli/main.js']) write(output, '', now - 50);
+    const cases = Object.entries(fail).map(([script, code]) => `  ${script}) echo "error: something broke in ${script}" >&2; exit ${code} ;;`).join('\n');
+    write('bin/npm', `#!/bin/sh\necho "[ 50%] Building CXX object $3"\necho "[100%] Linking $3"\ncase "$3" in\n${cases}\nesac\nexit 0\n`, now);
+    chmodSync(path.join(dir, 'bin', 'npm'), 0o755);
+    // setsid: no controlling terminal, so the progress goes to stderr (on a terminal it goes to /dev/tty).
+    const build = () => run('setsid', [process.execPath, path.join(dir, 'scripts', 'build-clone.mjs')], { cwd: dir, env: { ...process.env, PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH}`, GAPBCFW_REBUILD: '' } });
+    return { dir, build };
+  }
+
+  it('a fresh clone: each step with its time, then how to start', () => {
+    const { dir, build } = fakeClone(false);
+    const r = build();
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.status, describeRun('build-clone', r)).toBe(0);
+    expect(r.stderr).toMatch(/^gapbcfw: building the clone \(about 2 minutes/);
+    for (const [k, step] of ['the prebuild', 'the addon in build\\/Release', 'the TypeScript in dist\\/'].entries()) expect(r.stderr).toMatch(new RegExp(`gapbcfw: \\[${k + 1}/3\\] ${step}[^\\n]* done \\(\\d+ s\\)`));
+    expect(r.stderr).toMatch(/try `npx gapbcfw demo`\n$/);
+  });
+
+  it('a failing step: its name, the tail of its output, what it needs, and its exit status', () => {
+    const { dir, build } = fakeClone(false, { 'build:native': 3 });
+    const r = build();
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/\[2\/3\] the addon in build\/Release \(cmake-js\) failed \(exit 3\)/);
+    expect(r.stderr).toMatch(/error: something broke in build:native/);
+    expect(r.stderr).toMatch(/the build of the clone failed at `npm run build:native` \(full output: .*clone-build\.log\); it needs a C\+\+17 compiler and CMake/);
+    expect(r.stderr).not.toMatch(/\[3\/3\]/);
+  });
+
+  it('a built clone is not rebuilt (npm install SOME-PACKAGE there); a changed source rebuilds its steps only', () => {
+    const { dir, build } = fakeClone(true);
+    const fresh = build();
+    expect(fresh.status, describeRun('build-clone', fresh)).toBe(0);
+    expect(fresh.stderr).toMatch(/the build of the clone is up to date/);
+    writeFileSync(path.join(dir, 'src', 'index.ts'), 'export {};\n'); // newer than dist/
+    const ts = build();
+    rmSync(dir, { recursive: true, force: true });
+    expect(ts.status, describeRun('build-clone', ts)).toBe(0);
+    expect(ts.stderr).toMatch(/\[1\/1\] the TypeScript in dist\/ \(tsc\)[^\n]* done/);
+    expect(ts.stderr).not.toMatch(/prebuild|cmake-js/);
+  });
 });

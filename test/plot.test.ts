@@ -252,7 +252,7 @@ describe('gapbcfw plot (runPlot)', () => {
     const good = writeTrace([ev({ pass: 1, gap: 1 })]);
     expect((await plot(good, '--x', 'bananas')).stderr).toMatch(/--x must be one of/);
     expect((await plot(good, '--y', 'gapp')).stderr).toMatch(/--y must be one of/);
-    expect((await plot(good, '--out', 'fig.pdf')).stderr).toMatch(/--out must end in \.svg, \.png or \.json/);
+    expect((await plot(good, '--out', 'fig.pdf')).stderr).toMatch(/--out must end in \.svg, \.png, \.json or \.html/);
     expect((await plot(good, '--width', '-3')).code).toBe(2);
     const empty = join(dir, 'empty.jsonl');
     writeFileSync(empty, '\n');

@@ -11,7 +11,6 @@ import { modelProblem } from '../src/engine/problem.js';
 import { Rng } from '../src/core/rng.js';
 import { dotSparse, toDense, type SparseVector } from '../src/core/vector.js';
 import { cellToPixel } from '../src/data/lsp.js';
-import { hasData } from '../src/data/paths.js';
 import { preparedPass } from '../src/engine/engine.js';
 import { loadModel } from '../src/tasks/model.js';
 import { LSP_TREE_PARENTS, lspTree } from '../src/models/pose-eval.js';
@@ -24,21 +23,18 @@ import { cli } from './helpers/capture.js';
 import { lspTraceRuns, poseTraceRuns } from './helpers/pose-traces.js';
 import { uniform } from './helpers/random.js';
 import { writeTinyLsp } from './helpers/tiny-data.js';
+import { allOf, needsData, releaseAddonOnly, unless } from './helpers/skips.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/pose/', import.meta.url));
 const k1 = JSON.parse(readFileSync(join(FIXTURES, 'k1-traces.json'), 'utf8')) as { synthetic: Record<string, unknown>; lsp: Record<string, unknown> | null };
 
-// The fixtures are the bits of the release addon's sums (-O3, vectorised reductions). Another addon
-// (GAPBCFW_ADDON: the sanitizers' -O1 build) rounds some sums differently in the last bits, so the bit-for-bit
-// comparisons run on the release build only; the sanitized run keeps every other test of this file.
-const releaseAddon = process.env.GAPBCFW_ADDON === undefined;
 
 describe('the one-type, no-midpoint, one-scale model is the model of commit 9a1af41', () => {
-  it.skipIf(!releaseAddon)('reproduces its traces and weights on synthetic data (BCFW, BCPFW + gap sampling + cache, BCAFW)', () => {
+  it('reproduces its traces and weights on synthetic data (BCFW, BCPFW + gap sampling + cache, BCAFW)', releaseAddonOnly, () => {
     expect(poseTraceRuns()).toEqual(k1.synthetic);
   });
 
-  it.skipIf(k1.lsp === null || !releaseAddon || !hasData('lsp', 'joints.mat'))('reproduces its `train lsp:` summaries and exact-gap checkpoints on 12 LSP-small images', async () => {
+  it('reproduces its `train lsp:` summaries and exact-gap checkpoints on 12 LSP-small images', allOf(unless(k1.lsp !== null, 'test/fixtures/pose/k1-traces.json has no LSP runs'), releaseAddonOnly, needsData('lsp', 'joints.mat')), async () => {
     expect(await lspTraceRuns()).toEqual(k1.lsp);
   }, 120_000);
 });

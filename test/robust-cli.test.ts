@@ -7,15 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { HORSE_OVERLAY_COLOURS } from '../src/plot/overlays.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { FormatError } from '../src/core/errors.js';
 import { loadImage } from '../src/data/lsp.js';
-import { hasData } from '../src/data/paths.js';
 import { loadModel } from '../src/tasks/model.js';
 import { capture } from './helpers/capture.js';
 import { documentedCommand, documentedCommands, runnable } from './helpers/docs.js';
 import { writeTinyHansards, writeTinyWeizmann } from './helpers/tiny-data.js';
+import { needsData, unless } from './helpers/skips.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const GOOD = join(root, 'test', 'fixtures', 'bad', 'good');
@@ -62,7 +63,7 @@ describe('outputs', () => {
     expectOneLine(await capture(main, [...TRAIN, '--out', '/dev/full']), 1, 'cannot write /dev/full: no space left on device (ENOSPC)');
   });
 
-  it.skipIf(tmpfs === undefined)('a full tmpfs: every output fails with one line and leaves no file (0-byte or temporary), lock or folder behind', async () => {
+  it('a full tmpfs: every output fails with one line and leaves no file (0-byte or temporary), lock or folder behind', unless(tmpfs !== undefined, 'needs a small tmpfs (mount -t tmpfs: root on Linux)'), async () => {
     fill(tmpfs!);
     const before = readdirSync(tmpfs!);
     // Every output's lock is written first (src/cli/session.ts): the first write that fails.
@@ -155,7 +156,7 @@ describe('outputs', () => {
     expect(existsSync(join(dir, 'never'))).toBe(false);
   });
 
-  it.skipIf(!hasFifo)('--trace to a FIFO whose reader leaves: a note, and the run still writes its model', async () => {
+  it('--trace to a FIFO whose reader leaves: a note, and the run still writes its model', unless(hasFifo, 'needs mkfifo (POSIX FIFOs)'), async () => {
     const fifo = join(dir, 'trace.fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -302,14 +303,15 @@ describe('horse outputs', () => {
     const out = join(dir, 'overlays');
     expect((await capture(main, ['predict', model, `horse:${prepared}`, '--out-dir', out, '--quiet'])).code).toBe(0);
     const { data, info } = await sharp(join(out, 'horse003.png')).raw().toBuffer({ resolveWithObject: true });
-    expect([info.width, info.height]).toEqual([64, 48]); // the mask's size (the images are prepared at it)
-    let cyan = 0;
-    for (let p = 0; p < info.width * info.height; p++) if (data[3 * p] === 0 && data[3 * p + 1] === 255 && data[3 * p + 2] === 255) cyan++;
-    expect(cyan).toBeGreaterThan(50); // the outline of the true disc, about 2 pi 15 pixels
+    expect([info.width, info.height]).toEqual([480, 48 + 34]); // the mask's size (the images are prepared at it) over the key strip
+    const [r, g, b] = HORSE_OVERLAY_COLOURS.truthBoundary;
+    let outline = 0;
+    for (let y = 0; y < 48; y++) for (let x = 0; x < 64; x++) if ([r, g, b].every((v, c) => data[info.channels * (y * info.width + x) + c] === v)) outline++;
+    expect(outline).toBeGreaterThan(50); // the outline of the true disc, about 2 pi 15 pixels
   });
 });
 
-describe.skipIf(!hasData('ocr', 'letter.data.gz'))('the README "Minding the Gaps" example (OCR-small, real data)', () => {
+describe('the README "Minding the Gaps" example (OCR-small, real data)', needsData('ocr', 'letter.data.gz'), () => {
   it('reaches its --gap-threshold 0.01 (cache passes no longer use up the pass cap)', { timeout: 600_000 }, async () => {
     const argv = documentedCommand('README.md', 'train ocr:letter.data.gz --split small --lambda 1e-3 --solver bcpfw --sampling gap --cache');
     expect(argv).toContain('--gap-threshold');
@@ -320,7 +322,7 @@ describe.skipIf(!hasData('ocr', 'letter.data.gz'))('the README "Minding the Gaps
   });
 });
 
-describe.skipIf(!hasData('multiclass', 'fashion_mnist_test') || !hasData('multiclass', 'pendigits'))('the multiclass examples of the README and the multiclass page (real data)', () => {
+describe('the multiclass examples of the README and the multiclass page (real data)', needsData(['multiclass', 'fashion_mnist_test'], ['multiclass', 'pendigits']), () => {
   it('the SVRF example returns a model below the all-zero objective ln 10 and says which iterate it is', { timeout: 300_000 }, async () => {
     for (const page of ['docs/models/multiclass.md', 'README.md']) {
       const argv = documentedCommand(page, 'multiclass-fw idx:fashion_mnist_test/');
@@ -345,7 +347,7 @@ describe.skipIf(!hasData('multiclass', 'fashion_mnist_test') || !hasData('multic
 });
 
 describe('pose skeleton drawing', () => {
-  it('draws prediction and truth over the image scaled to >= 480 px, with a key strip', async () => {
+  it('draws prediction (left and right limbs in their own colours) and truth over the image scaled to >= 480 px, with a key strip', async () => {
     const { poseSkeletonPng } = await import('../src/plot/overlays.js');
     const W = 60;
     const H = 100;
@@ -353,19 +355,20 @@ describe('pose skeleton drawing', () => {
     const joints = (dx: number) => ({ x: Array.from({ length: 14 }, (_, j) => 10 + dx + 3 * j), y: Array.from({ length: 14 }, (_, j) => 10 + 6 * j) });
     const png = await poseSkeletonPng(image, joints(5), joints(0));
     const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
-    expect([info.width, info.height]).toEqual([5 * W, 5 * H + 34]);
+    expect([info.width, info.height]).toEqual([480, 5 * H + 34]); // wide enough for the key's three entries
     const at = (x: number, y: number) => [...data.subarray(info.channels * (y * info.width + x), info.channels * (y * info.width + x) + 3)];
-    let green = 0;
-    let white = 0;
+    const count = { green: 0, orange: 0, blue: 0, white: 0 };
     for (let y = 0; y < 5 * H; y++) {
       for (let x = 0; x < 5 * W; x++) {
-        const [r, g, b] = at(x, y);
-        if (g! > 200 && r! < 100 && b! < 100) green++;
-        if (r! > 240 && g! > 240 && b! > 240) white++;
+        const [r, g, b] = at(x, y) as [number, number, number];
+        const colour = g > 200 && r < 100 && b < 100 ? 'green' : r > 240 && g > 120 && g < 160 && b < 60 ? 'orange' : r < 80 && g > 130 && g < 170 && b > 240 ? 'blue' : r > 240 && g > 240 && b > 240 ? 'white' : undefined;
+        if (colour) count[colour]++;
       }
     }
-    expect(green).toBeGreaterThan(500); // thick predicted sticks
-    expect(white).toBeGreaterThan(100); // dashed ground-truth sticks
+    expect(count.green).toBeGreaterThan(200); // predicted head and torso
+    expect(count.orange).toBeGreaterThan(150); // the person's right limbs
+    expect(count.blue).toBeGreaterThan(150); // the left limbs
+    expect(count.white).toBeGreaterThan(100); // dashed ground-truth sticks
     expect(at(2, 5 * H + 3)).toEqual([32, 32, 32]); // the key strip
   });
 });

@@ -107,7 +107,10 @@ export function parseArgs(command: Command, argv: readonly string[]): Args {
     const eq = arg.indexOf('=');
     const name = long ? arg.slice(2, eq < 0 ? undefined : eq) : arg.slice(1, 2);
     const o = long ? byName.get(name) : byShort.get(name);
-    if (!o) throw new UsageError(`unknown option '${long ? `--${name}` : `-${name}`}' for ${command.name} (gapbcfw help ${command.name} lists its options)`);
+    if (!o) {
+      const guess = long ? didYouMean(name, [...command.options.map((c) => c.name), 'version']) : undefined;
+      throw new UsageError(`unknown option '${long ? `--${name}` : `-${name}`}' for ${command.name} (${guess ? `did you mean --${guess}? ` : ''}gapbcfw help ${command.name} lists its options)`);
+    }
     if (given.has(o.name)) throw new UsageError(`--${o.name} is given twice`);
     given.add(o.name);
     const inline = long ? (eq < 0 ? undefined : arg.slice(eq + 1)) : arg.length > 2 ? arg.slice(2) : undefined;
@@ -127,6 +130,34 @@ export function parseArgs(command: Command, argv: readonly string[]): Args {
   }
   checkPositionals(command, positionals);
   return { positionals, values, given, command };
+}
+
+/** Edit distance (insertions, deletions, substitutions and swaps of neighbours) between two short words. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The known name closest to a mistyped one, for "did you mean": within 1 edit for names of up to 4 letters, 2 up to
+ * 8, else 3, or a known name that starts with it (`--thread`); undefined when nothing is that close.
+ */
+export function didYouMean(typed: string, known: readonly string[]): string | undefined {
+  const limit = typed.length <= 4 ? 1 : typed.length <= 8 ? 2 : 3;
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const name of known) {
+    const d = name.startsWith(typed) && typed.length >= 3 ? 0.5 : editDistance(typed, name);
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  return bestDistance <= limit ? best : undefined;
 }
 
 function checkPositionals(command: Command, positionals: readonly string[]): void {

@@ -43,8 +43,9 @@ export function report(summary: Record<string, unknown>, json: boolean, io: Pick
   }
   io.stdout.write(`${headline}\n`);
   for (const [k, x] of Object.entries(clean)) {
-    if (k === 'command') continue;
-    const shown = typeof x === 'number' ? String(+x.toPrecision(6)) : Array.isArray(x) ? `${x.length} entries (see --json)` : typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x);
+    // testError / trainError next to testLoss / trainLoss are aliases for scripts (tasks/index.ts meanLossFields).
+    if (k === 'command' || (k === 'testError' && 'testLoss' in clean) || (k === 'trainError' && 'trainLoss' in clean)) continue;
+    const shown = typeof x === 'number' ? String(Number.isInteger(x) ? x : +x.toPrecision(6)) : Array.isArray(x) ? `${x.length} entries (see --json)` : typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x);
     io.stdout.write(`  ${k}: ${shown}\n`);
   }
 }

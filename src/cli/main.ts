@@ -11,7 +11,7 @@ import { writeFailure } from '../io/output.js';
 import { packageRoot } from '../core/package-root.js';
 import { TASKS, TASKS_OF_MODEL } from '../tasks/index.js';
 import { setThreads, threadCap } from '../native/threads.js';
-import { columns, commandHelp, parseArgs, value, type Command } from './args.js';
+import { columns, commandHelp, didYouMean, parseArgs, value, type Command } from './args.js';
 import { UsageError, reportFailure, type Io } from './common.js';
 import { evalCommand } from './eval.js';
 import { gapCommand, gapMergeCommand } from './gap.js';
@@ -23,6 +23,7 @@ import { predictCommand } from './predict.js';
 import { prepareHorseCommand } from './prepare-horse.js';
 import { readPipedInputs, runCommand, writesFiles } from './session.js';
 import { demoCommand, trainCommand } from './train.js';
+import { watchCommand } from './watch.js';
 
 /** Every command, in the order of `gapbcfw help`. */
 export const COMMANDS: readonly Command[] = [
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   gapMergeCommand,
   pathCommand,
   plotCommand,
+  watchCommand,
   prepareHorseCommand,
   multiclassFwCommand,
   maxflowCommand,
@@ -77,6 +79,12 @@ function overview(): string {
   ].join('\n');
 }
 
+/** `unknown command 'trian' (did you mean train? gapbcfw help lists them)`. */
+function unknownCommand(name: string): string {
+  const guess = didYouMean(name, COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]));
+  return `unknown command '${name}' (${guess ? `did you mean ${guess}? ` : ''}gapbcfw help lists them)`;
+}
+
 function version(): string {
   const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
@@ -93,7 +101,7 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
         return 0;
       }
       const c = commandOf(topic);
-      if (!c) throw new UsageError(REPLACED[topic] ? `${topic} was replaced by ${REPLACED[topic]}` : `unknown command '${topic}' (gapbcfw help lists them)`);
+      if (!c) throw new UsageError(REPLACED[topic] ? `${topic} was replaced by ${REPLACED[topic]}` : unknownCommand(topic));
       io.stdout.write(`${commandHelp(c)}\n`);
       return 0;
     }
@@ -104,9 +112,14 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
     const replaced = REPLACED[`${name} ${rest[0]}`] ?? REPLACED[name];
     if (replaced) throw new UsageError(`gapbcfw ${REPLACED[name] ? name : `${name} ${rest[0]}`} was replaced by ${replaced}`);
     const command = commandOf(name);
-    if (!command) throw new UsageError(`unknown command '${name}' (gapbcfw help lists them)`);
-    if (rest.includes('--help') || rest.includes('-h')) {
+    if (!command) throw new UsageError(unknownCommand(name));
+    const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    if (options.includes('--help') || options.includes('-h')) {
       io.stdout.write(`${commandHelp(command)}\n`);
+      return 0;
+    }
+    if (options.includes('--version')) {
+      io.stdout.write(`${version()}\n`);
       return 0;
     }
     const args = { ...parseArgs(command, rest), ...(name !== command.name ? { alias: name } : {}) };

@@ -43,6 +43,27 @@ export function settingOptions(table: readonly SettingSpec[], group: string, sol
 /** The solver options of every training command (train, demo, path), generated from the settings table. */
 export const SOLVER_OPTIONS: readonly CommandOption[] = settingOptions(SETTINGS, 'Solver');
 
+/** By default, evaluations are at least this many test sets' worth of oracle calls apart (about a tenth of the oracle work). */
+const EVALUATION_SHARE_INVERSE = 10;
+
+/** When training evaluates its test set (a hook's cadence, SolverHooks.evaluateEvery: not a solver setting). */
+export const EVALUATION_OPTIONS: readonly CommandOption[] = [
+  {
+    name: 'eval-every', type: 'integer', value: 'N', min: 1, max: 1e9, group: 'Solver',
+    help: 'evaluate the test set (and --train-error) at the gap checks at least N passes apart (1: every check); the final model is always evaluated',
+    default: `auto: at least --gap-check passes and ${EVALUATION_SHARE_INVERSE} x the test set's size in oracle calls apart, so that evaluation costs about a tenth of the training oracle work`,
+  },
+];
+
+/**
+ * Which gap checks evaluate the test set (SolverHooks.evaluateEvery): `--eval-every N` passes apart, or by default at
+ * least `gapCheck` passes and 10 test sets' worth of oracle calls apart.
+ */
+export function evaluationCadence(a: Args, gapCheck: number, testSize: number): { passes: number; oracleCalls?: number } {
+  const every = value.number(a, 'eval-every');
+  return every !== undefined ? { passes: every } : { passes: gapCheck, oracleCalls: EVALUATION_SHARE_INVERSE * testSize };
+}
+
 const data = 'Data';
 /** Options of commands that read a `KIND:PATH` data set. */
 export const DATA_OPTIONS: readonly CommandOption[] = [
@@ -56,7 +77,7 @@ export const DATA_OPTIONS: readonly CommandOption[] = [
 
 const scoring = 'Scoring backend and threads of the batched decodes';
 export const BACKEND_OPTIONS: readonly CommandOption[] = [
-  { name: 'threads', type: 'integer', value: 'N', min: 1, max: MAX_THREADS, help: 'native threads of exact passes and mini-batch decodes (results do not depend on it)', default: 'every core', group: scoring },
+  { name: 'threads', type: 'integer', value: 'N', min: 1, max: MAX_THREADS, help: 'native threads of exact passes and mini-batch decodes; they change only the speed: a seed and a command give the same trace and model on 1 or 64 cores', default: 'every core', group: scoring },
   { name: 'backend', type: 'choice', value: 'B', choices: [...BACKEND_CHOICES], help: 'auto calibrates once per machine and caches the fastest correct one; js also decodes in TypeScript', default: 'auto', group: scoring },
   { name: 'gpu-mode', type: 'choice', value: 'MODE', choices: [...GPUJS_MODES], help: 'gpu.js mode for --backend gpujs', default: 'gpu (the best found)', group: scoring },
 ];

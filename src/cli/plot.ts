@@ -1,10 +1,11 @@
-import { dirname, extname } from 'node:path';
+import { basename, dirname, extname } from 'node:path';
 import { makeOutputDir, writeOutput } from '../io/output.js';
 import { InputError } from '../core/errors.js';
 import type { TopLevelSpec } from 'vega-lite';
 import { Y_METRICS, buildFigure, hasSystemFonts, renderPng, renderSvg, type XAxis, type YMetric } from '../plot/figures.js';
 import { LAMBDA_METRICS, lambdaFigure, readLambdaRows, type LambdaMetric } from '../plot/path-figure.js';
 import { groupSeries, readTraces } from '../plot/traces.js';
+import { htmlReport, reportRows, runNames } from '../plot/html.js';
 import { value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
 import { REPORT_OPTIONS } from './options.js';
@@ -25,7 +26,8 @@ export const plotCommand: Command = {
   options: [
     { name: 'x', type: 'choice', value: 'X', choices: ['passes', 'effective', 'effective-passes', 'effectivePasses', 'time', 'seconds', 'lambda'], help: 'x axis (effective: oracle calls / n; lambda: rows of gapbcfw path --trace, decreasing)', default: 'effective' },
     { name: 'y', type: 'string', value: 'Y', help: `y axis: ${Y_METRICS.join(' | ')} (log scale for gap, gapEstimate and the residuals); with --x lambda: ${LAMBDA_METRICS.join(' | ')}`, default: 'gap; testError with --x lambda' },
-    { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', makeFolder: true, help: '.svg, .png, or .json (the Vega-Lite spec)', default: 'plot.svg' },
+    { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', makeFolder: true, help: '.svg, .png, .json (the Vega-Lite spec) or .html (the report of --html)', default: 'plot.svg; report.html with --html' },
+    { name: 'html', type: 'flag', help: 'a self-contained HTML report of the traces instead: duality gap (exact and estimated) against passes and time, primal and dual, test metrics, oracle calls per second (Vega-Lite, renderer inlined: opens offline)' },
     { name: 'title', type: 'string', value: 'T', help: 'figure title (default from the traces\' data and lambda, else "Y against X")' },
     { name: 'optimum', type: 'number', value: 'F', min: -1e300, max: 1e300, help: 'known optimum F*: --y residual / relativeResidual are F - F* and (F - F*) / F* of every event\'s objective (without it, a trace with no residual is an error)' },
     { name: 'width', type: 'integer', value: 'N', min: 50, max: 10000, help: 'plot area width in pixels (PNGs are drawn at 2x)', default: '520' },
@@ -43,9 +45,11 @@ async function runPlot(a: Args, io: Io): Promise<number> {
   const v = { x: value.string(a, 'x'), y: value.string(a, 'y'), out: value.string(a, 'out'), title: value.string(a, 'title'), json: value.flag(a, 'json'), quiet: value.flag(a, 'quiet') };
   // The figure's folder is made when it is missing (figures/ of a run), once the figure is drawn.
   const summaryIo = checkCommandOutputs(a, io);
-  const out = v.out ?? 'plot.svg';
+  const html = value.flag(a, 'html') || (v.out !== undefined && extname(v.out).toLowerCase() === '.html');
+  const out = v.out ?? (html ? 'report.html' : 'plot.svg');
   const format = extname(out).toLowerCase().slice(1);
-  if (format !== 'svg' && format !== 'png' && format !== 'json') throw new UsageError(`--out must end in .svg, .png or .json, got '${out}'`);
+  if (html) return writeHtmlReport(a, positionals, out, summaryIo);
+  if (format !== 'svg' && format !== 'png' && format !== 'json') throw new UsageError(`--out must end in .svg, .png, .json or .html, got '${out}'`);
   const width = value.number(a, 'width');
   const height = value.number(a, 'height');
   const warn = (message: string) => {
@@ -101,9 +105,24 @@ async function runPlot(a: Args, io: Io): Promise<number> {
   return 0;
 }
 
+/** `plot --html`: every run of the traces in one self-contained page (src/plot/html.ts). */
+function writeHtmlReport(a: Args, positionals: readonly string[], out: string, io: Io): number {
+  if (extname(out).toLowerCase() !== '.html') throw new UsageError(`--html writes an .html file, got --out '${out}'`);
+  for (const flag of ['x', 'y', 'optimum', 'width', 'height']) if (a.given.has(flag)) throw new UsageError(`--${flag} does not apply to --html (the report has its own charts)`);
+  const traces = readTraces(positionals);
+  if (traces.runs.length === 0) throw new InputError(`no events in ${traces.files.length === 1 ? traces.files[0] : `${traces.files.length} trace files`}`);
+  const names = runNames(traces.runs);
+  const rows = traces.runs.flatMap((run, k) => reportRows(run.events, names[k]!));
+  const title = value.string(a, 'title') ?? `Training runs: ${traces.files.map((f) => basename(f)).join(', ')}`;
+  makeOutputDir(dirname(out), '--out');
+  writeOutput(out, htmlReport({ title, rows }));
+  report({ command: 'plot', out, format: 'html', files: traces.files.length, runs: traces.runs.length, events: rows.length }, value.flag(a, 'json'), io, `wrote ${out} (${traces.runs.length} run${traces.runs.length === 1 ? '' : 's'}, ${rows.length} events)`);
+  return 0;
+}
+
 /** Renders a Vega-Lite spec to `out` as .svg, .png or the spec itself (.json). */
 async function writeFigure(spec: TopLevelSpec, out: string, format: string, warn: (message: string) => void): Promise<void> {
-  let bytes: string | Buffer;
+  let bytes: string | Uint8Array;
   if (format === 'json') bytes = `${JSON.stringify(spec, null, 2)}\n`;
   else {
     const svg = await renderSvg(spec);

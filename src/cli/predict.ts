@@ -10,7 +10,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { loadModel } from '../tasks/model.js';
 import { existsSync } from 'node:fs';
 import { removeEmptyFolder, StreamedOutput } from '../io/output.js';
-import { isDataSpec, taskOf } from '../tasks/index.js';
+import { isDataSpec, meanLossFields, taskOf } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
 import type { PredictionTarget, TextSink } from '../tasks/types.js';
 import { positional, value, type Args, type Command } from './args.js';
@@ -108,7 +108,7 @@ async function runPredict(a: Args, io: Io): Promise<number> {
       const complete = n === set.length;
       summary = {
         command: 'predict', task: data.task, part: used, n, complete: complete ? undefined : false,
-        [used === 'test' ? 'testError' : 'trainError']: n > 0 ? loss / n : undefined,
+        ...meanLossFields(data, used, n > 0 ? loss / n : undefined),
         ...(complete && n > 0 ? data.metrics?.(used, predictions) : {}),
         ...(complete ? data.baseline?.(used) : {}),
         ...(await writer.finish()),

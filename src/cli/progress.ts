@@ -28,17 +28,65 @@ export function describeEvent(e: ProgressEvent): string {
 }
 
 /**
- * Progress on stderr: on a TTY one redrawn line with a bar over `maxPasses` and the last exact gap;
- * otherwise one plain line per certified check (exact gap, or SSG's primal).
+ * Passes as the `--max-passes` cap counts them: passes less the block steps the cache answered, over n (cache hits
+ * cost no oracle call; src/solvers/bcfw.ts), so that a cached run's bar ends at the cap, not past it.
+ */
+export function cappedPasses(e: ProgressEvent, n: number): number {
+  return typeof e.cacheHits === 'number' && n > 0 ? e.pass - e.cacheHits / n : e.pass;
+}
+
+/**
+ * The redrawn progress line of a terminal `columns` wide: the passes against the cap, the last certified gap (exact,
+ * `gap`; SSG: its primal) and the current estimate (`est ...~`, when the solver keeps one: not with averaging), then,
+ * as far as the width allows, the pass of that check, the time, the passes with cache hits, the test figures, the
+ * primal and the dual, and a bar over the cap in front. Never wider than `columns - 1`.
+ */
+export function progressLine(e: ProgressEvent, lastExact: ProgressEvent | undefined, maxPasses: number, n: number, columns: number): string {
+  const capped = cappedPasses(e, n);
+  const certified = lastExact === undefined ? 'gap -' : lastExact.gap !== undefined ? `gap ${fmt(lastExact.gap)}` : `primal ${fmt(lastExact.primal)}`;
+  const estimate = typeof e.gapEstimate === 'number' ? [`est ${fmt(e.gapEstimate)}~`] : [];
+  const required = [`pass ${Math.floor(capped)}/${maxPasses}`, certified, ...estimate];
+  const headline = lastExact && HEADLINE_METRICS.find((m) => typeof lastExact[m] === 'number');
+  const optional = [
+    ...(lastExact ? [`(checked at pass ${Math.floor(cappedPasses(lastExact, n))})`] : []),
+    `${e.seconds.toFixed(1)}s`,
+    ...(capped === e.pass ? [] : [`${e.pass} passes with cache hits`]),
+    ...(lastExact?.testError !== undefined ? [`test loss ${fmt(lastExact.testError)}`] : []),
+    ...(headline ? [`${headline} ${fmt(lastExact![headline] as number)}`] : []),
+    ...(lastExact?.primal !== undefined && lastExact.gap !== undefined ? [`primal ${fmt(lastExact.primal)}`] : []),
+    ...(e.dual !== undefined ? [`dual ${fmt(e.dual)}`] : []),
+  ];
+  const limit = Math.max(columns - 1, 1);
+  const join = (parts: string[]) => parts.join('  ');
+  // A bar of 10 cells (plus brackets and a space) comes after the required parts, the optional ones after the bar;
+  // what is left widens the bar up to 24 cells.
+  const bar = join(required).length + 13 <= limit ? 13 : 0;
+  let parts = required;
+  for (const extra of optional) {
+    if (join([...parts, extra]).length + bar > limit) break;
+    parts = [...parts, extra];
+  }
+  const text = join(parts);
+  if (bar === 0) return text.slice(0, limit);
+  const cells = Math.min(24, limit - text.length - 3);
+  const filled = Math.min(cells, Math.round((cells * capped) / Math.max(maxPasses, 1)));
+  return `[${'#'.repeat(filled)}${'.'.repeat(cells - filled)}] ${text}`;
+}
+
+/**
+ * Progress on stderr: on a TTY one redrawn line that fits the terminal (see {@link progressLine}); otherwise one
+ * plain line per certified check (exact gap, or SSG's primal).
  */
 export class ProgressPrinter {
   private lastExact: ProgressEvent | undefined;
   private drawn = false;
 
+  /** `n`: the number of blocks (cache hits count against the pass cap as a fraction of them). */
   constructor(
     private readonly stream: Io['stderr'],
     private readonly maxPasses: number,
     private readonly quiet: boolean,
+    private readonly n = 0,
   ) {}
 
   readonly onProgress = (e: ProgressEvent): void => {
@@ -46,12 +94,7 @@ export class ProgressPrinter {
     const certified = e.gapIsExact || e.primal !== undefined;
     if (certified) this.lastExact = e;
     if (this.stream.isTTY) {
-      const width = 24;
-      const filled = Math.min(width, Math.round((width * e.pass) / Math.max(this.maxPasses, 1)));
-      const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
-      const exact = this.lastExact ? `  last check: ${describeEvent(this.lastExact)}` : '';
-      const line = `${bar} pass ${e.pass}/${this.maxPasses}  ${e.seconds.toFixed(1)}s${exact}`;
-      this.stream.write(`\r\x1b[2K${line.slice(0, (this.stream.columns || 160) - 1)}`);
+      this.stream.write(`\r\x1b[2K${progressLine(e, this.lastExact, this.maxPasses, this.n, this.stream.columns || 80)}`);
       this.drawn = true;
     } else if (certified) {
       this.stream.write(`${describeEvent(e)}\n`);

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Hungarian } from '../models/hungarian.js';
 import { CooccurrenceStats, diceBaseline, type AlignmentFeaturizer, type MatchingInput } from '../models/matching.js';
-import { readTextFile } from './paths.js';
+import { readDataText } from './paths.js';
 
 /** A link [english index, french index]. */
 export type Link = [number, number];
@@ -113,7 +113,7 @@ export function parseAlignments(text: string, file: string, sizes?: readonly (re
 }
 
 function readText(path: string): string {
-  return readTextFile(path);
+  return readDataText(path);
 }
 
 /**

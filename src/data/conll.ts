@@ -14,7 +14,7 @@ import { ArrayDataset } from '../core/dataset.js';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { FeatureDictionary, conllAttributes } from './conll-features.js';
 import type { SparseSequence } from '../models/sparse-chain.js';
-import { readTextFile, textLines } from './paths.js';
+import { readDataText, textLines } from './paths.js';
 
 /** One sentence of a CoNLL file. */
 export interface ConllSentence {
@@ -117,7 +117,7 @@ export function parseConll(text: string, fileName = '<conll>', options: ConllRea
  * @throws InputError when the file cannot be read, FormatError for malformed content (with file and line).
  */
 export function loadConll(path: string, options: ConllReadOptions = {}): ConllSentence[] {
-  return parseConll(readTextFile(path), path, options);
+  return parseConll(readDataText(path), path, options);
 }
 
 /** Total number of tokens of `sentences`. */

@@ -187,12 +187,12 @@ export class HorseRecordReader {
    * Labels and areas of record k as fresh arrays (a short read of the record's head: header, edges,
    * areas, labels; the features are not read).
    */
-  groundTruth(k: number, scratch: Buffer): { labels: Uint8Array; areas: Float64Array } {
+  groundTruth(k: number, scratch: Uint8Array): { labels: Uint8Array; areas: Float64Array } {
     const im = this.entry(k);
     const N = im.numNodes;
     const E = im.numEdges;
     const head = HEADER + 8 * E + 8 * N + N;
-    const buf = scratch.length >= head + SHIFT ? scratch : Buffer.allocUnsafeSlow(head + SHIFT);
+    const buf = scratch.length >= head + SHIFT ? Buffer.from(scratch.buffer, scratch.byteOffset, scratch.byteLength) : Buffer.allocUnsafeSlow(head + SHIFT);
     this.readInto(k, buf, head);
     const at = buf.byteOffset + SHIFT + HEADER + 8 * E;
     const areas = new Float64Array(N);

@@ -490,7 +490,7 @@ export function horseFingerprint(checksums: readonly number[]): string {
 }
 
 /** The bytes of one record (see the module comment). */
-export function encodeRecord(r: HorseRecord): Buffer {
+export function encodeRecord(r: HorseRecord): Uint8Array {
   const { graph: g } = r;
   const N = g.numNodes;
   const E = g.edgeFrom.length;
@@ -517,7 +517,8 @@ export function encodeRecord(r: HorseRecord): Buffer {
 }
 
 /** Parses one record; `where` names it in errors. */
-export function decodeRecord(buf: Buffer, name: string, where: string): HorseRecord {
+export function decodeRecord(record: Uint8Array, name: string, where: string): HorseRecord {
+  const buf = Buffer.from(record.buffer, record.byteOffset, record.byteLength);
   if (buf.length < 28 || buf.toString('latin1', 0, 4) !== MAGIC) throw new FormatError(`${where}: not a horse record (bad magic)`);
   const [N, E, dU, dP, H, W] = [0, 1, 2, 3, 4, 5].map((k) => buf.readUInt32LE(4 + 4 * k)) as [number, number, number, number, number, number];
   const P = H * W;

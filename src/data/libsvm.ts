@@ -13,7 +13,7 @@
  */
 import { FormatError, InputError } from '../core/errors.js';
 import type { MulticlassDataset } from '../core/data.js';
-import { readTextFile, textLines } from './paths.js';
+import { readDataText, textLines } from './paths.js';
 
 /** Options of {@link loadLibsvm} / {@link parseLibsvm}. */
 export interface LibsvmOptions {
@@ -65,7 +65,7 @@ function labelKey(s: string): number | undefined {
  *   cannot be read or an option is invalid.
  */
 export function loadLibsvm(path: string, options: LibsvmOptions = {}): MulticlassDataset {
-  return parseLibsvm(readTextFile(path), options, path);
+  return parseLibsvm(readDataText(path), options, path);
 }
 
 /**

@@ -39,16 +39,17 @@ export function hasData(...parts: string[]): boolean {
  *
  * @throws InputError when the file cannot be read; FormatError when gzip data is corrupt or truncated.
  */
-export function readDataFile(path: string): Buffer {
+export function readDataFile(path: string): Uint8Array {
   const raw = readInputFile(path);
   return isGzip(raw) ? gunzipOrThrow(raw, path) : raw;
 }
 
 /**
- * A text data file (plain or gzip), decoded: binary data is refused with one line naming the file (see textOf).
+ * {@link readDataFile} as text (UTF-8, or Latin-1 for the OCR files): binary data is refused with one line naming
+ * the file, its bytes never quoted as tokens.
  * @throws InputError when the file cannot be read; FormatError for corrupt gzip or binary data.
  */
-export function readTextFile(path: string, encoding: 'utf8' | 'latin1' = 'utf8'): string {
+export function readDataText(path: string, encoding: 'utf8' | 'latin1' = 'utf8'): string {
   return textOf(readDataFile(path), path, encoding);
 }
 

@@ -39,10 +39,10 @@ const BINARY_PROBE = 1 << 16;
  * foreign file), so that no message ever quotes its bytes as a token of the expected format.
  * @throws FormatError naming the file.
  */
-export function textOf(bytes: Buffer, file: string, encoding: 'utf8' | 'latin1' = 'utf8'): string {
+export function textOf(bytes: Uint8Array, file: string, encoding: 'utf8' | 'latin1' = 'utf8'): string {
   const nul = bytes.subarray(0, BINARY_PROBE).indexOf(0);
   if (nul >= 0) throw new FormatError(`binary data (byte ${nul} is NUL), not a text file`, file);
-  return bytes.toString(encoding);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(encoding);
 }
 
 /** {@link readInputFile} as text (see {@link textOf}). */

@@ -125,7 +125,7 @@ function swapBytes(buf: Uint8Array, pos: number, len: number, size: number): voi
  * @throws InputError when `meta` is not plain JSON (NaN, Infinity, BigInt, functions, class instances,
  *   cycles) or an array is not a Float64Array, Float32Array, Int32Array or Uint8Array.
  */
-export function encodeModelFile(content: ModelFileContent): Buffer {
+export function encodeModelFile(content: ModelFileContent): Uint8Array {
   const { meta, arrays } = content;
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw new InputError('model meta must be a plain object');
   checkJson(meta, 'meta', new Set());

@@ -353,7 +353,7 @@ type ResvgModule = typeof import('@resvg/resvg-js');
 let resvgModule: ResvgModule | undefined;
 
 /** Renders an SVG string to a PNG with @resvg/resvg-js, using the system fonts (plus `fontFiles`). */
-export function renderPng(svg: string, options: PngOptions = {}): Buffer {
+export function renderPng(svg: string, options: PngOptions = {}): Uint8Array {
   resvgModule ??= requirePeer<ResvgModule>('@resvg/resvg-js', 'rendering figures to PNG');
   const { width, scale = 2 } = options;
   if (width !== undefined && !(Number.isInteger(width) && width >= 1 && width <= 20000)) throw new InputError(`PNG width must be an integer in 1..20000, got ${width}`);

@@ -192,10 +192,10 @@ export class BcfwSolver extends PassSolver {
     this.heuristicExit = o.heuristicExit ?? (this.averaging ? false : 0.8);
     const { n, dim: d } = problem;
     // A resumed run keeps the batch it was made with (checkpoints before mini-batches: 1) unless told otherwise.
-    // Mini-batches pay off when the oracle is costly (Problem.miniBatches) or decodes in the background, where
-    // they overlap the updates (docs/results.md, multi-core training).
+    // Mini-batches pay off by default where the oracle is costly (Problem.miniBatches; docs/results.md, multi-core
+    // training); the default never depends on the threads.
     const background = problem.batch?.decodesInBackground?.() === true;
-    const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(threads(), n, problem.batch !== undefined && (problem.miniBatches === true || background)));
+    const batch = o.batch ?? (restored ? Number(restored.meta.options.batch ?? 1) : defaultBatch(n, problem.batch !== undefined && problem.miniBatches === true));
     this.batch = Math.min(batch, n);
     // Overlap by default where the updates are the larger part of a step (a cheap oracle that decodes in the
     // background: OCR's dense chains). A costly oracle (miniBatches: pose) already keeps the threads busy with
@@ -1049,17 +1049,17 @@ export class BcfwSolver extends PassSolver {
 }
 
 /**
- * The default blocks per step for n blocks and a number of native threads: 4 per thread, which keeps the
- * threads busy, but at most n/32 (at least 1), so that one step's blocks stay a small part of the data and
- * their updates close to sequential ones; 1 on one thread (the sequential algorithm), and 1 when `batched` is
- * false: a problem without a batched oracle (its decodes would run one by one, so a mini-batch only makes its
- * corners older) or whose oracle is too cheap for mini-batches to pay off (StructuredModel.miniBatches) and
- * does not decode in the background (on OCR-large, plain mini-batches of 2-16 took 1.14-1.36x longer to the gap
- * 0.01 than tau 1; overlapped ones pay). See docs/results.md (multi-core training) for the measurements.
+ * The default blocks per step (tau) for n blocks: it depends on the problem and n, never on the machine's threads,
+ * so that a seed and a command give the same trace and model on 1 or 64 cores (threads change only the speed).
+ * Mini-batches where the oracle is costly enough for them to pay off (`costly`: a batched oracle and
+ * StructuredModel.miniBatches: CoNLL chunking, segmentation, pose): 8 blocks, at most n/32 (at least 1), so that
+ * one step's blocks stay a small part of the data and their updates close to sequential ones; 1 (the sequential
+ * algorithm) everywhere else. A cheap oracle (OCR's dense chains, multiclass) gains nothing from mini-batches: on
+ * OCR-large, tau 8 overlapped on 2 threads took 1.2x the time of tau 1 to the gap 0.01. See docs/results.md
+ * (multi-core training) for the measurements.
  */
-export function defaultBatch(threads: number, n: number, batched = true): number {
-  if (!batched || threads <= 1) return 1;
-  return Math.max(1, Math.min(4 * threads, Math.floor(n / 32)));
+export function defaultBatch(n: number, costly: boolean): number {
+  return costly ? Math.max(1, Math.min(8, Math.floor(n / 32))) : 1;
 }
 
 /** Runs BCFW to completion (see BcfwSolver). */

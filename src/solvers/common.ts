@@ -44,8 +44,17 @@ export type StopReason = 'gap' | 'maxPasses' | 'timeBudget' | 'aborted';
  * progress, and the signals that stop it.
  */
 export interface SolverHooks {
-  /** Extra metrics at every exact check, e.g. `{ testError }` on a held-out set; not counted in `seconds`. */
+  /** Extra metrics at the exact checks (see evaluateEvery), e.g. `{ testError }` on a held-out set; not counted in `seconds`. */
   evaluate?: (w: Float64Array) => Record<string, number>;
+  /**
+   * Which exact checks run `evaluate` and the training error (not training time, but with a large test set they can
+   * take most of the wall time): a check at least `passes` passes and `oracleCalls` oracle calls after the previous
+   * evaluation (or the start). `{ oracleCalls: 10 * testSize }` keeps evaluation near a tenth of the oracle work.
+   * Passes and oracle calls rather than seconds, so that the trace is the same on any machine. The result's metrics
+   * are always those of the returned iterate (one more evaluation at the end when the last check had none).
+   * Default: every check.
+   */
+  evaluateEvery?: { passes?: number; oracleCalls?: number };
   /** Receives a ProgressEvent after every pass and every exact check. */
   onProgress?: (event: ProgressEvent) => void;
   /**
@@ -409,6 +418,10 @@ export abstract class PassSolver {
   stopReason: StopReason = 'maxPasses';
   protected readonly clock: TrainingClock;
   protected lastMetrics: Record<string, number> = {};
+  /** Passes and oracle calls of the last evaluation (the start before the first; see evaluateEvery). */
+  private lastEvaluation = { passes: 0, oracleCalls: 0 };
+  /** False when the last exact check skipped its evaluation: lastMetrics are then of an older iterate. */
+  private metricsCurrent = true;
   /**
    * True once an exact pass was cancelled (passSignal): the run has ended (runPass returns false from then
    * on) and its result has no certificate of its iterate.
@@ -441,6 +454,11 @@ export abstract class PassSolver {
     check(Number.isInteger(this.passStep) && this.passStep >= 0 && this.passStep < problem.n, `checkpoint: passStep must be an integer in 0..${problem.n - 1}, got ${this.passStep}`);
     this.oracleCalls = restored?.meta.oracleCalls ?? 0;
     this.clock = new TrainingClock(restored?.meta.seconds ?? 0);
+    for (const [key, x] of Object.entries(hooks.evaluateEvery ?? {})) check(x === undefined || (Number.isFinite(x) && x >= 0), `evaluateEvery.${key} must be a number >= 0, got ${x}`);
+    if (restored) {
+      this.lastEvaluation = (restored.meta.lastEvaluation as typeof this.lastEvaluation | undefined) ?? { passes: this.passes, oracleCalls: this.oracleCalls };
+      this.metricsCurrent = false; // the checkpoint keeps no metrics
+    }
     this.countersAtStart = problem.counters?.();
     const finishPass = hooks.finishPass ?? 1;
     check(finishPass >= 0, `finishPass must be >= 0 seconds, got ${finishPass}`);
@@ -583,6 +601,7 @@ export abstract class PassSolver {
         seconds: this.clock.seconds,
         ...(rngState ? { rngState: Array.from(rngState) } : {}),
         trace: [...this.trace],
+        lastEvaluation: this.lastEvaluation,
         ...extra,
       },
       arrays,
@@ -590,6 +609,10 @@ export abstract class PassSolver {
   }
 
   protected baseResult(w: Float64Array, cert: Partial<Pick<SolverResult, 'primal' | 'dual' | 'gap'>>, gapIsExact: boolean): SolverResult {
+    if (!this.metricsCurrent) {
+      this.lastMetrics = evaluateAt(this.problem, w, this.settings.trainError === true, this.hooks.evaluate, this.clock);
+      this.metricsCurrent = true;
+    }
     return {
       w: Float64Array.from(w),
       lambda: this.config.lambda,
@@ -611,9 +634,17 @@ export abstract class PassSolver {
     };
   }
 
-  /** trainError / user metrics at w, outside the training clock. */
+  /** trainError / user metrics at w, outside the training clock, at the exact checks that evaluateEvery picks. */
   protected evaluate(w: Float64Array): Record<string, number> {
+    const every = this.hooks.evaluateEvery ?? {};
+    const last = this.lastEvaluation;
+    if (this.passes - last.passes < (every.passes ?? 0) || this.oracleCalls - last.oracleCalls < (every.oracleCalls ?? 0)) {
+      this.metricsCurrent = false;
+      return {};
+    }
     this.lastMetrics = evaluateAt(this.problem, w, this.settings.trainError === true, this.hooks.evaluate, this.clock);
+    this.lastEvaluation = { passes: this.passes, oracleCalls: this.oracleCalls };
+    this.metricsCurrent = true;
     return this.lastMetrics;
   }
 }

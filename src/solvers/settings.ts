@@ -144,14 +144,14 @@ export const SETTINGS: readonly SettingSpec<SolverName>[] = [
   },
   {
     key: 'batch', flag: 'batch', type: 'integer', value: 'TAU', min: 1, max: 1e9, section: STEP, solvers: ['bcfw'],
-    default: '4 x threads, at most n/32, for CoNLL, segmentation, pose and OCR (overlapped); 1 on one thread and for multiclass and word alignment',
+    default: '8, at most n/32, for the costly oracles (CoNLL, segmentation, pose); 1 for the others (OCR chains, multiclass, word alignment); never depends on the threads',
     help: 'blocks per step, decoded together on native threads; 1 = sequential BCFW',
-    doc: 'blocks per step: a step samples tau distinct blocks (uniform, per-pass permutation, or gap sampling without replacement through the sum tree), serves the cache hits, decodes the misses together at the current w on native threads, and applies the tau updates one after another in sampled order, each with line search at the iterate it is applied to (a corner found at a slightly older w is still a feasible direction; the dual never decreases). A decoded block\'s gap estimate is the larger of its exact gap at the step\'s w and its gap towards the decoded corner where the update meets it. `1` is the sequential algorithm, bit for bit. A resumed run keeps its checkpoint\'s.',
+    doc: 'blocks per step: a step samples tau distinct blocks (uniform, per-pass permutation, or gap sampling without replacement through the sum tree), serves the cache hits, decodes the misses together at the current w on native threads, and applies the tau updates one after another in sampled order, each with line search at the iterate it is applied to (a corner found at a slightly older w is still a feasible direction; the dual never decreases). A decoded block\'s gap estimate is the larger of its exact gap at the step\'s w and its gap towards the decoded corner where the update meets it. `1` is the sequential algorithm, bit for bit. The default depends on the model and n, never on the thread count, so that results are the same on any machine: 8 (at most n/32) where the oracle is costly enough for mini-batches to pay off (models with `miniBatches`: CoNLL chunking, segmentation, pose), 1 for the others, whose oracle is too cheap (OCR\'s dense chains, multiclass) or has no batched form (word alignment). Traces depend on tau, never on the threads. A resumed run keeps its checkpoint\'s.',
     paper: 'mini-batches as in AP-BCFW (Wang et al., ICML 2016)',
   },
   {
     key: 'overlap', flag: 'overlap', negation: 'no-overlap', type: 'boolean', section: STEP, solvers: ['bcfw'],
-    default: 'on where the decoder works in the background (OCR chains)',
+    default: 'on with --batch > 1 where the decoder works in the background and the oracle is cheap (OCR chains)',
     help: 'with --batch > 1: the next mini-batch is decoded in the background while this one is applied (its corners are one mini-batch older)',
     doc: 'overlapped mini-batches (tau > 1): the next mini-batch (other blocks than the current one\'s) is sampled and decoded at the current w on the native background thread, with the dot products of its exact block gaps, while the current one\'s updates are applied; its corners are then one mini-batch older (still feasible directions). A model without background decoding decodes it at once, with the same results. Refused with tau = 1 (nothing to overlap). A resumed run keeps its checkpoint\'s.',
     paper: 'the delayed updates of AP-BCFW (Wang et al., ICML 2016), with a staleness of one mini-batch',
@@ -202,7 +202,7 @@ export const SETTINGS: readonly SettingSpec<SolverName>[] = [
   },
   { key: 'timeBudget', flag: 'time-budget', type: 'number', value: 'SECONDS', min: 0, minExclusive: true, max: 1e9, default: 'unlimited', section: STOPPING, help: 'wall-clock budget', doc: 'wall-clock budget; when it runs out the last gap is still certified by an exact pass', alsoAccepts: (v) => v === Infinity },
   { key: 'seed', flag: 'seed', type: 'integer', value: 'N', min: 0, max: SEED_MAX, default: '1', section: STOPPING, help: 'seed of the sampling PRNG', doc: 'seed of the sampling PRNG (xoshiro128**); same seed and settings, same trace on any machine' },
-  { key: 'trainError', flag: 'train-error', type: 'boolean', default: 'off', section: STOPPING, help: 'also report the training error at every gap check', doc: 'training error (one extra decoding pass) at every exact check; not counted in `seconds`' },
+  { key: 'trainError', flag: 'train-error', type: 'boolean', default: 'off', section: STOPPING, help: 'also report the training error at the gap checks that evaluate (--eval-every)', doc: 'training error (one extra decoding pass) at the exact checks that evaluate (the `evaluateEvery` hook; the CLI\'s `--eval-every`); not counted in `seconds`' },
   {
     key: 'heuristicExit', type: 'number', min: 0, minExclusive: true, max: 1e6, default: '0.8 (off with averaging)', section: STOPPING, solvers: ['bcfw'], alsoAccepts: (v) => v === false,
     help: 'leave a block of passes early once the sum of gap estimates drops below this multiple of gapThreshold, then confirm with an exact pass; false disables',

@@ -90,6 +90,7 @@ export const alignmentTask: Task = {
       description: `hansards alignment${heldOut ? ` (fold ${heldOut.fold} of ${heldOut.folds} held out)` : ' (all pairs)'}: ${split.train.length} train / ${split.test.length} test pairs, Dice over ${stats.numSentences} sentence pairs${note}`,
       fields,
       metrics: (part, predictions) => evaluateAlignments(parts[part], (_p, i) => predictions[i] as Int32Array),
+      meanLoss: 'loss',
       baseline: (part): Record<string, number> => {
         if (threshold === undefined || parts[part].length === 0) return {};
         const b = evaluateAlignments(parts[part], (p) => diceBaseline(stats, p.e, p.f, threshold));

@@ -84,8 +84,19 @@ export async function loadTask(dataSpec: string, options: LoadOptions = {}): Pro
 export { DATA_KINDS, isDataSpec, parseDataSpec, type DataKind } from './types.js';
 
 /**
- * The mean task loss of a model's predictions on a part (`testError` or `trainError`, the papers' error) and the
- * task's own metrics of the same predictions (chunk F1, PCP, AER, accuracy...).
+ * The mean task loss of a part under its name (TaskData.meanLoss): `testError` / `trainError` (the papers' error),
+ * or `testLoss` / `trainLoss` with the error names kept as aliases; nothing for an empty part.
+ */
+export function meanLossFields(data: Pick<TaskData, 'meanLoss'>, part: 'train' | 'test', value: number | undefined): Record<string, number> {
+  if (value === undefined) return {};
+  const error = part === 'test' ? 'testError' : 'trainError';
+  return data.meanLoss === 'loss' ? { [part === 'test' ? 'testLoss' : 'trainLoss']: value, [error]: value } : { [error]: value };
+}
+
+/**
+ * The mean task loss of a model's predictions on a part (named as TaskData.meanLoss says: `testError`, the papers' error, or
+ * `testLoss` where the loss is not an error rate) and the task's own metrics of the same predictions (chunk F1, PCP,
+ * AER, accuracy...).
  */
 export function evaluatePart(data: TaskData, model: StructuredModel<unknown, unknown>, w: Float64Array, part: 'train' | 'test'): Record<string, number> {
   const set = part === 'test' ? data.test : data.train;
@@ -97,5 +108,5 @@ export function evaluatePart(data: TaskData, model: StructuredModel<unknown, unk
     loss += model.loss(set.label(i), y);
     predictions.push(y);
   }
-  return { [part === 'test' ? 'testError' : 'trainError']: set.length > 0 ? loss / set.length : 0, ...(set.length > 0 ? data.metrics?.(part, predictions) : {}) };
+  return { ...meanLossFields(data, part, set.length > 0 ? loss / set.length : 0), ...(set.length > 0 ? data.metrics?.(part, predictions) : {}) };
 }

@@ -157,6 +157,12 @@ export interface TaskData<X = unknown, Y = unknown> {
   metrics?(part: 'train' | 'test', predictions: readonly Y[]): Record<string, number>;
   /** The task's baseline on a part (mean pose, Dice alignment), keys prefixed by the baseline's name. */
   baseline?(part: 'train' | 'test'): Record<string, number>;
+  /**
+   * What the mean task loss is: an error rate (`testError` / `trainError`, the default) or a loss that is not one
+   * (`'loss'`: `testLoss` / `trainLoss`, with `testError` / `trainError` kept as aliases of the same value for
+   * scripts written against version 0.1; word alignment's asymmetric Hamming loss).
+   */
+  meanLoss?: 'error' | 'loss';
   /** A writer of predictions of a part (the chunk column, PNG overlays, skeletons, links, labels). */
   writer(part: 'train' | 'test', target: PredictionTarget): PredictionWriter<Y>;
 }

@@ -61,7 +61,7 @@ export function runnable(argv: readonly string[], dir: string): string[] {
     const name = a.slice(kind.length);
     const data = DATA_FILES[name];
     if (data) return `${kind}${dataPath(...data)}${name.endsWith('/') ? '/' : ''}`;
-    if (!kind && /\.(gbm|gbp|gbc|jsonl|json|png|svg|txt)$/.test(a)) return join(dir, a);
+    if (!kind && /\.(gbm|gbp|gbc|jsonl|json|png|svg|txt|html)$/.test(a)) return join(dir, a);
     return a;
   });
 }

@@ -86,7 +86,8 @@ export async function lspTraceRuns(): Promise<Record<string, { summary: Record<s
   const out: Record<string, { summary: Record<string, unknown>; checks: number[][] }> = {};
   for (const [name, args] of Object.entries(LSP_TRACE_RUNS)) {
     const trace = join(dir, `${name}.jsonl`);
-    const r = await cli('train', `lsp:${dataPath('lsp')}`, ...args, '--trace', trace, '--json', '--quiet');
+    // --eval-every 1: the fixture has the test metrics of every exact check (train's default evaluates fewer).
+    const r = await cli('train', `lsp:${dataPath('lsp')}`, ...args, '--eval-every', '1', '--trace', trace, '--json', '--quiet');
     if (r.code !== 0) throw new Error(r.stderr);
     const keys = ['dim', 'passes', 'effectivePasses', 'oracleCalls', 'primal', 'dual', 'gap', 'testError', 'pcp', 'pck', 'meanPosePcp', 'meanPosePck', 'meanPoseLoss'];
     const summary = Object.fromEntries(keys.map((k) => [k, r.json![k]]));
