@@ -16,6 +16,7 @@ import { createSolver, train } from '../src/solvers/index.js';
 import type { TrainSettings } from '../src/solvers/settings.js';
 import { cli } from './helpers/capture.js';
 import { root, start, until } from './helpers/child.js';
+import { unless } from './helpers/skips.js';
 import { tinyChain } from './helpers/tiny.js';
 import { writeTinyHansards, writeTinyLibsvm, writeTinyLsp, writeTinyWeizmann } from './helpers/tiny-data.js';
 
@@ -47,7 +48,7 @@ const traceLines = (file: string) =>
 
 /** A JSON summary without timings and names of files. */
 const figures = (j: Record<string, unknown> | undefined) => {
-  const { seconds: _s, model: _m, oracle: _o, oracleCallsPerSecond: _r, ...rest } = j!;
+  const { seconds: _s, wallSeconds: _w, model: _m, oracle: _o, oracleCallsPerSecond: _r, ...rest } = j!;
   return rest;
 };
 
@@ -321,7 +322,7 @@ describe('C, D. resumed runs are the uninterrupted run, trace line for line', ()
 });
 
 describe('E. readers allocate what the file holds', () => {
-  it.skipIf(!hasPrlimit)('a 4-line DIMACS file declaring 2e9 nodes under a 1 GB data limit: one line naming file and line, not an 18 GB allocation', async () => {
+  it('a 4-line DIMACS file declaring 2e9 nodes under a 1 GB data limit: one line naming file and line, not an 18 GB allocation', unless(hasPrlimit, 'needs prlimit (Linux util-linux)'), async () => {
     const file = join(dir, 'huge.max');
     writeFileSync(file, 'p max 2000000000 1\nn 1 s\nn 2 t\na 1 2 1\n');
     // RLIMIT_DATA rather than RLIMIT_AS: V8 reserves more than 1 GB of address space at start.
@@ -347,11 +348,11 @@ describe('F. signals get through blocking work', () => {
     }
   };
 
-  it.skipIf(!hasFifo || process.platform !== 'linux').each([
+  it.each([
     ['train', (fifo: string) => ['train', `libsvm:${fifo}`, '--out', join(dir, 'fifo.gbm')]],
     ['eval', (fifo: string) => ['eval', join(root, 'test', 'fixtures', 'bad', 'good', 'libsvm-model.gbm'), `libsvm:${fifo}`]],
     ['plot', (fifo: string) => ['plot', fifo, '--out', join(dir, 'fifo.svg')]],
-  ] as const)('%s: SIGTERM while reading a FIFO that has no writer exits 143 (only SIGKILL ended it), nothing written', async (name, argv) => {
+  ] as const)('%s: SIGTERM while reading a FIFO that has no writer exits 143 (only SIGKILL ended it), nothing written', unless(hasFifo && process.platform === 'linux', 'needs mkfifo and /proc (Linux)'), async (name, argv) => {
     const fifo = join(dir, `${name}.fifo`);
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const child = start(argv(fifo));
