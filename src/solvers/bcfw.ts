@@ -11,6 +11,7 @@ import { ClippedIterate, clipInto, resolveBounds, type ClipBounds } from './boun
 import {
   blockGaps,
   checkedHinge,
+  checkSameObjective,
   fullOraclePass,
   passCertificate,
   PassSolver,
@@ -596,7 +597,7 @@ export class BcfwSolver extends PassSolver {
         this.estimatesExact = true;
       }
     }
-    this.checkedAt = this.passes;
+    this.checkedAt = this.at();
     if (scheduled) this.passesSinceCheck = 0;
     const seconds = this.clock.seconds;
     this.emit({ seconds, ...this.last, ...this.counterFields(), ...this.evaluate(it.w) });
@@ -769,7 +770,8 @@ export class BcfwSolver extends PassSolver {
   protected override *passSteps(): Generator<PassStep, boolean, void> {
     if (this.finished || this.exactPassCancelled) return false;
     if (this.cappedPasses < this.config.maxPasses && !this.mustStop()) {
-      if (this.passesSinceCheck >= this.config.gapCheck && this.checkedAt !== this.passes) {
+      // A pass that a stop interrupted (passStep > 0) goes on where it stopped: its start was done.
+      if (this.passStep === 0 && this.passesSinceCheck >= this.config.gapCheck && this.checkedAt !== this.passes) {
         // A scheduled check that was cancelled (passSignal) before a checkpoint: run it first, as the
         // uninterrupted run did, so that a resumed run goes on alike.
         this.resync();
@@ -778,14 +780,17 @@ export class BcfwSolver extends PassSolver {
           return yield* this.finish();
         }
       }
-      if (this.sampling === 'perm') this.rng.permutation(this.order);
-      let ended: 'complete' | 'interrupted' | 'converged';
+      if (this.sampling === 'perm' && this.passStep === 0) this.rng.permutation(this.order);
+      let ended: 'complete' | 'interrupted' | 'converged' | undefined;
       try {
         ended = yield* this.sweep((s) => (this.batch === 1 ? (this.blockStep(this.nextBlock(s)), 1) : this.miniBatchStep(s)), () => this.heuristicallyConverged());
       } finally {
-        this.dropInFlight();
+        // Stopped inside the pass: the overlapped mini-batch decoded for the next step is kept (the checkpoint
+        // carries it, so that a resumed run applies it as this one would have); otherwise it goes unused.
+        if (ended === 'interrupted' && this.inFlight) this.wait(this.inFlight);
+        else this.dropInFlight();
       }
-      const interrupted = ended === 'interrupted';
+      if (ended === 'interrupted') return yield* this.finish(); // not a pass: passStep says where it stopped
       const converged = ended === 'converged';
       this.passes++;
       this.passesSinceCheck++;
@@ -813,14 +818,17 @@ export class BcfwSolver extends PassSolver {
           return yield* this.finish();
         }
       }
-      if (!interrupted && this.cappedPasses < this.config.maxPasses) return true;
+      if (this.cappedPasses < this.config.maxPasses) return true;
     }
     return yield* this.finish();
   }
 
   /** The result always carries an exact certificate: one more full pass if the last pass was not checked. */
   private *finish(): Generator<PassStep, false, void> {
-    if (!this.finished && this.settings.certify !== false && (this.checkedAt !== this.passes || this.last === undefined)) yield* this.exactCheck(false);
+    if (!this.finished && this.settings.certify !== false && (this.checkedAt !== this.at() || this.last === undefined)) {
+      this.recordStop();
+      yield* this.exactCheck(false);
+    }
     this.finished = true;
     return false;
   }
@@ -829,7 +837,7 @@ export class BcfwSolver extends PassSolver {
     check(this.finished || this.exactPassCancelled, 'BCFW has not finished: call runPass() until it returns false');
     const it = this.returned;
     // Without certification the last exact check may be stale: report the estimate of the current point.
-    const certified = this.last !== undefined && this.checkedAt === this.passes;
+    const certified = this.last !== undefined && this.checkedAt === this.at();
     const cert = certified ? this.last! : { dual: this.dualOf(it.v, it.w, it.l), gap: this.gapEstimate };
     return {
       ...this.baseResult(it.w, cert, certified),
@@ -847,12 +855,14 @@ export class BcfwSolver extends PassSolver {
   checkpoint(): SolverCheckpoint {
     const arrays: Record<string, Float64Array | Int32Array> = { ...this.blocks.save(), lBlocks: this.lBlocks, w: this.box.v(), gapEst: this.gapEst };
     if (this.averaging) arrays.wAvg = this.wAvg;
+    if (this.passStep > 0 && this.sampling === 'perm') arrays.order = this.order; // the interrupted pass's order
     const atoms = this.atoms?.map((A) => ({ labels: A.labels.map((y) => this.problem.labelToJSON(y)), alpha: A.alpha, loss: A.loss, exact: A.exact }));
     return this.baseCheckpoint(
       {
         l: this.l, lAvg: this.lAvg, k: this.k, estSum: this.estSum, estimatesExact: this.estimatesExact, checkedAt: this.checkedAt, passesSinceCheck: this.passesSinceCheck,
         last: this.last ?? null, lastExactTotal: Number.isFinite(this.lastExactTotal) ? this.lastExactTotal : null,
         counters: this.counters, firstVisitOrder: Array.from(this.firstVisitOrder), atoms: atoms ?? null,
+        ...(this.inFlight ? { inFlight: this.inFlight.save(this.problem) } : {}),
         options: {
           ...this.baseOptions(), sampling: this.sampling, gapDegree: this.gapDegree, step: this.step, cache: this.cache ?? null,
           lineSearch: this.lineSearch, averaging: this.averaging, heuristicExit: this.heuristicExit, blockStorage: this.blockKind, batch: this.batch,
@@ -883,6 +893,12 @@ export class BcfwSolver extends PassSolver {
     this.last = (m.last ?? undefined) as typeof this.last;
     this.lastExactTotal = m.lastExactTotal === null ? Infinity : Number(m.lastExactTotal);
     Object.assign(this.counters, m.counters);
+    if (this.passStep > 0 && this.sampling === 'perm') {
+      const order = r.arrays.order;
+      check(order instanceof Int32Array && order.length === this.order.length, "checkpoint array 'order' (of the interrupted pass) is missing or has the wrong length");
+      this.order.set(order);
+    }
+    if (m.inFlight !== undefined) this.inFlight = this.batches[0]!.load(m.inFlight, this.problem);
     this.firstVisitOrder.set(m.firstVisitOrder as number[]);
     this.rng = new Rng(Uint32Array.from(m.rngState ?? []));
   }
@@ -977,12 +993,17 @@ export class BcfwSolver extends PassSolver {
     const m = ws.from.meta;
     const { n, dim: d } = this.problem;
     check(m.solver === 'bcfw' && m.n === n && m.dim === d, `warm start needs a BCFW checkpoint of this problem (n = ${n}, dim = ${d})`);
+    checkSameObjective(m, this.problem, 'warm start'); // every setting but lambda
     const oldLambda = Number(m.options.lambda);
     const lambda = this.config.lambda;
     const rho = lambda / oldLambda;
     this.loadDualPoint(ws.from);
     const mode = ws.mode ?? 'keep-primal';
     check(mode === 'keep-primal' || mode === 'keep-dual', `unknown warm start mode '${mode}'`);
+    // Keeping w_i at a larger lambda puts weight rho alpha_i(y) on every other label: feasible only when the
+    // ground truth had weight >= 1 - 1/rho, which the dual variables show (checked per block below) and the
+    // bare blocks of plain BCFW (FW steps, no cache) do not.
+    check(mode !== 'keep-primal' || rho <= 1 || this.atoms, `keep-primal cannot raise lambda (by ${rho.toPrecision(4)}x) without dual variables to check that the point stays feasible (FW steps without a cache keep none): use keep-dual`);
     if (mode === 'keep-primal') {
       const exact = Boolean(m.estimatesExact);
       for (let i = 0; i < n; i++) {
@@ -1077,6 +1098,50 @@ class MiniBatch {
     this.hinge = new Float64Array(tau);
     this.dots = new Float64Array(tau);
   }
+
+  /** The decoded mini-batch as JSON (a run stopped inside a pass with it in flight; the decode has finished). */
+  save(problem: Problem): SavedBatch {
+    const { m, misses } = this;
+    return {
+      blocks: Array.from(this.blocks.subarray(0, m)), decoded: Array.from(this.decoded.subarray(0, m)), missed: Array.from(this.missed.subarray(0, misses)),
+      labels: this.labels.slice(0, misses).map((y) => problem.labelToJSON(y)), hinge: Array.from(this.hinge.subarray(0, misses)), dots: Array.from(this.dots.subarray(0, misses)),
+    };
+  }
+
+  /** Loads a saved mini-batch (its psi is rebuilt by the block steps from the labels, as the model computes it). */
+  load(saved: unknown, problem: Problem): MiniBatch {
+    const b = saved as SavedBatch;
+    const m = b?.blocks?.length ?? -1;
+    const misses = b?.missed?.length ?? -1;
+    const ints = (a: unknown, length: number, min: number, max: number) => Array.isArray(a) && a.length === length && a.every((x) => Number.isInteger(x) && x >= min && x < max);
+    check(
+      m >= 1 && m <= this.blocks.length && ints(b.blocks, m, 0, problem.n) && ints(b.decoded, m, -1, misses) && ints(b.missed, misses, 0, problem.n) &&
+        [b.labels, b.hinge, b.dots].every((a) => Array.isArray(a) && a.length === misses) && [...b.hinge, ...b.dots].every(Number.isFinite),
+      'checkpoint: the mini-batch in flight (inFlight) is malformed',
+    );
+    this.m = m;
+    this.misses = misses;
+    this.blocks.set(b.blocks);
+    this.decoded.set(b.decoded);
+    this.missed.set(b.missed);
+    b.labels.forEach((y, q) => (this.labels[q] = problem.labelFromJSON(y)));
+    this.hinge.set(b.hinge);
+    this.dots.set(b.dots);
+    this.psis.fill(undefined);
+    this.decoding = false;
+    this.waitDots = undefined;
+    return this;
+  }
+}
+
+/** A {@link MiniBatch} in a checkpoint: positions' blocks and decoded indices, the decoded blocks' labels, H_i and <w_i, w>. */
+interface SavedBatch {
+  blocks: number[];
+  decoded: number[];
+  missed: number[];
+  labels: unknown[];
+  hinge: number[];
+  dots: number[];
 }
 
 function checkpointArray(r: SolverCheckpoint, name: string, length: number): Float64Array {
