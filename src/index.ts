@@ -39,7 +39,7 @@ export { multilabelMetrics } from './tasks/multilabel.js';
 
 // Models: the problem interface and the six structured models.
 export { type Problem, type StructuredModel, type Bounds, type StepCost } from './core/problem.js';
-export { markApproximate, oracleSlack, gapStatus, type GapStatus } from './core/approximate.js';
+export { certifiedGap, passGap, markApproximate, oracleSlack, gapStatus, type GapStatus } from './core/approximate.js';
 export { ArrayDataset, arrayDataset, chunksOf, toArrays, fingerprintExamples, type Dataset, type DatasetChunk, type ReadStats } from './core/dataset.js';
 export { type BatchPass } from './core/batch.js';
 export { modelProblem, meanLoss, type ProblemOptions } from './engine/problem.js';
@@ -75,9 +75,11 @@ export {
   exactPass,
   fullOraclePass,
   fullOraclePassAsync,
+  objectiveSettings,
   PassSolver,
   runSteps,
   type AsyncPassOptions,
+  type ObjectiveSetting,
   type PassStep,
   type SolverPassProgress,
   type SolverHooks,

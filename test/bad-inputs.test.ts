@@ -57,7 +57,7 @@ const fill = (s: string, file: string) => s.replaceAll('{F}', file).replaceAll('
 /** The problem of good/libsvm.txt as `gapbcfw train` builds it (for resuming checkpoints). */
 async function libsvmProblem() {
   const t = await loadTask(`libsvm:${join(GOOD, 'libsvm.txt')}`);
-  return modelProblem(buildModel(t.spec), t.train);
+  return modelProblem(buildModel(t.spec), t.train, { objective: t.spec });
 }
 
 /** Library entry points, by the manifest's `reader` key. Each is called with the fixture's path. */

@@ -38,6 +38,68 @@ describe('checkpoint and resume', () => {
     }
   });
 
+  // A stop inside a pass (finishPass 0: stop at once) records the step it stopped at; the checkpoint handed out
+  // at the stop is the state before the stopped run's certificate, so a resumed run is the uninterrupted one.
+  const midPass: TrainOptions[] = [
+    { solver: 'bcfw', lambda: 0.1, maxPasses: 17, gapCheck: 5, gapThreshold: 0, seed: 4 },
+    { solver: 'bcfw', lambda: 0.1, maxPasses: 17, gapCheck: 5, gapThreshold: 0, seed: 4, sampling: 'perm', averaging: false },
+    { solver: 'bcfw', lambda: 0.1, maxPasses: 17, gapCheck: 3, gapThreshold: 0, seed: 4, sampling: 'gap', step: 'pairwise', cache: true },
+    { solver: 'ssg', lambda: 0.1, maxPasses: 17, gapCheck: 5, seed: 4, sampling: 'perm' },
+  ];
+  it.each(midPass)('a stop inside a pass resumes at the step where it stopped, as if never stopped (%o)', async (options) => {
+    const full = train(t.problem, options);
+    for (const stopAtCall of [5, 40, 101]) {
+      const controller = new AbortController();
+      let calls = 0;
+      const counted = { ...t.problem, oracle: (i: number, w: Float64Array) => {
+        if (++calls === stopAtCall) controller.abort();
+        return t.problem.oracle(i, w);
+      } };
+      let atStop: SolverCheckpoint | undefined;
+      const stopped = await trainAsync(counted, options, { signal: controller.signal, finishPass: 0, onCheckpoint: (c) => void (atStop = roundTrip(c)) });
+      expect(stopped.stopReason).toBe('aborted');
+      expect(atStop!.meta.passStep, `stopped at oracle call ${stopAtCall}`).toBeGreaterThan(0);
+      // The stopped run's result certifies the iterate it stopped at (one more exact pass, not in the checkpoint).
+      if (options.solver === 'bcfw') expect(stopped.gapIsExact).toBe(true);
+      expect(stopped.trace.length).toBe(atStop!.meta.trace.length + 1);
+      const resumed = createSolver(t.problem, options, { resume: atStop });
+      while (resumed.runPass());
+      const r = resumed.result();
+      expect(Array.from(r.w)).toEqual(Array.from(full.w));
+      expect(strip(r.trace)).toEqual(strip(full.trace));
+      expect(r.oracleCalls).toBe(full.oracleCalls);
+    }
+  });
+
+  it('batch FW stopped after an iteration resumes before that iteration\'s exact pass: the same trace and oracle calls as one run', async () => {
+    const options: TrainSettings = { solver: 'fw', lambda: 0.1, maxPasses: 17, gapThreshold: 0 };
+    const full = train(t.problem, options);
+    const controller = new AbortController();
+    let atStop: SolverCheckpoint | undefined;
+    const stopped = await trainAsync(t.problem, options, { signal: controller.signal, onProgress: (e) => e.pass === 5 && controller.abort(), onCheckpoint: (c) => void (atStop = roundTrip(c)) });
+    expect(stopped.stopReason).toBe('aborted');
+    expect(stopped.gapIsExact).toBe(true);
+    expect(atStop!.meta.trace.length).toBe(stopped.trace.length - 1);
+    const resumed = createSolver(t.problem, options, { resume: atStop });
+    while (resumed.runPass());
+    expect(strip(resumed.result().trace)).toEqual(strip(full.trace));
+    expect(resumed.result().oracleCalls).toBe(full.oracleCalls);
+  });
+
+  it('a stop finishes the pass when the rest of it takes at most finishPass seconds', async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const counted = { ...t.problem, oracle: (i: number, w: Float64Array) => {
+      if (++calls === 40) controller.abort();
+      return t.problem.oracle(i, w);
+    } };
+    let atStop: SolverCheckpoint | undefined;
+    const r = await trainAsync(counted, { lambda: 0.1, maxPasses: 17, gapThreshold: 0 }, { signal: controller.signal, finishPass: 3600, onCheckpoint: (c) => void (atStop = c) });
+    expect(r.stopReason).toBe('aborted');
+    expect(atStop!.meta.passStep).toBeUndefined();
+    expect(r.passes).toBe(Math.ceil(40 / 12)); // the pass of the 40th block step, finished
+  });
+
   it('trainAsync hands out checkpoints and resumes from them', async () => {
     const options: TrainSettings = { solver: 'bcfw', lambda: 0.1, maxPasses: 12, gapCheck: 4, gapThreshold: 0, seed: 2 };
     const saved: SolverCheckpoint[] = [];

@@ -559,7 +559,8 @@ describe('conll task, model file and tag command', () => {
     expect((await cli('tag')).stderr).toMatch(/predict takes MODEL \[INPUT\]/);
     const chainPath = join(dir, 'chain.gbm');
     writeModelFile(chainPath, { meta: { format: 'gapbcfw-model', spec: { kind: 'chain', numFeatures: 1, numLabels: 1, labelNames: ['a'] } }, arrays: { w: new Float64Array(4) } });
-    expect((await cli('tag', chainPath, trainPath)).stderr).toMatch(/is a chain model: give a data set KIND:PATH/);
+    expect((await cli('tag', chainPath, trainPath)).stderr).toMatch(/tag applies conll models, and .* is a chain model/);
+    expect((await cli('predict', chainPath, trainPath)).stderr).toMatch(/is a chain model: give a data set KIND:PATH/);
     const task = loadConllTask(trainPath, { minFrequency: 1 });
     const modelPath = join(dir, 'zero.gbm');
     writeModelFile(modelPath, { meta: { format: 'gapbcfw-model', spec: task.spec }, arrays: { w: new Float64Array(sparseChainDim(task.spec.numFeatures, task.spec.numLabels)) } });

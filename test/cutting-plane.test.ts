@@ -365,7 +365,7 @@ describe('options', () => {
     const relabelled = tinyChain(1, { n: 3 });
     relabelled.ys[0]![0] = (relabelled.ys[0]![0]! + 1) % 3;
     const foreign = createSolver(modelProblem(relabelled.model, relabelled.xs, relabelled.ys), { solver: 'cutting-plane' }).checkpoint();
-    expect(() => cuttingPlane(t.problem, {}, { warmStart: { from: foreign } })).toThrow(/made on this training data/);
+    expect(() => cuttingPlane(t.problem, {}, { warmStart: { from: foreign } })).toThrow(/warm start was made on other training data/);
     const own = createSolver(t.problem, { solver: 'cutting-plane' }).checkpoint();
     expect(() => new CuttingPlaneSolver(t.problem, {}, { warmStart: { from: own } }, own)).toThrow(/exclude/);
     expect(() => new CuttingPlaneSolver(t.problem).result()).toThrow(/not finished/);
@@ -400,7 +400,8 @@ describe('cutting plane from the command line, on every model', () => {
     const resumed = await cli(...args, '--max-passes', '6', '--resume', at('ck.gbc'), '--json', '--quiet');
     expect(resumed.code, resumed.stderr).toBe(0);
     for (const key of ['passes', 'primal', 'dual', 'gap']) expect(resumed.json![key], key).toBe(j[key]);
-    const evalArgs = extra.filter((a, k, all) => !['--min-frequency', '--filter-size'].includes(a) && !['--min-frequency', '--filter-size'].includes(all[k - 1]!));
+    // gap reads the training part: the options that shape a new model or name the test part have no effect there (refused).
+    const evalArgs = extra.filter((a, k, all) => !['--min-frequency', '--filter-size', '--test'].includes(a) && !['--min-frequency', '--filter-size', '--test'].includes(all[k - 1]!));
     const gap = await cli('gap', at('full.gbm'), spec, ...evalArgs, '--json');
     expect(gap.code, gap.stderr).toBe(0);
     expect(gap.json!.gap as number).toBeCloseTo(j.gap as number, 9);

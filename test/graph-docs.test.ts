@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { dataRoot, hasData } from '../src/data/paths.js';
+import { dataRoot } from '../src/data/paths.js';
 import { cli } from './helpers/capture.js';
 import { documentedCommands, runnable } from './helpers/docs.js';
+import { needsData } from './helpers/skips.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -55,7 +56,7 @@ function readmeSection(): string[] {
   return documentedCommands('README.md').filter((c) => section.includes(c.line)).map((c) => c.line);
 }
 
-describe.skipIf(!hasData('graphs', 'ud_english_lines', 'convert.py'))('docs/models/graphs.md runs as written', () => {
+describe('docs/models/graphs.md runs as written', needsData('graphs', 'ud_english_lines', 'convert.py'), () => {
   it('converts the treebank, trains on trees (exact), evaluates, predicts, and on loopy graphs reports LP and expansion honestly', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-graph-docs-'));
     const page = 'docs/models/graphs.md';
@@ -88,7 +89,7 @@ describe.skipIf(!hasData('graphs', 'ud_english_lines', 'convert.py'))('docs/mode
   }, 600_000);
 });
 
-describe.skipIf(!hasData('multilabel', 'yeast', 'yeast_train.svm'))('docs/models/multilabel.md runs as written', () => {
+describe('docs/models/multilabel.md runs as written', needsData('multilabel', 'yeast', 'yeast_train.svm'), () => {
   it('trains yeast on the Chow-Liu tree, evaluates, predicts, and scene on the full graph exactly, with and without positivity', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-multilabel-docs-'));
     const page = 'docs/models/multilabel.md';

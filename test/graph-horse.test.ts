@@ -7,11 +7,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { horseToGraph } from '../scripts/graphs/horse-to-graph.js';
 import { cli } from './helpers/capture.js';
+import { needsData } from './helpers/skips.js';
 
-describe.skipIf(!hasData('weizmann_horse'))('graph: on converted horses', () => {
+describe('graph: on converted horses', needsData('weizmann_horse'), () => {
   it('gives horse:\'s primal, dual and test error (BCFW, 12 train / 12 test images)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-horse-graph-'));
     const prepared = join(dir, 'horse');

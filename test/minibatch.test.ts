@@ -13,7 +13,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type Problem } from '../src/core/problem.js';
 import { modelProblem } from '../src/engine/problem.js';
 import { bcfw, defaultBatch, type BcfwResult } from '../src/solvers/bcfw.js';
-import type { ProgressEvent, SolverResult } from '../src/solvers/common.js';
+import type { ProgressEvent, SolverCheckpoint, SolverResult } from '../src/solvers/common.js';
 import { fw } from '../src/solvers/fw.js';
 import { createSolver, train, trainAsync } from '../src/solvers/index.js';
 import { loadTask } from '../src/tasks/index.js';
@@ -280,7 +280,8 @@ describe('cancellation and resume with tau > 1', () => {
         },
       },
     };
-    const r = await trainAsync(problem, { ...options }, { signal: controller.signal });
+    // finishPass 0: stop inside the pass rather than finish it (its passes take milliseconds here).
+    const r = await trainAsync(problem, { ...options }, { signal: controller.signal, finishPass: 0 });
     expect(r.stopReason).toBe('aborted');
     expect(decodes).toBe(100); // no mini-batch after the aborting one
     expect(r.gapIsExact).toBe(true);
@@ -306,7 +307,7 @@ describe('cancellation and resume with tau > 1', () => {
     expect(traceBits(adopted.result().trace)).toEqual(traceBits(full.trace));
   });
 
-  it('overlapped: an abort mid-pass drops the mini-batch being decoded; a resumed run continues exactly and keeps overlap', async () => {
+  it('overlapped: an abort mid-pass keeps the mini-batch being decoded in its checkpoint; resumed runs continue exactly and keep overlap', async () => {
     const o: TrainSettings = { ...options, overlap: true };
     const controller = new AbortController();
     let starts = 0;
@@ -319,13 +320,21 @@ describe('cancellation and resume with tau > 1', () => {
         },
       }),
     };
-    const stopped = await trainAsync(problem, { ...o }, { signal: controller.signal });
+    let atStop: SolverCheckpoint | undefined;
+    const stopped = await trainAsync(problem, { ...o }, { signal: controller.signal, finishPass: 0, onCheckpoint: (c) => void (atStop = c) });
     expect(stopped.stopReason).toBe('aborted');
     expect(stopped.gapIsExact).toBe(true);
-    // The run stops after the mini-batch being applied when the 100th was started ahead (then dropped).
+    // The run stops after the mini-batch being applied when the 100th was started ahead, which its checkpoint keeps.
     expect(starts).toBe(100);
+    expect(atStop!.meta.passStep).toBeGreaterThan(0);
+    expect(atStop!.meta.inFlight).toBeDefined();
 
     const full = train(synthetic, o);
+    const fromStop = createSolver(synthetic, o, { resume: atStop });
+    while (fromStop.runPass());
+    expect(traceBits(fromStop.result().trace)).toEqual(traceBits(full.trace));
+    expect(Array.from(fromStop.result().w, bits)).toEqual(Array.from(full.w, bits));
+
     const first = createSolver(synthetic, o);
     for (let p = 0; p < 15; p++) first.runPass();
     const checkpoint = first.checkpoint();

@@ -14,9 +14,10 @@ import { oracleSlack } from '../src/core/approximate.js';
 import { chowLiuTree, labelGraphEdges, readMultilabelFile } from '../src/data/multilabel.js';
 import { MultilabelModel } from '../src/models/multilabel.js';
 import { multilabelMetrics } from '../src/tasks/multilabel.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { cli } from './helpers/capture.js';
 import { labellings } from './helpers/mrf.js';
+import { needsData } from './helpers/skips.js';
 
 const rng = new Rng(53);
 const F = 4;
@@ -158,7 +159,7 @@ describe('multi-label LIBSVM reader', () => {
   });
 });
 
-describe.skipIf(!hasData('multilabel', 'scene', 'scene_train.svm'))('multilabel: on the staged scene set', () => {
+describe('multilabel: on the staged scene set', needsData('multilabel', 'scene', 'scene_train.svm'), () => {
   it('trains a tree label graph through the CLI with an exact certificate and sensible metrics', async () => {
     const train = dataPath('multilabel', 'scene', 'scene_train.svm');
     const test = dataPath('multilabel', 'scene', 'scene_test.svm');

@@ -66,15 +66,16 @@ describe('outputs', () => {
   it('a full tmpfs: every output fails with one line and leaves no file (0-byte or temporary), lock or folder behind', unless(tmpfs !== undefined, 'needs a small tmpfs (mount -t tmpfs: root on Linux)'), async () => {
     fill(tmpfs!);
     const before = readdirSync(tmpfs!);
-    expectOneLine(await capture(main, [...TRAIN, '--out', join(tmpfs!, 'm.gbm')]), 1, `cannot write ${join(tmpfs!, 'm.gbm')}: no space left on device (ENOSPC)`);
-    expectOneLine(await capture(main, [...TRAIN, '--trace', join(tmpfs!, 't.jsonl')]), 1, `cannot write ${join(tmpfs!, 't.jsonl')}: no space left on device (ENOSPC)`);
+    // Every output's lock is written first (src/cli/session.ts): the first write that fails.
+    expectOneLine(await capture(main, [...TRAIN, '--out', join(tmpfs!, 'm.gbm')]), 1, `cannot write ${join(tmpfs!, 'm.gbm.lock')}: no space left on device (ENOSPC)`);
+    expectOneLine(await capture(main, [...TRAIN, '--trace', join(tmpfs!, 't.jsonl')]), 1, `cannot write ${join(tmpfs!, 't.jsonl.lock')}: no space left on device (ENOSPC)`);
     // The checkpoint's lock cannot be written either: refused before the work, and no empty lock file is left.
     expectOneLine(await capture(main, [...TRAIN, '--checkpoint', join(tmpfs!, 'c.gbc')]), 1, `cannot write ${join(tmpfs!, 'c.gbc.lock')}: no space left on device (ENOSPC)`);
     // A prepared horse set: its records, its index and the folder it made go.
     const db = join(dir, 'weizmann-full-disk');
     await writeTinyWeizmann(db, 2);
     const prepare = ['--train-size', '1', '--superpixels', '20', '--colour-words', '8', '--gradient-words', '8', '--quiet'];
-    expectOneLine(await capture(main, ['prepare-horse', db, '--out', join(tmpfs!, 'horse'), ...prepare]), 1, `cannot write ${join(tmpfs!, 'horse', 'horse.bin')}: no space left on device (ENOSPC)`);
+    expectOneLine(await capture(main, ['prepare-horse', db, '--out', join(tmpfs!, 'horse'), ...prepare]), 1, `cannot write ${join(tmpfs!, 'horse.lock')}: no space left on device (ENOSPC)`);
     // PNG overlays into a folder predict makes: the folder goes with the failed image.
     const prepared = join(dir, 'prepared-full-disk');
     expect((await capture(main, ['prepare-horse', db, '--out', prepared, ...prepare])).code).toBe(0);

@@ -13,7 +13,7 @@ import { Rng } from '../src/core/rng.js';
 import { dotSparse } from '../src/core/vector.js';
 import { loadConll } from '../src/data/conll.js';
 import { conllAttributes } from '../src/data/conll-features.js';
-import { dataPath, hasData } from '../src/data/paths.js';
+import { dataPath } from '../src/data/paths.js';
 import { formatAttributeLine, parseAttributeFile } from '../src/data/seq.js';
 import { parseColumnFile, parseTemplates, templateAttributes, wordShape } from '../src/data/templates.js';
 import { modelProblem } from '../src/engine/problem.js';
@@ -27,6 +27,7 @@ import { allLabellings } from './helpers/tiny.js';
 import { cli, cliWithInput } from './helpers/capture.js';
 import { documentedCommands, runnable } from './helpers/docs.js';
 import { readFileSync } from 'node:fs';
+import { needsData } from './helpers/skips.js';
 
 /** Score of a labelling over node scores and transitions, summed in the Viterbi order ((s + trans) + theta). */
 function pathScore(theta: Float64Array, trans: Float64Array, K: number, y: Int32Array): number {
@@ -371,7 +372,7 @@ describe('sequence metrics', () => {
   });
 });
 
-describe.skipIf(!hasData('conll2000', 'train.txt'))('seq: on CoNLL-2000 converted to CRFsuite format', () => {
+describe('seq: on CoNLL-2000 converted to CRFsuite format', needsData('conll2000', 'train.txt'), () => {
   it("the dictionary's CoNLL fast path encodes exactly as encode(conllAttributes(...)) (seen and unseen attributes)", async () => {
     const { FeatureDictionary } = await import('../src/data/conll-features.js');
     const train = loadConll(dataPath('conll2000', 'train.txt')).slice(0, 1500);

@@ -3,6 +3,7 @@
 // no expansion move improves, and the LP routine's bound is never below the optimum nor its labelling above it.
 // Build: g++ -std=c++17 -O2 -I native native/graph/test_graph.cc native/graph/mrf.cc native/graph/cuts.cc
 // native/graph/lp.cc native/maxflow/flow_graph.cc; prints "all N checks passed" (test/native-core.test.ts runs it).
+// link: native/maxflow/flow_graph.cc
 #include <cmath>
 #include <cstdio>
 #include <random>

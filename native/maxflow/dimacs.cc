@@ -43,6 +43,14 @@ Fields split_fields(std::string_view line) {
   return out;
 }
 
+// A token as it may be shown in a message: at most 20 characters, and a binary one (a control or non-ASCII byte:
+// a compressed or foreign file) as a description, never its bytes.
+std::string printable(std::string_view s) {
+  const bool binary = std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f; });
+  if (binary) return "<binary bytes: not DIMACS text>";
+  return s.size() <= 20 ? std::string(s) : std::string(s.substr(0, 20)) + "...";
+}
+
 // Whole-token integer; false when the token is not an integer or does not fit in int64.
 bool parse_int(std::string_view s, int64_t& value) {
   const char* end = s.data() + s.size();
@@ -134,6 +142,7 @@ void for_each_line(std::string_view text, F&& f) {
 // stay within `limit`.
 template <class N>
 Parsed<N> parse(std::string_view text, N limit, bool fall_back) {
+  const auto max_nodes = [](size_t bytes) { return std::max<int64_t>(kMaxNodes, static_cast<int64_t>(bytes / 2)); };
   Parsed<N> p;
   int64_t declared_arcs = 0, arcs = 0;
   for_each_line(text, [&](int64_t lineno, const Fields& fl) {
@@ -146,10 +155,16 @@ Parsed<N> parse(std::string_view text, N limit, bool fall_back) {
                                       std::to_string(std::numeric_limits<NodeId>::max()) + ")");
       if (!parse_int(f[3], declared_arcs) || declared_arcs < 0)
         throw DimacsError(lineno, "bad arc count '" + std::string(f[3]) + "'");
+      // Memory follows the file, not its header: N nodes are allocated here, so N is bounded by the file's size
+      // (kMaxNodes in dimacs.h); the arcs are reserved for at most the arc lines the file can hold (8 bytes each).
+      if (p.n > max_nodes(text.size()))
+        throw DimacsError(lineno, "node count " + std::string(f[2]) + " is more than a file of " + std::to_string(text.size()) +
+                                      " bytes may declare (at most " + std::to_string(max_nodes(text.size())) +
+                                      ": 2^20, or one node per 2 bytes of the file)");
       p.p_line = lineno;
       p.src.assign(static_cast<size_t>(p.n), N{0});
       p.snk.assign(static_cast<size_t>(p.n), N{0});
-      const size_t hint = static_cast<size_t>(std::min<int64_t>(declared_arcs, int64_t{1} << 26));
+      const size_t hint = static_cast<size_t>(std::min<int64_t>(declared_arcs, static_cast<int64_t>(text.size() / 8)));
       p.tail.reserve(hint);
       p.head.reserve(hint);
       p.cap.reserve(hint);
@@ -188,7 +203,7 @@ Parsed<N> parse(std::string_view text, N limit, bool fall_back) {
         p.cap.push_back(c);
       }
     } else {
-      throw DimacsError(lineno, "unknown line type '" + std::string(f[0]) + "'");
+      throw DimacsError(lineno, "unknown line type '" + printable(f[0]) + "'");
     }
   });
   if (!p.p_line) throw DimacsError(1, "missing p line");

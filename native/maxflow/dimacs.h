@@ -2,7 +2,8 @@
 //
 // Format (one item per line, fields separated by blanks; a trailing '\r' is ignored):
 //   c <text>          comment (blank lines are ignored too)
-//   p max N M         problem line, exactly once and before any n/a line; N >= 2 nodes, M >= 0 arcs
+//   p max N M         problem line, exactly once and before any n/a line; N >= 2 nodes, M >= 0 arcs;
+//                     N <= max(kMaxNodes, file bytes / 2), so that memory follows the file, not its header
 //   n ID s / n ID t   the source and the sink (once each, distinct, 1 <= ID <= N), before any a line
 //   a U V CAP         arc U -> V with capacity CAP >= 0 (an integer for integer Cap; a finite
 //                     decimal for double); exactly M of them
@@ -42,6 +43,10 @@
 
 namespace gapbcfw {
 namespace maxflow {
+
+/// Node counts up to this are read from any file; a larger N must come with a file of at least 2 N bytes (the reader
+/// allocates the N nodes of the p line: a 4-line file declaring 2e9 nodes is refused, not 18 GB allocated).
+constexpr int64_t kMaxNodes = int64_t{1} << 20;
 
 class DimacsError : public std::runtime_error {
  public:

@@ -19,6 +19,11 @@ export interface CommandOption extends OptionSpec {
   /** The command makes the output file's folder (and missing parents) when it is missing. */
   makeFolder?: boolean;
   /**
+   * False when the command locks what it writes itself, rather than the output as a whole for its run
+   * (prepare-horse: parallel parts share one folder).
+   */
+  lock?: false;
+  /**
    * Text lines on stdout after which `--json` may still end stdout with its summary line (predictions); any other
    * output on stdout (`--out -`) sends the summary to stderr and refuses `--json`, so that the output stays whole.
    */
@@ -59,6 +64,8 @@ export interface Args {
   readonly given: ReadonlySet<string>;
   /** The command that parsed them (for messages). */
   readonly command: Command;
+  /** The name the command was called by when it is one of its aliases (`gapbcfw align` for predict). */
+  readonly alias?: string;
 }
 
 const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;

@@ -9,7 +9,7 @@ import { readModelFile } from '../io/model-file.js';
 import { loadModel, type TrainedModel } from '../tasks/model.js';
 import { isPathFile, loadPath } from '../path/path-file.js';
 import { pathWeights } from '../path/regpath.js';
-import { gapStatus } from '../core/approximate.js';
+import { gapStatus, passGap } from '../core/approximate.js';
 import type { FullPass } from '../solvers/common.js';
 import { evaluatePartWithTables, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
@@ -63,7 +63,7 @@ export const evalCommand: Command = {
         let wSq = 0;
         for (const x of trained.w) wSq += x * x;
         const primal = 0.5 * trained.lambda * wSq + pass.hingeSum / problem.n;
-        const gap = primal - trained.dual;
+        const gap = passGap(primal, trained.dual, pass);
         Object.assign(summary, { lambda: trained.lambda, primal, dual: trained.dual, gap, ...gapStatus(primal, gap, pass, problem.n) });
       }
     }
@@ -84,6 +84,10 @@ export async function loadPart(a: Args, io: Io, trained: TrainedModel, part: 'tr
   const data = await loadTask(spec, { ...base, parts: [part ?? 'test'] });
   if (part === 'test' && !data.test) throw new UsageError(`${spec} has no test part (use --part train${data.task === 'ocr' ? ' or --split' : ''})`);
   const chosen = part !== undefined ? { data, part } : data.test ? { data, part: 'test' as const } : { data: data.train.length > 0 ? data : await loadTask(spec, { ...base, parts: ['train'] }), part: 'train' as const };
+  // The options of the other part would be read and have no effect.
+  for (const flag of chosen.part === 'train' ? ['test', 'test-limit'] : ['limit']) {
+    if (a.given.has(flag)) throw new UsageError(`--${flag} applies to the ${chosen.part === 'train' ? 'test' : 'training'} part, and this command uses the ${chosen.part === 'train' ? 'training' : 'test'} part${chosen.part === 'test' ? ' (--test-limit limits it)' : ''}`);
+  }
   if (!value.flag(a, 'quiet')) io.stderr.write(`${chosen.data.description}\n`);
   return chosen;
 }

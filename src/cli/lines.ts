@@ -4,14 +4,14 @@
  * dropped.
  * @module
  */
-import { createReadStream } from 'node:fs';
+import { openInputStream } from '../io/input.js';
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 
 /** Lines of `source` (`-` = `stdin`); after `signal` aborts, no more input is waited for. */
 export async function* textLines(source: string, stdin: NodeJS.ReadableStream, signal?: AbortSignal): AsyncGenerator<string> {
-  const input = source === '-' ? stdin : createReadStream(source);
+  const input = source === '-' ? stdin : openInputStream(source);
   const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   // A pipe kept open by its writer must not hold a stopped run: the abort ends the input.
   const stopped = new Promise<IteratorResult<Buffer | string>>((resolve) => {

@@ -21,7 +21,7 @@ import { pathCommand } from './path.js';
 import { plotCommand } from './plot.js';
 import { predictCommand } from './predict.js';
 import { prepareHorseCommand } from './prepare-horse.js';
-import { runCommand, writesFiles } from './session.js';
+import { readPipedInputs, runCommand, writesFiles } from './session.js';
 import { demoCommand, trainCommand } from './train.js';
 import { watchCommand } from './watch.js';
 
@@ -122,12 +122,15 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
       io.stdout.write(`${version()}\n`);
       return 0;
     }
-    const args = parseArgs(command, rest);
+    const args = { ...parseArgs(command, rest), ...(name !== command.name ? { alias: name } : {}) };
     // --threads is process-wide (src/native/threads.ts): set for the command, then put back (main runs in-process in tests).
     const cap = threadCap();
     try {
       if (args.given.has('threads')) setThreads(value.number(args, 'threads'));
-      return await runCommand(io, () => command.run(args, io));
+      return await runCommand(io, async () => {
+        await readPipedInputs(args);
+        return command.run(args, io);
+      });
     } finally {
       setThreads(cap);
     }

@@ -137,7 +137,9 @@ export function loadOptions(a: Args, kind: DataKind): LoadOptions {
 
 /** `--backend`: `js` runs the TypeScript decoders and scoring, the others the native decoders. */
 export function decodeBackend(a: Args): DecodeBackend {
-  return value.string(a, 'backend') === 'js' ? 'js' : 'native';
+  const backend = value.string(a, 'backend');
+  if (a.given.has('gpu-mode') && (backend === 'native' || backend === 'js')) throw new UsageError(`--gpu-mode applies to the gpu.js backend (--backend gpujs or auto), not --backend ${backend}`);
+  return backend === 'js' ? 'js' : 'native';
 }
 
 /**

@@ -5,8 +5,8 @@ import { gridSearchAsync, PAPER_GRID, type GridResult } from '../path/grid.js';
 import { regularizationPathAsync, type PathSolverSettings, type RegularizationPath } from '../path/regpath.js';
 import { evaluatePart, loadTask, parseDataSpec } from '../tasks/index.js';
 import { buildModel } from '../tasks/model-kinds.js';
-import { positional, value, type Args, type Command } from './args.js';
-import { report, type Io } from './common.js';
+import { positional, value, type Args, type Command, type CommandOption } from './args.js';
+import { UsageError, report, type Io } from './common.js';
 import { BACKEND_OPTIONS, DATA_OPTIONS, REPORT_OPTIONS, decodeBackend, loadOptions, scoringOf, settingOptions, taskOptionTable, trainSettings } from './options.js';
 import { LAMBDA_RANGE, SETTINGS } from '../solvers/settings.js';
 import { countProgress } from './progress.js';
@@ -17,6 +17,12 @@ import { checkCommandOutputs, withInterrupts } from './session.js';
  * over lambda, for every task.
  * @module
  */
+
+/** Help of the solver rows whose words or defaults differ for the path. */
+const PATH_HELP: Readonly<Record<string, Partial<CommandOption>>> = {
+  solver: { help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise', default: "bcpfw with --sampling gap and --cache (the paper's)" },
+  'max-passes': { help: 'cap on passes at each lambda', default: '10000; --grid 1000' },
+};
 
 const path = 'Regularization path';
 export const pathCommand: Command = {
@@ -36,8 +42,9 @@ export const pathCommand: Command = {
     { name: 'warm-start', type: 'choice', value: 'MODE', choices: ['keep-primal', 'keep-dual', 'none'], help: 'for --grid: how each lambda starts', default: 'keep-primal', group: path },
     { name: 'out', type: 'string', value: 'PATH.gbp', short: 'o', output: 'file', help: 'write the path (pieces and certificates)', group: path },
     { name: 'trace', type: 'string', value: 'FILE.jsonl', output: 'file', help: 'one row per breakpoint / grid point (for gapbcfw plot FILE... --x lambda)', group: path },
-    // The path sets lambda and the gap threshold itself, and runs the block-coordinate solvers only.
-    ...settingOptions(SETTINGS.filter((o) => o.key !== 'lambda' && o.key !== 'gapThreshold'), 'Solver', ['bcfw', 'bcpfw', 'bcafw', 'hybrid']),
+    // The path sets lambda and the gap threshold itself, and runs the block-coordinate solvers only: their settings,
+    // with the path's own defaults in the help.
+    ...settingOptions(SETTINGS.filter((o) => o.key !== 'lambda' && o.key !== 'gapThreshold' && (o.solvers?.includes('bcfw') ?? true)), 'Solver', ['bcfw', 'bcpfw', 'bcafw', 'hybrid']).map((o) => ({ ...o, ...PATH_HELP[o.name] })),
     ...DATA_OPTIONS,
     ...taskOptionTable('train'),
     ...BACKEND_OPTIONS,
@@ -49,10 +56,17 @@ export const pathCommand: Command = {
 /** The path or grid search of `gapbcfw path`. */
 async function runPath(a: Args, io: Io): Promise<number> {
   const spec = positional(a, 0);
+  // The path's options do nothing for a grid search, and the grid's nothing for the path.
+  const grid = value.flag(a, 'grid');
+  for (const flag of grid ? ['kappa', 'heuristic', 'min-lambda', 'out'] : ['warm-start']) {
+    if (!a.given.has(flag)) continue;
+    if (flag === 'warm-start') throw new UsageError('--warm-start applies to --grid (the path warm-starts every breakpoint from the last)');
+    throw new UsageError(`--${flag} applies to the path, not to --grid (${flag === 'out' ? 'a grid search writes its rows with --trace, not a path file' : 'every grid point is solved to --epsilon'})`);
+  }
   const summaryIo = checkCommandOutputs(a, io);
   const task = await loadTask(spec, loadOptions(a, parseDataSpec(spec).kind));
   const model = buildModel(task.spec, decodeBackend(a));
-  const problem = modelProblem(model, task.train, { scoring: scoringOf(model, a).scoring });
+  const problem = modelProblem(model, task.train, { scoring: scoringOf(model, a).scoring, objective: task.spec });
   // The paper's choice unless the user picks a solver: BCPFW with gap sampling and caching.
   const flags = a.given.has('solver') ? a : { ...a, values: { ...a.values, solver: 'bcpfw', sampling: a.values.sampling ?? 'gap', cache: true }, given: new Set([...a.given, 'solver', 'sampling', 'cache']) };
   const { solver: _s, timeBudget, ...solverSettings } = trainSettings(flags, {});

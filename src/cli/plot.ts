@@ -56,6 +56,7 @@ async function runPlot(a: Args, io: Io): Promise<number> {
     if (!v.quiet) io.stderr.write(`plot: ${message}\n`);
   };
   if (v.x === 'lambda') {
+    if (a.given.has('optimum')) throw new UsageError('--optimum applies to training traces (--y residual, relativeResidual), not to rows against --x lambda');
     // Path and grid-search rows (gapbcfw path --trace): a metric against lambda, the paper's Fig. 4.
     const y = (v.y ?? 'testError') as LambdaMetric;
     if (!LAMBDA_METRICS.includes(y)) throw new UsageError(`with --x lambda, --y must be one of ${LAMBDA_METRICS.join(', ')}, got '${v.y}'`);

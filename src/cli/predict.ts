@@ -52,9 +52,17 @@ export const predictCommand: Command = {
   run: runPredict,
 };
 
+/** The task each alias of predict applies. */
+const ALIAS_TASKS: Readonly<Record<string, string>> = { tag: 'conll', align: 'alignment' };
+
 async function runPredict(a: Args, io: Io): Promise<number> {
   checkCommandOutputs(a, io); // the predictions' own rule for the summary: below
   const trained = loadModel(positional(a, 0));
+  // The aliases name a task: a model of another one is refused here, before its input is read as the wrong format.
+  const aliasTask = a.alias === undefined ? undefined : ALIAS_TASKS[a.alias];
+  if (aliasTask !== undefined && trained.task !== aliasTask) {
+    throw new UsageError(`${a.alias} applies ${aliasTask} models, and ${positional(a, 0)} is a ${trained.spec.kind} model (trained on ${trained.task} data): use gapbcfw predict`);
+  }
   const input = a.positionals[1] ?? '-';
   const outFile = value.string(a, 'out');
   const textTask = taskOf(trained.task).predictions === 'text';
@@ -119,6 +127,8 @@ async function runPredict(a: Args, io: Io): Promise<number> {
       return 0;
     }
     const task = taskOf(trained.task);
+    const dataFlag = ['part', 'split', 'test', 'limit', 'test-limit', 'stream', 'in-memory'].find((f) => a.given.has(f));
+    if (dataFlag !== undefined && task.raw) throw new UsageError(`--${dataFlag} applies to a data set KIND:PATH, and ${input === '-' ? 'stdin' : input} is raw input`);
     if (!task.raw) throw new UsageError(`${positional(a, 0)} is a ${trained.spec.kind} model: give a data set KIND:PATH to predict (it reads ${trained.task} data)`);
     const stdin = io.stdin ?? process.stdin;
     if (input === '-' && stdin.isTTY) throw new UsageError(`give an input file or pipe ${trained.task} input into stdin (gapbcfw help predict)`);

@@ -4,13 +4,14 @@
  * @module
  */
 import { dataPath } from '../data/paths.js';
-import { mergeHorseParts, prepareHorse, type HorseMeta, type PrepareHorseOptions } from '../data/horse.js';
+import { makeOutputDir } from '../io/output.js';
+import { horseRecordsFile, mergeHorseParts, prepareHorse, type HorseMeta, type PrepareHorseOptions } from '../data/horse.js';
 import { SEED_MAX } from '../solvers/settings.js';
 import { REPORT_OPTIONS } from './options.js';
 import { positional, value, type Args, type Command } from './args.js';
 import { UsageError, report, type Io } from './common.js';
 import { formatSeconds } from './progress.js';
-import { checkCommandOutputs, withInterrupts } from './session.js';
+import { checkCommandOutputs, holdLock, withInterrupts } from './session.js';
 
 const features = 'Features';
 const parts = 'Large sets in parallel parts';
@@ -29,7 +30,7 @@ export const prepareHorseCommand: Command = {
     '  gapbcfw prepare-horse --merge --out big',
   positionals: [{ name: 'DIR', help: 'the Weizmann database folder (default: the shared data folder)', input: 'file', optional: true }],
   options: [
-    { name: 'out', type: 'string', value: 'OUTDIR', short: 'o', output: 'dir', help: 'output folder (required)' },
+    { name: 'out', type: 'string', value: 'OUTDIR', short: 'o', output: 'dir', lock: false, help: 'output folder (required)' },
     { name: 'limit', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'only the first N images', group: features },
     { name: 'train-size', type: 'integer', value: 'N', min: 0, max: 1e9, help: 'training images', default: '147', group: features },
     { name: 'superpixels', type: 'integer', value: 'K', min: 1, max: 1e6, help: 'SLIC superpixels per image', default: '150', group: features },
@@ -54,11 +55,14 @@ async function runPrepareHorse(a: Args, io: Io): Promise<number> {
   const json = value.flag(a, 'json');
   const split = (m: HorseMeta) => ({ images: m.images.length, train: m.images.filter((i) => i.split === 'train').length, test: m.images.filter((i) => i.split === 'test').length });
   if (value.flag(a, 'merge')) {
-    if (a.positionals.length > 0 || a.given.has('part')) throw new UsageError('--merge takes only --out DIR');
+    const other = [...a.given].find((f) => !['merge', 'out', 'allow-incomplete', 'json', 'quiet'].includes(f));
+    if (a.positionals.length > 0 || other !== undefined) throw new UsageError(`--merge takes only --out DIR and --allow-incomplete${other === undefined ? '' : `, not --${other}`}`);
+    holdLock(out, `--out ${out}`);
     const meta = mergeHorseParts(out, undefined, value.flag(a, 'allow-incomplete'));
     report({ command: 'prepare-horse', out, ...split(meta) }, json, io, `merged ${new Set(meta.images.map((i) => i.file)).size} parts into ${out}/horse.json`);
     return 0;
   }
+  if (a.given.has('allow-incomplete')) throw new UsageError('--allow-incomplete applies to --merge');
   let copies: [number, number] | undefined;
   const copiesValue = value.string(a, 'copies');
   if (copiesValue !== undefined) {
@@ -67,6 +71,10 @@ async function runPrepareHorse(a: Args, io: Io): Promise<number> {
     copies = [Number(m[1]), Number(m[2])];
   }
   checkCommandOutputs(a, io);
+  // One writer per set: a whole set locks its folder (it replaces it), a part its own file in the folder it shares.
+  const part = value.string(a, 'part');
+  if (part !== undefined) makeOutputDir(out, '--out');
+  holdLock(part === undefined ? out : horseRecordsFile(out, part), `--out ${out}${part === undefined ? '' : ` --part ${part}`}`);
   const root = a.positionals.length > 0 ? positional(a, 0) : dataPath('weizmann_horse');
   const t0 = Date.now();
   let last = '';

@@ -13,10 +13,11 @@
  * and the exit status is then 130, 143 or 129.
  * @module
  */
-import { fstatSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, fstatSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { checkOutputs, isStdout, type OutputTarget } from '../io/output.js';
+import { forgetReadAhead, readAheadPipes } from '../io/input.js';
+import { checkOutputs, isStdout, lockOutput, resolveOutput, type OutputTarget } from '../io/output.js';
 import { isDataSpec, parseDataSpec } from '../tasks/index.js';
 import { value, type Args } from './args.js';
 import { UsageError, type Io } from './common.js';
@@ -25,9 +26,40 @@ import { UsageError, type Io } from './common.js';
 export const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM' | 'SIGHUP', number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 type SignalName = keyof typeof SIGNAL_EXIT;
 
+/** The path of an input argument: the PATH of `KIND:PATH` (data sets, `dimacs:FILE`), else the argument. */
+function inputPath(arg: string): string {
+  return isDataSpec(arg) ? parseDataSpec(arg).path : arg.startsWith('dimacs:') ? arg.slice('dimacs:'.length) : arg;
+}
+
+/**
+ * The input arguments of a command: its input positionals and the values of its input options; with `streamed: false`,
+ * without the raw input that a command streams itself (predict's INPUT when it is not a data set).
+ */
+function inputArgs(a: Args, streamed = true): string[] {
+  const args: string[] = [];
+  a.command.positionals.forEach((p, k) => {
+    if (!p.input) return;
+    const given = p.variadic ? a.positionals.slice(k) : a.positionals.slice(k, k + 1);
+    args.push(...given.filter((arg) => streamed || !p.stdin || isDataSpec(arg)));
+  });
+  for (const o of a.command.options) {
+    const v = a.values[o.name];
+    if (o.input && typeof v === 'string') args.push(v);
+  }
+  return args;
+}
+
+/**
+ * Reads the command's inputs that are pipes (a FIFO, `/dev/stdin`) ahead, on libuv's threads (src/io/input.ts): while
+ * a pipe waits for its writer, Ctrl-C and SIGTERM still end the command at once (it is in its setup phase).
+ */
+export async function readPipedInputs(a: Args): Promise<void> {
+  await readAheadPipes(inputArgs(a, false).map(inputPath).filter((p) => p !== '' && p !== '-'));
+}
+
 /** The files a `KIND:PATH` data set (or a plain path) reads: the file, or the files of a folder two levels deep. */
 function inputFiles(arg: string): string[] {
-  const path = isDataSpec(arg) ? parseDataSpec(arg).path : arg;
+  const path = inputPath(arg);
   if (path === '' || path === '-') return [];
   const out: string[] = [];
   const walk = (p: string, depth: number) => {
@@ -50,9 +82,11 @@ function stdinFile(): string[] {
 
 /**
  * Checks every output the command's table declares (a name, its folder exists, not a folder where a file is meant,
- * not one of the inputs, no two outputs the same file, at most one on stdout) before the work starts, and returns
- * where the command's summary goes: stdout, or stderr when an output takes stdout (`--out -`), so that the output
- * stays whole. @throws InputError naming the option; UsageError for `--json` when an output takes stdout.
+ * not one of the inputs, no two outputs the same file, at most one on stdout) before the work starts, takes the lock
+ * of each file or folder for the rest of the command's run (a second process writing one is refused at once with
+ * the holder's PID; devices, FIFOs, stdout and files in folders still to be made take none), and returns where the command's summary goes: stdout, or
+ * stderr when an output takes stdout (`--out -`), so that the output stays whole.
+ * @throws InputError naming the option; UsageError for `--json` when an output takes stdout.
  */
 export function checkCommandOutputs(a: Args, io: Io): Io {
   const outputs: OutputTarget[] = [];
@@ -77,10 +111,27 @@ export function checkCommandOutputs(a: Args, io: Io): Io {
     if (o.input) inputs.push(...inputFiles(v));
   }
   checkOutputs(outputs, inputs);
+  const locked = new Set(a.command.options.filter((o) => o.output && o.lock !== false).map((o) => `--${o.name}`));
+  for (const o of outputs) {
+    if (!locked.has(o.option) || isStdout(o.path) || (o.kind !== 'dir' && resolveOutput(o.path).kind === 'stream')) continue;
+    // A figure whose folder the command makes once it is drawn (makeFolder): no lock in a folder that is not there
+    // yet (the file is written whole, by an atomic rename, so two writers cannot mix it).
+    if (o.kind !== 'dir' && !existsSync(dirname(resolve(o.path)))) continue;
+    holdLock(o.path, `${o.option} ${o.path}`);
+  }
   if (active) active.writesFiles = outputs.some((o) => !isStdout(o.path));
   if (toStdout === undefined) return io;
   if (value.flag(a, 'json')) throw new UsageError(`--json needs stdout for its summary, and --${toStdout} ${String(a.values[toStdout])} writes there: give --${toStdout} a file name, or leave out --json`);
   return { ...io, stdout: io.stderr };
+}
+
+/**
+ * Takes the lock of an output (src/io/output.ts lockOutput) until the command in progress ends (else until the
+ * process exits). @throws InputError naming `option` and the holder's PID when another process writes it.
+ */
+export function holdLock(path: string, option: string): void {
+  const release = lockOutput(path, option);
+  active?.locks.push(release);
 }
 
 /** A handle on SIGINT / SIGTERM / SIGHUP for one command run. */
@@ -108,6 +159,8 @@ class SignalSession implements Interrupt {
   private readonly handlers: (readonly [SignalName, () => void])[];
   /** The command writes files (a model, a checkpoint): a reader of stdout that leaves must not stop it. */
   writesFiles = false;
+  /** Releases of the command's output locks (see checkCommandOutputs), run when the command ends. */
+  readonly locks: (() => void)[] = [];
 
   constructor(
     private readonly io: Io,
@@ -161,6 +214,10 @@ class SignalSession implements Interrupt {
 
   /** Runs the work phase of a command (its abort signals are this session's), then enters the results phase. */
   async work(finishing: string, work: (signal: AbortSignal, urgent: AbortSignal) => Promise<number>): Promise<number> {
+    // A signal that came while the setup held the thread (reading the data) waits in libuv's signal pipe: take it
+    // in while still in the setup phase (two turns of the event loop, see runCommand), so that the command exits
+    // with its status before any work.
+    if (this.phase === 'setup') for (let turn = 0; turn < 2; turn++) await nextTurn();
     this.finishing = finishing;
     this.phase = 'work';
     this.count = 0;
@@ -187,6 +244,7 @@ class SignalSession implements Interrupt {
 
   dispose(): void {
     for (const [name, handler] of this.handlers) process.off(name, handler);
+    for (const release of this.locks.splice(0)) release();
   }
 }
 
@@ -219,6 +277,7 @@ export async function runCommand(io: Io, run: () => Promise<number>): Promise<nu
   } finally {
     session.dispose();
     active = outer;
+    if (!outer) forgetReadAhead();
   }
 }
 

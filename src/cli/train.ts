@@ -7,7 +7,9 @@ import { describeBackend } from '../../kernels/index.js';
 import { modelProblem } from '../engine/problem.js';
 import { CheckpointWriter, readCheckpoint } from '../solvers/checkpoint.js';
 import { saveModel } from '../tasks/model.js';
-import { StreamedOutput } from '../io/output.js';
+import { statSync, truncateSync } from 'node:fs';
+import { InputError } from '../core/errors.js';
+import { cutAfterLastLine, resolveOutput, StreamedOutput } from '../io/output.js';
 import { methodName, type TraceContext } from '../plot/traces.js';
 import type { BcfwResult } from '../solvers/bcfw.js';
 import type { ProgressEvent, SolverCheckpoint, SolverResult } from '../solvers/common.js';
@@ -31,6 +33,7 @@ export const RUN_OPTIONS: readonly CommandOption[] = [
   { name: 'checkpoint', type: 'string', value: 'FILE', output: 'file', updates: 'resume', streamable: false, help: 'save the solver state every --checkpoint-every passes and at the end', group: files },
   { name: 'checkpoint-every', type: 'integer', value: 'N', min: 1, max: 1e9, help: 'passes between checkpoints', default: '10', group: files },
   { name: 'resume', type: 'string', value: 'FILE', input: true, help: 'continue from a checkpoint (same data, solver and settings): the same trace as one run', group: files },
+  { name: 'finish-pass', type: 'number', value: 'SECONDS', min: 0, max: 1e9, help: 'a signal or the time budget inside a pass finishes the pass when that takes at most this long, else stops at once (the checkpoint records the step: --resume continues there)', default: '1', group: files },
 ];
 
 export const trainCommand: Command = {
@@ -41,8 +44,8 @@ export const trainCommand: Command = {
     'Progress goes to stderr; with a test part, the test error and the task\'s metrics (chunk F1, PCP, AER, ...) are\n' +
     'measured at the gap checks --eval-every picks (by default about a tenth of the oracle work) and for the final\n' +
     'model. The summary gives the training seconds (seconds: evaluation left out) and the wall seconds (wallSeconds).\n' +
-    'SIGINT, SIGTERM and SIGHUP finish the current pass, certify the gap, write the model and checkpoint and exit 130,\n' +
-    '143 or 129.',
+    'SIGINT, SIGTERM and SIGHUP stop the run (at the end of the pass when it is nearly done: --finish-pass), certify\n' +
+    'the gap, write the model and checkpoint and exit 130, 143 or 129.',
   positionals: [{ name: 'DATA', help: 'the training data, KIND:PATH', input: 'data' }],
   options: [...SOLVER_OPTIONS, ...LAMBDA_AUTO_OPTIONS, ...EVALUATION_OPTIONS, ...DATA_OPTIONS, ...taskOptionTable('train'), ...BACKEND_OPTIONS, ...RUN_OPTIONS, ...REPORT_OPTIONS],
   run: async (a, io) => {
@@ -84,11 +87,14 @@ interface RunFiles {
  * taken (so that every refusal comes before the data is read); the lock is released however the run ends.
  */
 async function withRunFiles(a: Args, io: Io, body: (runFiles: RunFiles) => Promise<number>): Promise<number> {
+  if (a.given.has('checkpoint-every') && !a.given.has('checkpoint')) throw new UsageError('--checkpoint-every applies to --checkpoint FILE');
   const summaryIo = checkCommandOutputs(a, io);
   const resumeFile = value.string(a, 'resume');
   const checkpointFile = value.string(a, 'checkpoint');
   const runFiles: RunFiles = { summaryIo, ...(resumeFile === undefined ? {} : { resume: readCheckpoint(resumeFile) }) };
   if (checkpointFile !== undefined) runFiles.checkpoints = new CheckpointWriter(checkpointFile);
+  const traceFile = value.string(a, 'trace');
+  if (runFiles.resume && traceFile !== undefined) cutTrace(traceFile, runFiles.resume);
   try {
     return await body(runFiles);
   } finally {
@@ -96,11 +102,35 @@ async function withRunFiles(a: Args, io: Io, body: (runFiles: RunFiles) => Promi
   }
 }
 
+/**
+ * A resumed run's trace file keeps the lines up to the checkpoint's last event, which the resumed run's lines then
+ * follow as one run's would (a run killed after its checkpoint wrote more). A new or empty file, a device or a FIFO
+ * is written as it is. @throws InputError when the file holds lines but not that event (another run's trace).
+ */
+function cutTrace(path: string, resume: SolverCheckpoint): void {
+  const target = resolveOutput(path);
+  if (target.kind !== 'file' || !(statSync(target.path, { throwIfNoEntry: false })?.size ?? 0)) return;
+  const last = resume.meta.trace.at(-1);
+  const isLast = (line: string) => {
+    if (last === undefined) return false;
+    try {
+      const e = JSON.parse(line) as Record<string, unknown>;
+      return Object.entries(last).every(([k, v]) => JSON.stringify(e[k]) === JSON.stringify(v));
+    } catch {
+      return false;
+    }
+  };
+  if (last === undefined) truncateSync(target.path, 0);
+  else if (!cutAfterLastLine(target.path, isLast)) {
+    throw new InputError(`--trace ${path} does not hold the last event of the checkpoint (pass ${last.pass}): resume with that run's trace or a new file`);
+  }
+}
+
 /** The training run shared by `train` and `demo`. */
 async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaults: TrainDefaults & { command: string; data: string; kind?: DataKind }): Promise<number> {
   const model = buildModel(data.spec, decodeBackend(a));
   const { scoring, report: scoringReport } = scoringOf(model, a);
-  const problem = modelProblem(model, data.train, { scoring });
+  const problem = modelProblem(model, data.train, { scoring, objective: data.spec });
   const auto = a.values.lambda === 'auto';
   // --lambda auto: the settings without a lambda, which the search on held-out data chooses.
   const settings = trainSettings(auto ? { ...a, values: { ...a.values, lambda: undefined }, given: new Set([...a.given].filter((f) => f !== 'lambda')) } : a, defaults);
@@ -117,6 +147,7 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
     if (!value.flag(a, 'quiet')) io.stderr.write(`--lambda auto: lambda ${choice!.lambda.toExponential(3)} (best dev ${choice!.metric} of ${choice!.curve.length} lambdas, ${choice!.searchSeconds.toFixed(1)} s)\n`);
   }
   const test = data.test;
+  if (!test && a.given.has('test-limit')) throw new UsageError(`--test-limit applies to a test part, and ${defaults.data} has none (add --test KIND:PATH${data.task === 'ocr' ? ' or a --split with one' : ''})`);
   const quiet = value.flag(a, 'quiet');
   const printer = new ProgressPrinter(io.stderr, settings.maxPasses ?? (settings.solver === 'ssg' ? 50 : settings.solver === 'cutting-plane' ? CUTTING_PLANE_MAX_PASSES : 200), quiet, problem.n);
   const { resume, checkpoints, summaryIo } = runFiles;
@@ -138,13 +169,14 @@ async function train(a: Args, io: Io, runFiles: RunFiles, data: TaskData, defaul
   };
   let result: SolverResult | undefined;
   const started = performance.now();
-  const code = await withInterrupts(io, 'finishing the current pass, certifying the gap and writing the model', async (signal, urgent) => {
+  const code = await withInterrupts(io, 'stopping at the next block step (or the end of the pass when it is nearly done), certifying the gap and writing the model', async (signal, urgent) => {
     try {
       result = await trainAsync(problem, settings, {
         ...(test ? { evaluate: (w: Float64Array) => evaluatePart(data, model, w, 'test'), evaluateEvery: evaluationCadence(a, settings.gapCheck ?? 10, test.length) } : {}),
         onProgress,
         signal,
         passSignal: urgent,
+        ...(a.given.has('finish-pass') ? { finishPass: value.number(a, 'finish-pass') } : {}),
         resume,
         checkpointEvery: value.number(a, 'checkpoint-every'),
         onCheckpoint: checkpoints && ((c) => checkpoints.write(c)),

@@ -14,7 +14,7 @@
  * slacks through BatchDecoder.oracleSlack.
  * @module
  */
-import { check } from './errors.js';
+import { check, InternalError } from './errors.js';
 
 const SLACKS = new WeakMap<object, number>();
 
@@ -55,4 +55,30 @@ export function gapStatus(primal: number, gap: number, pass: { exact: boolean; s
   if (pass.exact) return { gapIsExact: true };
   const bounded = Number.isFinite(pass.slack);
   return { gapIsExact: false, oracle: 'approximate', ...(bounded ? { gapUpperBound: gap + pass.slack / n, primalUpperBound: primal + pass.slack / n } : {}) };
+}
+
+/** A certified gap below -NEGATIVE_GAP_TOLERANCE x max(1, |primal|, |dual|) is not rounding. */
+const NEGATIVE_GAP_TOLERANCE = 1e-9;
+
+/**
+ * primal - dual, checked before it is reported as an exact gap: weak duality makes it >= 0 for every feasible dual
+ * point, so a gap below -1e-9 relative to the objectives (a tinier one is rounding and is kept) means an
+ * infeasible dual point or a dual of another objective, never a certificate. Every exact gap gapbcfw reports
+ * passes here.
+ * @throws InternalError naming both objectives.
+ */
+export function certifiedGap(primal: number, dual: number): number {
+  const gap = primal - dual;
+  if (gap < -NEGATIVE_GAP_TOLERANCE * Math.max(1, Math.abs(primal), Math.abs(dual))) {
+    throw new InternalError(`a duality gap of ${gap} < 0 (primal ${primal} below dual ${dual}) cannot be certified: the dual point is infeasible or of another objective`);
+  }
+  return gap;
+}
+
+/**
+ * primal - dual of a primal measured by an oracle pass: a certificate when every call was exact (then checked by
+ * {@link certifiedGap}), else an estimate from below, which may even be negative (src/core/approximate.ts).
+ */
+export function passGap(primal: number, dual: number, pass: { exact: boolean }): number {
+  return pass.exact ? certifiedGap(primal, dual) : primal - dual;
 }

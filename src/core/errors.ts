@@ -62,6 +62,16 @@ export class MissingPeerError extends GapbcfwError {
   }
 }
 
+/**
+ * A broken invariant of gapbcfw itself (e.g. a certificate that weak duality rules out): a bug to report, never a
+ * result. The CLI exits with code 1.
+ */
+export class InternalError extends GapbcfwError {
+  constructor(message: string) {
+    super(`internal error: ${message} (a bug: please report it)`);
+  }
+}
+
 /** Throws an InputError when `cond` is false. */
 export function check(cond: unknown, message: string | (() => string)): asserts cond {
   if (!cond) throw new InputError(typeof message === 'string' ? message : message());

@@ -148,4 +148,10 @@ export interface Problem<Y = unknown> {
    * TypeScript steps, which call it).
    */
   stepModel?(): unknown;
+  /**
+   * The settings that define the objective besides the data, lambda and the bounds: the model's (losses, costs,
+   * normalisers, feature scalings, types; the CLI gives a task's model spec). Checkpoints record them, and a
+   * resume or warm start under other settings is refused (its certificate would belong to another objective).
+   */
+  objective?(): object;
 }

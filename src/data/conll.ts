@@ -42,6 +42,13 @@ export interface ConllReadOptions {
 
 const CHUNK_TAG_RE = /^(?:O|[BI]-\S+)$/;
 
+/**
+ * Most chunk types a file may use (CoNLL-2000 has 11): the chain model keeps K^2 transition weights and decodes in
+ * O(K^2) per token for K = 2 x types + 1 tags, so memory would grow with the square of a file's distinct types
+ * rather than with its size (20,000 types of a 400 KB file would ask for 13 GB).
+ */
+export const MAX_CHUNK_TYPES = 500;
+
 /** Whether `tag` is a chunk tag of the IOB2 scheme used by CoNLL-2000: `O`, `B-TYPE` or `I-TYPE`. */
 export function isChunkTag(tag: string): boolean {
   return CHUNK_TAG_RE.test(tag);
@@ -51,7 +58,8 @@ export function isChunkTag(tag: string): boolean {
  * Parses the text of a CoNLL file. `fileName` is used in error messages only.
  *
  * @throws FormatError naming the file and the 1-based line of a line with the wrong number of columns, a
- *   chunk tag that is not O / B-TYPE / I-TYPE, or a file without any token.
+ *   chunk tag that is not O / B-TYPE / I-TYPE, the chunk type past {@link MAX_CHUNK_TYPES}, or a file without any
+ *   token.
  */
 export function parseConll(text: string, fileName = '<conll>', options: ConllReadOptions = {}): ConllSentence[] {
   const mode = options.columns ?? 3;
@@ -62,6 +70,7 @@ export function parseConll(text: string, fileName = '<conll>', options: ConllRea
   let pos: string[] = [];
   let chunks: string[] = [];
   let first = 0;
+  const types = new Set<string>();
   const flush = () => {
     if (words.length === 0) return;
     sentences.push({ words, pos, chunks: columns === 3 ? chunks : null, line: first });
@@ -89,6 +98,10 @@ export function parseConll(text: string, fileName = '<conll>', options: ConllRea
     }
     if (columns === 3 && !CHUNK_TAG_RE.test(f[2]!)) {
       throw new FormatError(`chunk tag ${JSON.stringify(f[2])} must be O, B-TYPE or I-TYPE`, fileName, lineNo);
+    }
+    if (columns === 3 && f[2] !== 'O' && !types.has(f[2]!.slice(2))) {
+      types.add(f[2]!.slice(2));
+      if (types.size > MAX_CHUNK_TYPES) throw new FormatError(`more than ${MAX_CHUNK_TYPES} chunk types (the chain model's transitions grow with their square)`, fileName, lineNo);
     }
     if (words.length === 0) first = lineNo;
     words.push(f[0]!);

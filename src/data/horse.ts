@@ -35,14 +35,15 @@
  * @module
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, openSync, readSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { readInputText } from '../io/input.js';
+import { basename, join } from 'node:path';
 import { check, FormatError, InputError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
 import type { SegmentationGraph } from '../models/segmentation.js';
 import { slic } from '../native/slic.js';
 import { crc32 } from '../io/model-file.js';
-import { makeOutputDir, OutputError, removeEmptyFolder, StreamedOutput, writeOutput } from '../io/output.js';
+import { checkReplaceableFolder, makeOutputDir, OutputError, removeEmptyFolder, renameFolderIntoPlace, StreamedOutput, temporaryFolder, writeOutput } from '../io/output.js';
 import { decodeImage } from './image-file.js';
 
 export const HORSE_FORMAT = 'gapbcfw-horse';
@@ -586,14 +587,25 @@ export function writeHorseDataset(dir: string, records: Iterable<HorseRecord & {
  * Writes a prepared set record by record. The index is rewritten (atomically) every `flushEvery` records, marked
  * incomplete, so that a long prepare that is interrupted leaves a readable set of the records written so far.
  */
+/** The records file of a prepared set in `dir`: horse.bin, or horse-P.bin for part P. @throws InputError for a part name that is not letters, digits, _ . - */
+export function horseRecordsFile(dir: string, part?: string): string {
+  check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
+  return join(dir, part === undefined ? 'horse.bin' : `horse-${part}.bin`);
+}
+
+/** The files of a whole prepared set (a part's are horse-P.bin and horse-P.json). */
+const HORSE_SET_FILES: readonly string[] = ['horse.json', 'horse.bin'];
+
 class HorseSetWriter {
   private readonly bin: StreamedOutput;
   private readonly binName: string;
-  private readonly indexFile: string;
+  private readonly indexName: string;
+  /** Where the files are written: a temporary folder beside `dir` for a whole set, `dir` itself for a part. */
+  private readonly folder: string;
   private readonly images: HorseImageEntry[] = [];
   private offset = 0;
   private dims: [number, number] | undefined;
-  /** This writer made the folder (it goes again when a full disk leaves nothing in it). */
+  /** This writer made the folder of a part (it goes again when a full disk leaves nothing in it). */
   private readonly madeDir: boolean;
 
   constructor(
@@ -604,12 +616,13 @@ class HorseSetWriter {
     private readonly part: string | undefined,
     private readonly flushEvery: number,
   ) {
-    check(part === undefined || /^[A-Za-z0-9_.-]+$/.test(part), `part name '${part}' must be letters, digits, _ . -`);
-    this.madeDir = !existsSync(dir);
-    makeOutputDir(dir);
-    this.binName = part === undefined ? 'horse.bin' : `horse-${part}.bin`;
-    this.bin = StreamedOutput.open(join(dir, this.binName));
-    this.indexFile = join(dir, part === undefined ? 'horse.json' : `horse-${part}.json`);
+    this.madeDir = part !== undefined && !existsSync(dir);
+    // A whole set is written into a temporary folder and renamed into place when done (finish): no reader sees a
+    // part of it. Parts are written in place, in parallel, into the folder they share (--merge joins them).
+    this.folder = part === undefined ? temporaryFolder(dir) : (makeOutputDir(dir), dir);
+    this.binName = basename(horseRecordsFile(dir, part));
+    this.indexName = part === undefined ? 'horse.json' : `horse-${part}.json`;
+    this.bin = StreamedOutput.open(join(this.folder, this.binName), { as: join(dir, this.binName) });
   }
 
   add(r: HorseRecord & { split: 'train' | 'test' }): void {
@@ -625,10 +638,14 @@ class HorseSetWriter {
     if (this.flushEvery > 0 && this.images.length % this.flushEvery === 0) this.flush(true);
   }
 
-  /** Closes the records and writes the final index: complete, or marked incomplete (a run stopped early). */
+  /**
+   * Closes the records and writes the final index: complete, or marked incomplete (a run stopped early); a whole set
+   * then takes the place of `dir` (an earlier set there is replaced).
+   */
   finish(incomplete: boolean): HorseMeta {
     this.bin.close();
     this.flush(incomplete);
+    if (this.part === undefined) renameFolderIntoPlace(this.folder, this.dir, HORSE_SET_FILES);
     return this.meta(incomplete);
   }
 
@@ -639,9 +656,18 @@ class HorseSetWriter {
   fail(e: unknown): void {
     if (e instanceof OutputError) {
       this.bin.discard();
-      rmSync(this.indexFile, { force: true });
-      if (this.madeDir) removeEmptyFolder(this.dir); // another part may have written into it meanwhile
-    } else this.bin.close();
+      if (this.part === undefined) rmSync(this.folder, { recursive: true, force: true });
+      else {
+        rmSync(join(this.folder, this.indexName), { force: true });
+        if (this.madeDir) removeEmptyFolder(this.dir); // another part may have written into it meanwhile
+      }
+    } else {
+      try {
+        this.finish(true);
+      } catch {
+        /* already failing: the first error is the one to report */
+      }
+    }
   }
 
   private meta(incomplete: boolean): HorseMeta {
@@ -659,7 +685,7 @@ class HorseSetWriter {
   }
 
   private flush(incomplete: boolean): void {
-    writeOutput(this.indexFile, `${JSON.stringify(this.meta(incomplete))}\n`);
+    writeOutput(join(this.folder, this.indexName), `${JSON.stringify(this.meta(incomplete))}\n`, { as: join(this.dir, this.indexName) });
   }
 }
 
@@ -676,8 +702,9 @@ export function mergeHorseParts(dir: string, parts?: readonly string[], allowInc
     const file = join(dir, `horse-${p}.json`);
     let m: HorseMeta;
     try {
-      m = JSON.parse(readFileSync(file, 'utf8')) as HorseMeta;
+      m = JSON.parse(readInputText(file)) as HorseMeta;
     } catch (e) {
+      if (e instanceof InputError) throw e;
       throw new FormatError(`bad JSON: ${(e as Error).message}`, file);
     }
     if (m.format !== HORSE_FORMAT || m.version !== HORSE_VERSION) throw new FormatError(`not a ${HORSE_FORMAT} version ${HORSE_VERSION} part`, file);
@@ -715,8 +742,9 @@ export class HorseDataset {
     if (!existsSync(file)) throw new InputError(`${dir}: no horse.json (run gapbcfw prepare-horse first)`);
     let meta: HorseMeta;
     try {
-      meta = JSON.parse(readFileSync(file, 'utf8')) as HorseMeta;
+      meta = JSON.parse(readInputText(file)) as HorseMeta;
     } catch (e) {
+      if (e instanceof InputError) throw e;
       throw new FormatError(`bad JSON: ${(e as Error).message}`, file);
     }
     if (meta.format !== HORSE_FORMAT) throw new FormatError(`not a ${HORSE_FORMAT} index`, file);
@@ -876,6 +904,8 @@ export async function prepareHorse(root: string, outDir: string, options: Prepar
   const [from, to] = options.copies ?? [1, augment];
   check(Number.isInteger(from) && Number.isInteger(to) && from >= 1 && to <= augment && from <= to + 1, `copies ${from}..${to} must lie within 1..${augment}`);
   const originals = options.originals ?? true;
+  // A whole set replaces an earlier one in outDir, and nothing else (checked again when it is moved into place).
+  if (options.part === undefined) checkReplaceableFolder(outDir, HORSE_SET_FILES);
   const images: HorseImage[] = [];
   for (let k = 0; k < names.length; k++) {
     if (options.signal?.aborted) return { format: HORSE_FORMAT, version: HORSE_VERSION, dUnary: unaryDim(options), dPairwise: pairwiseDim(options), options: resolve(options), codebooks: { colour: [], gradient: [] }, images: [], incomplete: true };

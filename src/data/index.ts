@@ -19,7 +19,7 @@ export { readGraphFile, type GraphData, type GraphShape } from './graph.js';
 export { readMultilabelFile, chowLiuTree, labelGraphEdges, LABEL_GRAPHS, type LabelGraph, type MultilabelData } from './multilabel.js';
 export { parseIdx, loadIdx, loadIdxDataset, idxToDataset, type IdxArray, type IdxType, type IdxDatasetOptions } from './idx.js';
 export { syntheticChain, type SyntheticChainOptions } from './synthetic.js';
-export { parseConll, loadConll, formatConll, conllTokenCount, isChunkTag, ChunkTagSet, encodeConll, ConllSet, type ConllSentence, type ConllReadOptions, type ConllWriteOptions } from './conll.js';
+export { parseConll, loadConll, MAX_CHUNK_TYPES, formatConll, conllTokenCount, isChunkTag, ChunkTagSet, encodeConll, ConllSet, type ConllSentence, type ConllReadOptions, type ConllWriteOptions } from './conll.js';
 export { readHansards, readParallelSample, parseParallelPairs, alignmentFolds, foldSplit, alignmentMetrics, evaluateAlignments, type AlignedPair } from './alignment.js';
 export { loadLspJoints, lspExamples, labelToPixels, lspTruthLevel, lspReferenceScale, type LspAnnotation, type LspExample, type LspFeatureOptions } from './lsp.js';
 export { HorseDataset, writeHorseDataset, mergeHorseParts, prepareHorse, encodeRecord, decodeRecord, type HorseRecord, type HorseMeta } from './horse.js';

@@ -9,9 +9,9 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
+import { readInputFile } from '../io/input.js';
 import { inflateSync } from 'node:zlib';
-import { FormatError, InputError } from '../core/errors.js';
+import { FormatError } from '../core/errors.js';
 
 /** MATLAB array classes (mxCLASS ids). */
 const CLASS_NAMES: Record<number, string> = {
@@ -199,13 +199,7 @@ function parseElements(r: Reader, pos: number, end: number, out: Map<string, Mat
 
 /** Reads and parses a MAT-file. @throws InputError if unreadable, FormatError if malformed. */
 export function readMat(path: string): MatFile {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new InputError(`cannot read ${path}: ${(e as Error).message}`);
-  }
-  return parseMat(bytes, path);
+  return parseMat(readInputFile(path), path);
 }
 
 /** A decoded numeric variable by name; throws FormatError when absent or not numeric. */

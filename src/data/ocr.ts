@@ -14,7 +14,7 @@
  */
 import { FormatError, InputError } from '../core/errors.js';
 import type { SequenceDataset, SequenceExample } from '../core/data.js';
-import { readDataFile, textLines } from './paths.js';
+import { readDataText, textLines } from './paths.js';
 
 /** Number of pixels of one letter image (16 rows x 8 columns). */
 export const OCR_PIXELS = 128;
@@ -67,11 +67,9 @@ const INT_RE = /^-?\d+$/;
  *   terminated at end of file, or corrupt gzip data. InputError when the file cannot be read.
  */
 export function loadOcr(path: string): OcrData {
-  const file = readDataFile(path);
-  const bytes = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
+  const text = readDataText(path, 'latin1');
   // A UTF-8 byte order mark (files saved by some editors) is not part of the first field.
-  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return parseOcr(bytes.toString('latin1', bom ? 3 : 0), path);
+  return parseOcr(text.startsWith('\xef\xbb\xbf') ? text.slice(3) : text, path);
 }
 
 /**

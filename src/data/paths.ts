@@ -5,10 +5,11 @@
  * environment variable (`GAPBCFW_DATA`) relocates everything, and tests can skip cleanly when a data
  * set is absent.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readInputFile, textOf } from '../io/input.js';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { FormatError, InputError } from '../core/errors.js';
+import { FormatError } from '../core/errors.js';
 import { packageRoot } from '../core/package-root.js';
 
 /**
@@ -39,19 +40,17 @@ export function hasData(...parts: string[]): boolean {
  * @throws InputError when the file cannot be read; FormatError when gzip data is corrupt or truncated.
  */
 export function readDataFile(path: string): Uint8Array {
-  let raw: Buffer;
-  try {
-    raw = readFileSync(path);
-  } catch (e) {
-    throw new InputError(`cannot read ${path}: ${(e as Error).message}`);
-  }
+  const raw = readInputFile(path);
   return isGzip(raw) ? gunzipOrThrow(raw, path) : raw;
 }
 
-/** {@link readDataFile} as UTF-8 text. */
-export function readDataText(path: string): string {
-  const bytes = readDataFile(path);
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+/**
+ * {@link readDataFile} as text (UTF-8, or Latin-1 for the OCR files): binary data is refused with one line naming
+ * the file, its bytes never quoted as tokens.
+ * @throws InputError when the file cannot be read; FormatError for corrupt gzip or binary data.
+ */
+export function readDataText(path: string, encoding: 'utf8' | 'latin1' = 'utf8'): string {
+  return textOf(readDataFile(path), path, encoding);
 }
 
 /** Whether `bytes` starts with the gzip magic number 1f 8b. */

@@ -5,10 +5,11 @@
  * order, so the merged primal and gap are the same numbers as one unsharded pass.
  * @module
  */
-import { readFileSync } from 'node:fs';
+import { posix } from 'node:path';
+import { readInputText } from '../io/input.js';
 import { FormatError, InputError } from '../core/errors.js';
 import { crc32 } from '../io/model-file.js';
-import { gapStatus } from '../core/approximate.js';
+import { gapStatus, passGap } from '../core/approximate.js';
 
 /** What one shard contributes: per-example hinge and loss terms, and what identifies the job. */
 export interface GapPartial {
@@ -80,7 +81,17 @@ export function gapPartial(o: {
   for (const x of o.w) wSq += x * x;
   const modelChecksum = (crc32(new Uint8Array(o.w.buffer, o.w.byteOffset, o.w.byteLength)) >>> 0).toString(16);
   const slack = o.oracle === undefined || o.oracle.exact ? {} : { slack: Number.isFinite(o.oracle.slack) ? o.oracle.slack : null };
-  return { format: 'gapbcfw-gap-partial', version: 1, modelChecksum, data: o.data, part: o.part, n: o.n, shard: o.shard, start: o.start, hinge: o.hinge, loss: o.loss, lambda: o.lambda, wSq, dual: o.dual, ...slack };
+  return { format: 'gapbcfw-gap-partial', version: 1, modelChecksum, data: sameSpelling(o.data), part: o.part, n: o.n, shard: o.shard, start: o.start, hinge: o.hinge, loss: o.loss, lambda: o.lambda, wSq, dual: o.dual, ...slack };
+}
+
+/**
+ * One spelling of a data set `KIND:PATH` for comparing shards: the path normalised (`./dir/x`, `dir//x` and
+ * `dir/y/../x` are `dir/x`), so that jobs that name the same files differently still merge.
+ */
+function sameSpelling(data: string): string {
+  const colon = data.indexOf(':');
+  const path = colon < 0 ? data : data.slice(colon + 1);
+  return path === '' ? data : `${colon < 0 ? '' : data.slice(0, colon + 1)}${posix.normalize(path)}`;
 }
 
 /** Sums the per-example terms of all shards in index order: the same numbers as one pass. */
@@ -100,7 +111,10 @@ export function combineGapPartials(parts: readonly GapPartial[]): GapSummary {
   }
   const primal = 0.5 * p0.lambda * p0.wSq + hingeSum / p0.n;
   const summary: GapSummary = { data: p0.data, part: p0.part, n: p0.n, lambda: p0.lambda, primal, [p0.part === 'test' ? 'testError' : 'trainError']: lossSum / p0.n };
-  if (p0.dual !== null) return { ...summary, dual: p0.dual, gap: primal - p0.dual, ...gapStatus(primal, primal - p0.dual, oracle, p0.n) };
+  if (p0.dual !== null) {
+    const gap = passGap(primal, p0.dual, oracle);
+    return { ...summary, dual: p0.dual, gap, ...gapStatus(primal, gap, oracle, p0.n) };
+  }
   // No gap without the dual; an approximate oracle still makes the primal an estimate from below.
   if (oracle.exact) return summary;
   const { oracle: approximate, primalUpperBound } = gapStatus(primal, 0, oracle, p0.n);
@@ -135,9 +149,9 @@ export function readGapPartials(files: readonly string[]): GapPartial[] {
   const parts = files.map((file) => {
     let p: GapPartial;
     try {
-      p = JSON.parse(readFileSync(file, 'utf8')) as GapPartial;
+      p = JSON.parse(readInputText(file)) as GapPartial;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code) throw e;
+      if (e instanceof InputError) throw e;
       throw new FormatError('not a JSON gap partial', file);
     }
     checkPartial(p, file);
@@ -148,7 +162,8 @@ export function readGapPartials(files: readonly string[]): GapPartial[] {
   const seen = new Set<number>();
   for (const p of parts) {
     for (const key of ['modelChecksum', 'data', 'part', 'n', 'lambda', 'wSq', 'dual'] as const) {
-      if (p[key] !== p0[key]) throw new InputError(`partials disagree on ${key}: they come from different jobs`);
+      const differ = key === 'data' ? sameSpelling(p.data) !== sameSpelling(p0.data) : p[key] !== p0[key];
+      if (differ) throw new InputError(`partials disagree on ${key}${key === 'data' ? ` (${p.data} and ${p0.data})` : ''}: they come from different jobs`);
     }
     if (p.shard[1] !== N) throw new InputError(`partials disagree on the shard count (${p.shard[1]} vs ${N})`);
     if (seen.has(p.shard[0])) throw new InputError(`shard ${p.shard[0]}/${N} appears twice`);

@@ -22,6 +22,11 @@ export interface ProblemOptions {
    * 190 MB of HorseSeg-size features), between progress reports for an in-memory set (default 4096).
    */
   passChunk?: number;
+  /**
+   * The settings that define the model's objective (see Problem.objective), e.g. a task's model spec: recorded in
+   * checkpoints, so that a resume or warm start under other settings is refused.
+   */
+  objective?: object;
 }
 
 /**
@@ -75,6 +80,7 @@ export function modelProblem<X, Y>(
     labelToJSON: (label) => model.labelToJSON(label),
     labelFromJSON: (v) => model.labelFromJSON(v),
     fingerprint: () => data.fingerprint(),
+    ...(options.objective ? { objective: () => options.objective! } : {}),
     counters: () => addCounters(subtractCounters(readCounters(data.readStats?.()), readAtStart), live),
     ...(model.bounds ? { bounds: model.bounds } : {}),
     ...(batch ? { batch } : {}),

@@ -17,7 +17,7 @@
  * arrays are also 8-byte aligned in the file). Values are copied byte for byte, so NaN payloads
  * survive a round trip. Big-endian hosts are supported (bytes are swapped on the way in and out).
  */
-import { readFileSync } from 'node:fs';
+import { readInputFile } from './input.js';
 import { endianness } from 'node:os';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { FormatError, InputError } from '../core/errors.js';
@@ -265,11 +265,5 @@ export function writeModelFile(path: string, content: ModelFileContent, options?
  *   model file of this version — see {@link decodeModelFile}.
  */
 export function readModelFile(path: string): ModelFileContent {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new InputError(`cannot read model file ${path}: ${(e as Error).message}`);
-  }
-  return decodeModelFile(bytes, path);
+  return decodeModelFile(readInputFile(path), path);
 }

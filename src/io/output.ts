@@ -10,7 +10,9 @@
  *   The next write of a file removes the temporary files that writers killed mid-write left beside it.
  * - {@link StreamedOutput}: a file written piece by piece while a run goes on (traces, prepared horse
  *   sets), readable with `tail -f`.
- * - {@link lockOutput} and {@link removeStaleTemps}: what a checkpoint writer needs (src/solvers/checkpoint.ts).
+ * - {@link lockOutput}: one writer per output. The CLI takes the lock of every output of a command for its whole run
+ *   (src/cli/session.ts), and a checkpoint writer its own (src/solvers/checkpoint.ts); {@link removeStaleTemps}
+ *   removes what writers killed mid-write left.
  *
  * A write that fails half-way (full disk, quota, I/O error, a FIFO whose reader left) throws an
  * {@link OutputError} (exit 1: the job failed) whose one-line message names the file, after removing the
@@ -91,6 +93,8 @@ export interface OutputOptions {
     /** Writes one chunk. */
     write(chunk: string | Uint8Array): unknown;
   };
+  /** The name messages give the file (one written under a temporary name, e.g. in a temporary folder). */
+  as?: string;
 }
 
 /**
@@ -126,11 +130,11 @@ export function writeOutput(path: string, data: string | Uint8Array, options: Ou
   } catch (e) {
     if (fd !== undefined) closeQuietly(fd);
     if (tmp !== undefined) removeQuietly(tmp);
-    throw writeFailure(e, path, target.kind === 'file');
+    throw writeFailure(e, options.as ?? path, target.kind === 'file');
   }
 }
 
-/** The temporary file of an atomic write: `.NAME.tmp-PID-RANDOM` beside the target. */
+/** The temporary file (or folder) of an atomic write: `.NAME.tmp-PID-RANDOM` beside the target. */
 function tempName(target: string): string {
   return join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
 }
@@ -215,7 +219,7 @@ export class StreamedOutput {
     // Length to cut back to on failure: undefined removes the file, a number truncates (appending to a file).
     let restoreTo: number | undefined;
     if (target.kind === 'file' && options.append) restoreTo = fs.statSync(target.path, { throwIfNoEntry: false })?.size;
-    return new StreamedOutput(path, target, restoreTo, options);
+    return new StreamedOutput(options.as ?? path, target, restoreTo, options);
   }
 
   /** Writes `chunk` (a string as UTF-8). */
@@ -269,6 +273,36 @@ export class StreamedOutput {
 }
 
 /**
+ * Cuts a file of lines back to the end of its last line that `keep` accepts, searching from the end (a resumed
+ * run's trace: the lines written after its checkpoint go, so that the resumed run's lines follow on as in one run).
+ * Returns false, leaving the file alone, when no line is accepted.
+ * @throws InputError naming the file when it cannot be read or cut.
+ */
+export function cutAfterLastLine(path: string, keep: (line: string) => boolean): boolean {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(path);
+  } catch (e) {
+    throw writeFailure(e, path);
+  }
+  for (let end = bytes.length; end > 0; ) {
+    const lineEnd = bytes[end - 1] === 0x0a ? end - 1 : end;
+    const start = lineEnd === 0 ? 0 : bytes.lastIndexOf(0x0a, lineEnd - 1) + 1;
+    if (keep(bytes.toString('utf8', start, lineEnd))) {
+      try {
+        fs.truncateSync(path, end);
+        if (lineEnd === end) fs.appendFileSync(path, '\n'); // the kept line was the last, unterminated
+      } catch (e) {
+        throw writeFailure(e, path);
+      }
+      return true;
+    }
+    end = start;
+  }
+  return false;
+}
+
+/**
  * Makes the folder `path` (and missing parents) for a command's outputs (`--out-dir`, prepare-horse `--out`).
  * @throws InputError naming `option` and the path when it, or a parent, exists and is not a folder, or it
  *   cannot be made.
@@ -284,6 +318,48 @@ export function makeOutputDir(path: string, option?: string): void {
   }
 }
 
+/**
+ * A new folder beside `target` (`.NAME.tmp-PID-RANDOM`, whose parents are made) for an output folder written as a
+ * whole: {@link renameFolderIntoPlace} moves it to `target` once complete, so that no reader ever sees a part of it
+ * (and what a killed writer left is removed by {@link removeStaleTemps} of `target`).
+ * @throws InputError naming `option` when it cannot be made.
+ */
+export function temporaryFolder(target: string, option?: string): string {
+  makeOutputDir(dirname(resolve(target)), option);
+  removeStaleTemps(target);
+  const tmp = tempName(resolve(target));
+  makeOutputDir(tmp, option);
+  return tmp;
+}
+
+/**
+ * Moves the folder `tmp` (from {@link temporaryFolder}) to `target` by renames. An existing `target` must be a folder
+ * holding only entries named in `replaceable` (an earlier output of the same kind): it is renamed aside, `tmp` takes
+ * its place, and it is removed; for a moment `target` is missing, but never half-written.
+ * @throws InputError when `target` holds anything else (`tmp` is left for the caller).
+ */
+export function renameFolderIntoPlace(tmp: string, target: string, replaceable: readonly string[]): void {
+  checkReplaceableFolder(target, replaceable);
+  const old = statQuietly(target) ? tempName(resolve(target)) : undefined;
+  try {
+    if (old !== undefined) fs.renameSync(target, old);
+    fs.renameSync(tmp, target);
+  } catch (e) {
+    throw writeFailure(e, target);
+  }
+  if (old !== undefined) fs.rmSync(old, { recursive: true, force: true });
+}
+
+/** Throws an InputError unless `target` is missing, or a folder holding only entries named in `replaceable`. */
+export function checkReplaceableFolder(target: string, replaceable: readonly string[], option?: string): void {
+  const st = statQuietly(target);
+  if (!st) return;
+  const what = option === undefined ? target : `${option} ${target}`;
+  if (!st.isDirectory()) throw new InputError(`${what}: exists and is not a folder`);
+  const other = fs.readdirSync(target).filter((name) => !replaceable.includes(name));
+  if (other.length > 0) throw new InputError(`${what}: holds other files than the ${replaceable.join(' and ')} it replaces (${other.slice(0, 3).join(', ')}${other.length > 3 ? ', ...' : ''}): choose a new or empty folder`);
+}
+
 /** Removes the folder `path` when it is empty (a folder a failed command made and wrote nothing into). */
 export function removeEmptyFolder(path: string): void {
   try {
@@ -294,7 +370,7 @@ export function removeEmptyFolder(path: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Locks and stale temporary files (checkpoints).
+// Locks and stale temporary files.
 
 /** True while process `pid` exists (EPERM: it exists but belongs to someone else). */
 function alive(pid: number): boolean {
@@ -308,7 +384,7 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Removes the temporary files that atomic writes of `path` by processes no longer running left behind
+ * Removes the temporary files and folders that atomic writes of `path` by processes no longer running left behind
  * (`.NAME.tmp-PID-*`, e.g. after a kill during a checkpoint write). Returns the removed paths.
  */
 export function removeStaleTemps(path: string): string[] {
@@ -326,34 +402,63 @@ export function removeStaleTemps(path: string): string[] {
     if (!name.startsWith(prefix)) continue;
     const m = /^(\d+)-[a-z0-9]+$/.exec(name.slice(prefix.length));
     if (!m || alive(Number(m[1]))) continue;
-    removeQuietly(join(dir, name));
+    fs.rmSync(join(dir, name), { recursive: true, force: true }); // a file, or a temporary folder
     removed.push(join(dir, name));
   }
   return removed;
 }
 
+/** The locks this process holds, by lock file, with how many takers hold each (see {@link lockOutput}). */
+const held = new Map<string, number>();
+
 /**
- * Takes the lock of an output that only one process may write (`PATH.lock` beside the target, holding the
- * owner's PID): a lock of a process that is gone is taken over; one of a running process is refused.
- * Returns the release function (also run at process exit).
- * @throws InputError naming the option and the owner when another process holds the lock.
+ * Takes the lock of an output that only one process may write (`PATH.lock` beside the target file or folder,
+ * holding the owner's PID): a lock of a process that is gone is taken over; one of a running process is refused at
+ * once. A lock this process already holds is shared (a command's lock and its checkpoint writer's), and the file
+ * goes when the last taker releases it. Returns the release function (also run at process exit).
+ * @throws InputError naming the option and the owner's PID when another process holds the lock; OutputError when
+ *   the lock cannot be written (a full disk).
  */
 export function lockOutput(path: string, option = path): () => void {
-  const lock = `${followLinks(path)}.lock`;
+  const lock = `${followLinks(resolve(path))}.lock`;
+  const takers = held.get(lock) ?? 0;
+  if (takers === 0) takeLock(lock, option);
+  held.set(lock, takers + 1);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    process.off('exit', release);
+    const left = (held.get(lock) ?? 1) - 1;
+    if (left > 0) held.set(lock, left);
+    else {
+      held.delete(lock);
+      if (Number.parseInt(readQuietly(lock), 10) === process.pid) removeQuietly(lock);
+    }
+  };
+  process.on('exit', release);
+  return release;
+}
+
+/** Makes the lock file `lock` holding this process's PID, taking over a stale one. */
+function takeLock(lock: string, option: string): void {
   for (let attempt = 0; ; attempt++) {
     let fd: number | undefined;
     try {
       fd = fs.openSync(lock, 'wx', 0o644);
       fs.writeSync(fd, `${process.pid}\n`);
       fs.closeSync(fd);
-      break;
+      return;
     } catch (e) {
       if (fd !== undefined) {
         // Made but not written (a full disk): leave no empty lock behind.
         closeQuietly(fd);
         removeQuietly(lock);
       }
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw writeFailure(e, lock);
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+        const failure = writeFailure(e, lock);
+        throw failure instanceof OutputError ? new OutputError(`${option}: cannot take its lock: ${failure.message}`) : failure;
+      }
       const owner = Number.parseInt(readQuietly(lock), 10);
       if (Number.isInteger(owner) && owner > 0 && alive(owner) && owner !== process.pid) {
         throw new InputError(`${option} is being written by process ${owner} (lock file ${lock}); wait for it to end or choose another file`);
@@ -362,12 +467,6 @@ export function lockOutput(path: string, option = path): () => void {
       removeQuietly(lock); // stale: its owner is gone (or it is our own, left by an earlier run of this process)
     }
   }
-  const release = () => {
-    process.off('exit', release);
-    if (Number.parseInt(readQuietly(lock), 10) === process.pid) removeQuietly(lock);
-  };
-  process.on('exit', release);
-  return release;
 }
 
 function readQuietly(path: string): string {

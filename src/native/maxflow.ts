@@ -610,6 +610,9 @@ export function parseDimacsMaxflow(data: string | Uint8Array, opts: DimacsReadOp
   if (!(raw instanceof Uint8Array)) throw new InputError(`parseDimacsMaxflow: data must be a string or a Uint8Array, got ${describe(data)}`);
   // A UTF-8 byte order mark (an editor's) is no line type: skip it, as the other readers do.
   const bytes = raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
+  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    throw new FormatError('gzip-compressed data, not DIMACS text: decompress it first (gapbcfw maxflow reads gzip files as they are)', opts.file);
+  }
   let r: ReturnType<MaxflowBinding['maxflowReadDimacs']>;
   try {
     r = binding.maxflowReadDimacs(bytes, { capType, mergeArcs: opts.mergeArcs ?? true });

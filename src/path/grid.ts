@@ -76,7 +76,7 @@ function* gridSteps(problem: Problem, options: GridOptions): Generator<void, Gri
     const left = timeBudget - seconds();
     if (left <= 0 || options.signal?.aborted) break;
     const hooks: BcfwHooks = { signal: options.signal, ...(from && mode !== 'none' ? { warmStart: { from, mode } } : {}) };
-    const solver = new BcfwSolver(problem, { ...solverSettings, lambda, gapThreshold: epsilon, maxPasses: options.maxPasses ?? 1000, timeBudget: left }, hooks);
+    const solver = new BcfwSolver(problem, { ...solverSettings, lambda, gapThreshold: epsilon, maxPasses: options.maxPasses ?? solverSettings.maxPasses ?? 1000, timeBudget: left }, hooks);
     while (solver.runPass()) yield;
     const r = solver.result();
     oracleCalls += r.oracleCalls;

@@ -4,7 +4,7 @@ import type { Problem } from '../core/problem.js';
 import { dot, dotSparse } from '../core/vector.js';
 import { BcfwSolver } from '../solvers/bcfw.js';
 import { validateSettings, type TrainSettings } from '../solvers/settings.js';
-import { certificate, fullOraclePass } from '../solvers/common.js';
+import { fullOraclePass, passCertificate } from '../solvers/common.js';
 
 /** BCFW settings used at every lambda (lambda, gapThreshold, certify and the time budget are set by the driver). */
 export type PathSolverSettings = Omit<TrainSettings, 'solver' | 'lambda' | 'gapThreshold' | 'certify' | 'timeBudget'>;
@@ -208,7 +208,7 @@ function* pathSteps(problem: Problem, options: PathOptions): Generator<void, Reg
     if (trueGaps) {
       const m0 = performance.now();
       const st = solver.state;
-      b.trueGap = certificate(lambda, n, st.w, st.l, fullOraclePass(problem, st.w).hingeSum, st.v).gap;
+      b.trueGap = passCertificate(lambda, n, st.w, st.l, fullOraclePass(problem, st.w), st.v).gap;
       excluded += performance.now() - m0;
     }
     breakpoints.push(b);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../io/input.js';
 import type { TopLevelSpec } from 'vega-lite';
 import { FormatError, InputError } from '../core/errors.js';
 import { listTraceFiles } from './traces.js';
@@ -31,13 +31,17 @@ const TITLES: Record<LambdaMetric, string> = {
 export function readLambdaRows(paths: readonly string[]): LambdaRow[] {
   const rows: LambdaRow[] = [];
   for (const file of listTraceFiles(paths)) {
-    readFileSync(file, 'utf8').split('\n').forEach((line, k) => {
+    readInputText(file).split('\n').forEach((line, k) => {
       if (line.trim() === '') return;
       let row: LambdaRow;
       try {
         row = JSON.parse(line) as LambdaRow;
       } catch {
         throw new FormatError('not a JSON line', file, k + 1);
+      }
+      // A training trace's events also carry method and lambda (for legends), but they are passes of one lambda.
+      if ('pass' in row && 'gapIsExact' in row) {
+        throw new FormatError('a training trace (one lambda, events by pass), not lambda rows: --x lambda plots gapbcfw path --trace; plot this one against --x effective, passes or time', file, k + 1);
       }
       if (typeof row.method !== 'string' || !(row.lambda > 0) || typeof row.seconds !== 'number' || typeof row.effectivePasses !== 'number') {
         throw new FormatError("a lambda row needs 'method', 'lambda' > 0, 'seconds' and 'effectivePasses' (write it with gapbcfw path --trace)", file, k + 1);

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { inputFailure, readInputText } from '../io/input.js';
 import { basename, extname, join } from 'node:path';
 import { FormatError, InputError } from '../core/errors.js';
 
@@ -80,7 +81,7 @@ export function listTraceFiles(paths: readonly string[]): string[] {
     try {
       isDir = statSync(path).isDirectory();
     } catch (e) {
-      throw new InputError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw inputFailure(e, path);
     }
     if (!isDir) {
       files.push(path);
@@ -188,12 +189,7 @@ export function readTraces(paths: readonly string[]): TraceSet {
   const emptyFiles: string[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new InputError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
+    const text = readInputText(file);
     const events = parseTrace(text, file);
     if (events.length === 0) emptyFiles.push(file);
     for (const run of runsOfFile(events, file)) {

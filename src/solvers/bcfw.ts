@@ -103,6 +103,11 @@ export class BcfwSolver extends PassSolver {
       this.stepper = this.makeStepper();
       if (this.s.batch > 1) this.scheduler = this.makeScheduler(this.stepper);
     }
+    const inFlight = restored?.meta.inFlight;
+    if (inFlight !== undefined) {
+      check(this.scheduler !== undefined, 'checkpoint: a mini-batch in flight (inFlight) without mini-batches');
+      this.scheduler.loadInFlight(inFlight);
+    }
   }
 
   private makeBlocks(config: ResolvedCommon): BlockStorage {
@@ -223,7 +228,7 @@ export class BcfwSolver extends PassSolver {
         this.dual.estimatesExact = true;
       }
     }
-    this.checkedAt = this.passes;
+    this.checkedAt = this.at();
     if (scheduled) this.passesSinceCheck = 0;
     this.emit({ seconds: this.clock.seconds, ...this.last, ...this.counterFields(), ...this.evaluate(it.w) });
     return this.last.gap;
@@ -276,12 +281,16 @@ export class BcfwSolver extends PassSolver {
   /** One pass of block steps: natively in runs of steps, or by the TypeScript steps (one block or one mini-batch at a time). */
   private *blockSteps(): Generator<PassStep, 'complete' | 'interrupted' | 'converged', void> {
     if (this.native) return yield* this.nativeSweep(this.native);
+    let ended: 'complete' | 'interrupted' | 'converged' | undefined;
     try {
       const { stepper, scheduler } = this;
       const one = (s: number) => (stepper!.step(this.nextBlock(s, false, NO_BLOCKS)), 1);
-      return yield* this.sweep(scheduler ? (s) => scheduler.step(s) : one, () => this.heuristicallyConverged());
+      return (ended = yield* this.sweep(scheduler ? (s) => scheduler.step(s) : one, () => this.heuristicallyConverged()));
     } finally {
-      this.scheduler?.dropInFlight();
+      // Stopped inside the pass: the overlapped mini-batch decoded for the next step is kept (the checkpoint carries
+      // it, so that a resumed run applies it as this one would have); otherwise it goes unused.
+      if (ended === 'interrupted') this.scheduler?.waitInFlight();
+      else this.scheduler?.dropInFlight();
     }
   }
 
@@ -291,14 +300,18 @@ export class BcfwSolver extends PassSolver {
    */
   private *nativeSweep(native: NativeSteps): Generator<PassStep, 'complete' | 'interrupted' | 'converged', void> {
     const { n } = this.problem;
+    const start = this.passStep;
+    const started = this.clock.seconds;
+    let finishing = false;
     let paused = performance.now();
-    for (let s = 0; s < n; ) {
+    this.passStep = 0;
+    for (let s = start; s < n; ) {
       const t0 = performance.now();
       const r = native.run(s, Math.min(n, s + this.runLength));
       this.oracleCalls += r.oracleCalls;
       s += r.steps;
       if (r.converged) return 'converged';
-      if (s < n && this.mustStop()) return 'interrupted';
+      if (s < n && !finishing && this.mustStop() && !(finishing = this.finishesPass(s, start, started))) return 'interrupted';
       const now = performance.now();
       if (now - t0 < 4 && this.runLength < n) this.runLength *= 2;
       if (now - paused > 25) {
@@ -312,13 +325,15 @@ export class BcfwSolver extends PassSolver {
   protected override *passSteps(): Generator<PassStep, boolean, void> {
     if (this.finished || this.exactPassCancelled) return false;
     if (this.cappedPasses < this.config.maxPasses && !this.mustStop()) {
-      if (this.passesSinceCheck >= this.config.gapCheck && this.checkedAt !== this.passes) {
+      // A pass that a stop interrupted (passStep > 0) goes on where it stopped: its start was done.
+      if (this.passStep === 0 && this.passesSinceCheck >= this.config.gapCheck && this.checkedAt !== this.passes) {
         // A scheduled check that was cancelled (passSignal) before a checkpoint: run it first, as the uninterrupted
         // run did, so that a resumed run goes on alike.
         if (yield* this.scheduledCheck()) return yield* this.finish();
       }
-      if (this.s.sampling === 'perm') this.rng.permutation(this.order);
+      if (this.s.sampling === 'perm' && this.passStep === 0) this.rng.permutation(this.order);
       const ended = yield* this.blockSteps();
+      if (ended === 'interrupted') return yield* this.finish(); // not a pass: passStep says where it stopped
       this.passes++;
       this.passesSinceCheck++;
       this.emitPass();
@@ -330,7 +345,7 @@ export class BcfwSolver extends PassSolver {
       }
       // On the schedule (or the heuristic exit) only, so that a run stopped early and resumed follows the same path.
       if ((converged || this.passesSinceCheck >= this.config.gapCheck) && (yield* this.scheduledCheck())) return yield* this.finish();
-      if (ended !== 'interrupted' && this.cappedPasses < this.config.maxPasses) return true;
+      if (this.cappedPasses < this.config.maxPasses) return true;
     }
     return yield* this.finish();
   }
@@ -360,7 +375,10 @@ export class BcfwSolver extends PassSolver {
 
   /** The result always carries an exact certificate: one more full pass if the last pass was not checked. */
   private *finish(): Generator<PassStep, false, void> {
-    if (!this.finished && this.settings.certify !== false && (this.checkedAt !== this.passes || this.last === undefined)) yield* this.exactCheck(false);
+    if (!this.finished && this.settings.certify !== false && (this.checkedAt !== this.at() || this.last === undefined)) {
+      this.recordStop();
+      yield* this.exactCheck(false);
+    }
     this.finished = true;
     return false;
   }
@@ -369,7 +387,7 @@ export class BcfwSolver extends PassSolver {
     check(this.finished || this.exactPassCancelled, 'BCFW has not finished: call runPass() until it returns false');
     const it = this.returned;
     // Without certification the last exact check may be stale: report the estimate of the current point.
-    const certified = this.last !== undefined && this.checkedAt === this.passes;
+    const certified = this.last !== undefined && this.checkedAt === this.at();
     const cert = certified ? this.last! : { dual: this.dual.dualOf(it.v, it.w, it.l), gap: this.gapEstimate };
     return {
       ...this.baseResult(it.w, cert, certified),
@@ -390,9 +408,12 @@ export class BcfwSolver extends PassSolver {
     const { meta, arrays } = this.codec.save();
     const { s } = this;
     const { lastExactTotal, counters, firstVisitOrder, atoms, cacheGains, ...point } = meta;
+    if (this.passStep > 0 && s.sampling === 'perm') arrays.order = this.order; // the interrupted pass's order
+    const inFlight = this.scheduler?.saveInFlight();
     return this.baseCheckpoint(
       {
         ...point, checkedAt: this.checkedAt, passesSinceCheck: this.passesSinceCheck, last: this.last ?? null, lastExactTotal, counters, firstVisitOrder, atoms, cacheGains,
+        ...(inFlight ? { inFlight } : {}),
         options: {
           ...this.baseOptions(), sampling: s.sampling, gapDegree: s.gapDegree, step: s.step, cache: s.cache ?? null, lineSearch: s.lineSearch, averaging: s.averaging,
           heuristicExit: s.heuristicExit, blockStorage: s.blockStorage, batch: s.batch, overlap: s.overlap,
@@ -415,6 +436,11 @@ export class BcfwSolver extends PassSolver {
     this.checkedAt = Number(m.checkedAt);
     this.passesSinceCheck = Number(m.passesSinceCheck);
     this.last = (m.last ?? undefined) as typeof this.last;
+    if (this.passStep > 0 && this.s.sampling === 'perm') {
+      const order = r.arrays.order;
+      check(order instanceof Int32Array && order.length === this.order.length, "checkpoint array 'order' (of the interrupted pass) is missing or has the wrong length");
+      this.order.set(order);
+    }
   }
 
   /**

@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { crc32 } from 'node:zlib';
 import { check, InputError } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import type { OracleCounters, PassProgress } from '../core/batch.js';
 import { dot, dotSparse, type SparseVector } from '../core/vector.js';
-import { gapStatus, oracleSlack, type GapStatus } from '../core/approximate.js';
+import { gapStatus, oracleSlack, passGap, type GapStatus } from '../core/approximate.js';
 import { subtractCounters, zeroCounters } from '../engine/counters.js';
 import { threads } from '../native/threads.js';
 import { validateSettings, type SolverName, type TrainSettings } from './settings.js';
@@ -85,6 +86,13 @@ export interface SolverHooks {
    * 'aborted'. E.g. a second Ctrl-C while a stopped run certifies.
    */
   passSignal?: AbortSignal;
+  /**
+   * A stop (`signal` or `timeBudget`) inside a pass of block steps finishes the pass when the rest of it, at the
+   * pace of its steps so far, takes at most this many seconds; otherwise the run stops at that step, and its
+   * checkpoint records where (a resumed run continues there, as if never stopped). Default 1; 0 stops at once.
+   * How a stop ends, not a setting of the run's path: the results of a resumed run do not depend on it.
+   */
+  finishPass?: number;
 }
 
 /** {@link PassProgress} of an exact pass inside a solver run: which solver, after which pass. */
@@ -305,25 +313,85 @@ export function blockGaps(lambda: number, blockDotW: (i: number) => number, lBlo
 }
 
 /**
- * Primal, dual and gap of the pair (w, l) given sum_i H_i(w) (2013 paper, eq. 4 and Sec. 3). Under box
- * constraints (2016 App. H) pass the unclipped v with w = clip(v): the dual is then
- * l - lambda (<v, w> - ||w||^2 / 2), which is l - lambda/2 ||w||^2 for positivity constraints.
+ * Primal and dual of the pair (w, l) given sum_i H_i(w) (2013 paper, eq. 4 and Sec. 3). Under box constraints (2016
+ * App. H) pass the unclipped v with w = clip(v): the dual is then l - lambda (<v, w> - ||w||^2 / 2), which is
+ * l - lambda/2 ||w||^2 for positivity constraints. Their gap is {@link passGap}'s.
  */
 export function certificate(lambda: number, n: number, w: Float64Array, l: number, hingeSum: number, v: Float64Array = w) {
-  const wSq = dot(w, w);
-  const primal = 0.5 * lambda * wSq + hingeSum / n;
-  const dual = v === w ? l - 0.5 * lambda * wSq : l - lambda * (dot(v, w) - 0.5 * wSq);
-  return { primal, dual, gap: primal - dual };
+  return { primal: 0.5 * lambda * dot(w, w) + hingeSum / n, dual: dualObjective(lambda, w, l, v) };
 }
+
 
 /** {@link certificate} from an exact pass, with its gapStatus (src/core/approximate.ts). */
 export function passCertificate(lambda: number, n: number, w: Float64Array, l: number, pass: FullPass, v: Float64Array = w) {
-  const c = certificate(lambda, n, w, l, pass.hingeSum, v);
-  return { ...c, ...gapStatus(c.primal, c.gap, pass, n) };
+  const { primal, dual } = certificate(lambda, n, w, l, pass.hingeSum, v);
+  const gap = passGap(primal, dual, pass);
+  return { primal, dual, gap, ...gapStatus(primal, gap, pass, n) };
 }
 
 /** The certificate of an exact pass (see {@link passCertificate}). */
 export type PassCertificate = ReturnType<typeof passCertificate>;
+
+/** The dual objective of (w, l) alone (see {@link certificate}): l - lambda (<v, w> - ||w||^2 / 2) with w = clip(v). */
+export function dualObjective(lambda: number, w: Float64Array, l: number, v: Float64Array = w): number {
+  const wSq = dot(w, w);
+  return v === w ? l - 0.5 * lambda * wSq : l - lambda * (dot(v, w) - 0.5 * wSq);
+}
+
+
+/** A setting of the objective as checkpoints record it (see {@link objectiveSettings}). */
+export type ObjectiveSetting = string | number | boolean | null;
+
+/** Lists up to this many plain entries are recorded as they are; longer ones by their CRC-32. */
+const LISTED_ENTRIES = 8;
+
+/**
+ * The settings that define a problem's objective besides lambda and the data: the model's (Problem.objective:
+ * losses, costs, normalisers, feature scalings, types) and the box bounds, flattened to dotted names
+ * (`options.defScale`, `bounds.lower`); long lists and typed arrays are recorded by their length and CRC-32.
+ */
+export function objectiveSettings(problem: Problem): Record<string, ObjectiveSetting> {
+  const out: Record<string, ObjectiveSetting> = {};
+  const add = (name: string, v: unknown): void => {
+    if (v === undefined || typeof v === 'function') return;
+    if (v === null || typeof v === 'boolean' || typeof v === 'string') out[name] = v;
+    else if (typeof v === 'number') out[name] = Number.isFinite(v) ? v : String(v);
+    else if (ArrayBuffer.isView(v)) out[name] = digest(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), (v as unknown as ArrayLike<number>).length);
+    else if (Array.isArray(v) && v.length <= LISTED_ENTRIES && v.every((x) => x === null || typeof x !== 'object')) out[name] = JSON.stringify(v);
+    else if (Array.isArray(v)) out[name] = digest(Buffer.from(JSON.stringify(v)), v.length);
+    else for (const key of Object.keys(v as object).sort()) add(name === '' ? key : `${name}.${key}`, (v as Record<string, unknown>)[key]);
+  };
+  add('', problem.objective?.() ?? {});
+  add('bounds.lower', problem.bounds?.lower);
+  add('bounds.upper', problem.bounds?.upper);
+  return out;
+}
+
+function digest(bytes: Uint8Array, length: number): string {
+  return `${length} entries, CRC-32 ${(crc32(bytes) >>> 0).toString(16).padStart(8, '0')}`;
+}
+
+/**
+ * Refuses a checkpoint made on other training data or under other settings of the objective (`what`: 'checkpoint'
+ * for a resume, 'warm start' for a start at another lambda), naming every setting that differs.
+ * @throws InputError
+ */
+export function checkSameObjective(meta: SolverCheckpoint['meta'], problem: Problem, what: string): void {
+  const data = problem.fingerprint?.();
+  check(
+    meta.dataFingerprint === undefined || data === undefined || meta.dataFingerprint === data,
+    () => `${what} was made on other training data (data fingerprint ${meta.dataFingerprint}, this data ${data}): use the data it was made on`,
+  );
+  const made = meta.objective;
+  check(made !== undefined && made !== null && typeof made === 'object', `${what} does not record the settings of its objective (made by an earlier gapbcfw): start a new run`);
+  const mine = objectiveSettings(problem);
+  const differ = [...new Set([...Object.keys(made), ...Object.keys(mine)])]
+    .filter((k) => made[k] !== mine[k])
+    .map((k) => `${k} = ${show(made[k])}, not ${show(mine[k])}`);
+  check(differ.length === 0, () => `${what} was made under other settings of the objective: ${differ.join('; ')} (its dual point and certificate belong to that objective)`);
+}
+
+const show = (v: ObjectiveSetting | undefined) => (v === undefined ? '(unset)' : typeof v === 'string' ? v : JSON.stringify(v));
 
 /** Mean training loss of plain predictions. */
 export function trainingError(problem: Problem, w: Float64Array): number {
@@ -344,12 +412,16 @@ export interface SolverCheckpoint {
     /** Settings of the run (timeBudget null when unlimited). */
     options: Omit<ResolvedCommon, 'timeBudget'> & { timeBudget: number | null } & Record<string, unknown>;
     passes: number;
+    /** Block steps taken in the pass that a stop interrupted (0: the run stopped between passes). */
+    passStep?: number;
     oracleCalls: number;
     seconds: number;
     rngState?: number[];
     trace: ProgressEvent[];
     /** Problem.fingerprint() of the training data: a resume on other data is refused. */
     dataFingerprint?: string;
+    /** {@link objectiveSettings} of the problem: a resume or warm start under other settings is refused. */
+    objective?: Record<string, ObjectiveSetting>;
     [key: string]: unknown;
   };
   arrays: Record<string, Float64Array | Int32Array>;
@@ -362,6 +434,11 @@ export interface SolverCheckpoint {
 export abstract class PassSolver {
   readonly trace: ProgressEvent[];
   passes: number;
+  /**
+   * Block steps taken in the current pass when a stop interrupted it (see SolverHooks.finishPass): the
+   * next pass continues there. 0 between passes.
+   */
+  protected passStep: number;
   oracleCalls: number;
   stopReason: StopReason = 'maxPasses';
   protected readonly clock: TrainingClock;
@@ -376,6 +453,8 @@ export abstract class PassSolver {
    */
   protected exactPassCancelled = false;
   private readonly countersAtStart: OracleCounters | undefined;
+  /** The state where the run stopped, taken before the certificate of its iterate (see {@link resumePoint}). */
+  private stopPoint: SolverCheckpoint | undefined;
 
   protected constructor(
     readonly name: string,
@@ -389,17 +468,15 @@ export abstract class PassSolver {
       const m = restored.meta;
       check(m.solver === name, `checkpoint is of solver '${m.solver}', not '${name}'`);
       check(m.n === problem.n && m.dim === problem.dim, `checkpoint is for n = ${m.n}, dim = ${m.dim}; this problem has n = ${problem.n}, dim = ${problem.dim}`);
-      const data = problem.fingerprint?.();
-      check(
-        m.dataFingerprint === undefined || data === undefined || m.dataFingerprint === data,
-        () => `checkpoint was made on other training data (data fingerprint ${m.dataFingerprint}, this data ${data}): resume on the data it was made on`,
-      );
       for (const key of ['lambda', 'seed'] as const) {
         check(m.options[key] === config[key], `checkpoint was made with ${key} = ${m.options[key]}, not ${config[key]}`);
       }
+      checkSameObjective(m, problem, 'checkpoint');
     }
     this.trace = restored ? [...restored.meta.trace] : [];
     this.passes = restored?.meta.passes ?? 0;
+    this.passStep = restored?.meta.passStep ?? 0;
+    check(Number.isInteger(this.passStep) && this.passStep >= 0 && this.passStep < problem.n, `checkpoint: passStep must be an integer in 0..${problem.n - 1}, got ${this.passStep}`);
     this.oracleCalls = restored?.meta.oracleCalls ?? 0;
     this.clock = new TrainingClock(restored?.meta.seconds ?? 0);
     for (const [key, x] of Object.entries(hooks.evaluateEvery ?? {})) check(x === undefined || (Number.isFinite(x) && x >= 0), `evaluateEvery.${key} must be a number >= 0, got ${x}`);
@@ -408,6 +485,8 @@ export abstract class PassSolver {
       this.metricsCurrent = false; // the checkpoint keeps no metrics
     }
     this.countersAtStart = problem.counters?.();
+    const finishPass = hooks.finishPass ?? 1;
+    check(finishPass >= 0, `finishPass must be >= 0 seconds, got ${finishPass}`);
   }
 
   /** Runs one pass; returns true while another pass will follow, false once stopped (see `stopReason`). */
@@ -457,12 +536,32 @@ export abstract class PassSolver {
   /** The full solver state (iterates, caches, counters, PRNG state, trace); pass it as `resume` to continue exactly. */
   abstract checkpoint(): SolverCheckpoint;
 
+  /**
+   * The state to resume from: where a stopped run stopped, before the exact pass that certified its returned
+   * iterate (that pass and its trace event are the stopped run's, not a step of the path: a resumed run goes on
+   * exactly as an uninterrupted one); else the current state.
+   */
+  resumePoint(): SolverCheckpoint {
+    return this.stopPoint ?? this.checkpoint();
+  }
+
+  /** Records the state to resume from before the certificate of a stopped run (see {@link resumePoint}). */
+  protected recordStop(at: SolverCheckpoint = this.checkpoint()): void {
+    this.stopPoint = at;
+  }
+
+  /** Passes done, with the steps of an interrupted pass as a fraction: identifies the iterate a certificate belongs to. */
+  protected at(): number {
+    return this.passes + this.passStep / this.problem.n;
+  }
+
   get effectivePasses(): number {
     return this.oracleCalls / this.problem.n;
   }
 
   protected emit(e: EventBody): void {
-    const event = { solver: this.name, pass: this.passes, effectivePasses: this.effectivePasses, oracleCalls: this.oracleCalls, ...e } as ProgressEvent;
+    const step = this.passStep > 0 ? { passStep: this.passStep } : {};
+    const event = { solver: this.name, pass: this.passes, ...step, effectivePasses: this.effectivePasses, oracleCalls: this.oracleCalls, ...e } as ProgressEvent;
     this.trace.push(event);
     this.hooks.onProgress?.(event);
   }
@@ -476,18 +575,23 @@ export abstract class PassSolver {
   }
 
   /**
-   * One pass of n block steps: `step(s)` takes steps s, s+1, ... and returns how many it took (1, or a
-   * mini-batch), checking the stop conditions (abort, time budget) between calls and, before each, the
-   * optional `converged` test. Pauses (yields null) every few tens of milliseconds, so that trainAsync sees a
-   * signal during a long pass. Returns why it ended early, if it did.
+   * One pass of n block steps, from where a stopped run left it (passStep): `step(s)` takes steps s, s+1, ... and
+   * returns how many it took (1, or a mini-batch), checking the stop conditions (abort, time budget) between calls
+   * and, before each, the optional `converged` test. A stop finishes the pass when the rest of it takes at most
+   * `finishPass` seconds at the pace of its steps so far, else ends it there ('interrupted', with passStep set).
+   * Pauses (yields null) every few tens of milliseconds, so that trainAsync sees a signal during a long pass.
    */
   protected *sweep(step: (s: number) => number, converged?: () => boolean): Generator<PassStep, 'complete' | 'interrupted' | 'converged', void> {
     const n = this.problem.n;
+    const start = this.passStep;
+    const t0 = this.clock.seconds;
+    let finishing = false;
     let paused = performance.now();
-    for (let s = 0, calls = 1; s < n; calls++) {
+    this.passStep = 0;
+    for (let s = start, calls = 1; s < n; calls++) {
       if (converged?.()) return 'converged';
       s += step(s);
-      if (s < n && this.mustStop()) return 'interrupted';
+      if (s < n && !finishing && this.mustStop() && !(finishing = this.finishesPass(s, start, t0))) return 'interrupted';
       if ((calls & 31) === 0 && performance.now() - paused > 25) {
         yield null;
         paused = performance.now();
@@ -496,7 +600,18 @@ export abstract class PassSolver {
     return 'complete';
   }
 
-  /** The resolved settings in JSON-safe form (an unlimited time budget becomes null). */
+  /**
+   * A stop at step s of a sweep that began at step `start`, `t0` seconds into the run: true to finish the pass (the
+   * rest takes at most `finishPass` seconds at the pace of its steps so far), else the pass ends at s (passStep).
+   */
+  protected finishesPass(s: number, start: number, t0: number): boolean {
+    const n = this.problem.n;
+    if (((this.clock.seconds - t0) / (s - start)) * (n - s) <= (this.hooks.finishPass ?? 1)) return true;
+    this.passStep = s;
+    return false;
+  }
+
+    /** The resolved settings in JSON-safe form (an unlimited time budget becomes null). */
   protected baseOptions(): SolverCheckpoint['meta']['options'] {
     return { ...this.config, timeBudget: Number.isFinite(this.config.timeBudget) ? this.config.timeBudget : null };
   }
@@ -508,12 +623,14 @@ export abstract class PassSolver {
         n: this.problem.n,
         dim: this.problem.dim,
         ...(this.problem.fingerprint ? { dataFingerprint: this.problem.fingerprint() } : {}),
+        objective: objectiveSettings(this.problem),
         options: this.baseOptions(),
         passes: this.passes,
+        ...(this.passStep > 0 ? { passStep: this.passStep } : {}),
         oracleCalls: this.oracleCalls,
         seconds: this.clock.seconds,
         ...(rngState ? { rngState: Array.from(rngState) } : {}),
-        trace: this.trace,
+        trace: [...this.trace],
         lastEvaluation: this.lastEvaluation,
         ...extra,
       },

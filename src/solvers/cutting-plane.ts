@@ -1,10 +1,12 @@
 import { check } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
-import { gapStatus } from '../core/approximate.js';
+import { gapStatus, passGap } from '../core/approximate.js';
 import type { TrainSettings } from './settings.js';
 import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import {
   certificate,
+  dualObjective,
+  checkSameObjective,
   PassSolver,
   resolveCommon,
   runSteps,
@@ -112,9 +114,9 @@ export class CuttingPlaneSolver extends PassSolver {
     const m = from.meta;
     const { n, dim: d } = this.problem;
     check(m.n === n && m.dim === d, `warm start needs a checkpoint of this problem (n = ${n}, dim = ${d}), got n = ${m.n}, dim = ${m.dim}`);
-    // Constraints are sums over the training data: those of other data would not be valid cuts here.
-    const data = this.problem.fingerprint?.();
-    check(m.dataFingerprint === undefined || data === undefined || m.dataFingerprint === data, 'warm start needs a checkpoint made on this training data');
+    // Constraints are sums over the training data and the model's losses and features: those of other data or
+    // other settings would not be valid cuts here.
+    checkSameObjective(m, this.problem, 'warm start');
     if (m.solver === 'cutting-plane') {
       this.set.load(from.arrays);
       this.set.resetIdle();
@@ -167,7 +169,7 @@ export class CuttingPlaneSolver extends PassSolver {
       this.best.set(w);
       this.bestPass = { exact: pass.exact, slack: pass.slack };
     }
-    const gap = this.bestPrimal - dual;
+    const gap = passGap(this.bestPrimal, dual, this.bestPass);
     this.emit({
       seconds: this.clock.seconds,
       primal: this.bestPrimal,
@@ -201,11 +203,11 @@ export class CuttingPlaneSolver extends PassSolver {
   result(): CuttingPlaneResult {
     check(this.finished || this.exactPassCancelled, 'the cutting plane has not finished: call runPass() until it returns false');
     const extra = { workingSet: this.set.size, qpIterations: this.qpIterations };
-    const dual = certificate(this.config.lambda, this.problem.n, this.w, this.l, 0, this.v).dual;
+    const dual = dualObjective(this.config.lambda, this.w, this.l, this.v);
     // Before any completed pass (passSignal cancelled the first) there is no primal: the dual only.
     if (!Number.isFinite(this.bestPrimal)) return { ...this.baseResult(this.w, { dual }, false), ...extra };
     // The best iterate against the current dual: still a certificate when a later pass was cancelled.
-    const gap = this.bestPrimal - dual;
+    const gap = passGap(this.bestPrimal, dual, this.bestPass);
     return { ...this.baseResult(this.best, { primal: this.bestPrimal, dual, gap, ...gapStatus(this.bestPrimal, gap, this.bestPass, this.problem.n) }, true), ...extra };
   }
 }

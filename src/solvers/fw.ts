@@ -3,7 +3,7 @@ import { clipInto, resolveBounds, type ClipBounds } from './bounds.js';
 import type { Problem } from '../core/problem.js';
 import type { TrainSettings } from './settings.js';
 import {
-  certificate,
+  dualObjective,
   passCertificate,
   PassSolver,
   resolveCommon,
@@ -63,6 +63,9 @@ export class FwSolver extends PassSolver {
     const lambda = this.config.lambda;
     psiSum.dense.fill(0);
     psiSum.loss = 0;
+    // The state before this iteration's exact pass: where a run that stops after it resumes (the pass certifies the
+    // returned w and, when the run goes on, gives the step's corner; w and l change only then).
+    const atStart = this.checkpoint();
     const pass = yield* this.exactPass(w, psiSum);
     this.oracleCalls += n;
     this.last = passCertificate(lambda, n, w, this.l, pass, v);
@@ -90,6 +93,7 @@ export class FwSolver extends PassSolver {
       this.passes++;
       return true;
     }
+    this.recordStop(atStart);
     this.finished = true;
     return false;
   }
@@ -97,7 +101,7 @@ export class FwSolver extends PassSolver {
   result(): SolverResult {
     check(this.finished || this.exactPassCancelled, 'FW has not finished: call runPass() until it returns false');
     // A cancelled pass (passSignal) leaves no certificate of the current iterate: its dual only.
-    if (this.exactPassCancelled || !this.last) return this.baseResult(this.w, { dual: certificate(this.config.lambda, this.problem.n, this.w, this.l, 0, this.v).dual }, false);
+    if (this.exactPassCancelled || !this.last) return this.baseResult(this.w, { dual: dualObjective(this.config.lambda, this.w, this.l, this.v) }, false);
     return this.baseResult(this.w, this.last, true);
   }
 }

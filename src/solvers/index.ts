@@ -15,7 +15,11 @@ import { validateSettings, type TrainSettings } from './settings.js';
 export interface TrainHooks extends BcfwHooks {
   /** Continue a run from this checkpoint (same data, solver and settings): the same trace as one run. */
   resume?: SolverCheckpoint;
-  /** trainAsync: called with a checkpoint every `checkpointEvery` passes and when the run stops. */
+  /**
+   * trainAsync: called with a checkpoint every `checkpointEvery` passes and when the run stops (then the state where
+   * it stopped, inside a pass if a stop interrupted one, before the exact pass that certified the result: see
+   * PassSolver.resumePoint).
+   */
   onCheckpoint?: (checkpoint: SolverCheckpoint) => void | Promise<void>;
   /** trainAsync: passes between checkpoints. Default 10. */
   checkpointEvery?: number;
@@ -62,6 +66,7 @@ export async function trainAsync(problem: Problem, settings: TrainSettings = {},
     }
     await yieldToEventLoop();
   }
-  await hooks.onCheckpoint?.(solver.checkpoint());
+  // Where the run stopped, before the certificate of its returned iterate: a resumed run goes on as one that never stopped.
+  await hooks.onCheckpoint?.(solver.resumePoint());
   return solver.result();
 }

@@ -1,3 +1,4 @@
+import { check } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 import type { SparseVector } from '../core/vector.js';
 import type { GapSampler } from '../sampling/gap-sampler.js';
@@ -33,6 +34,50 @@ class MiniBatch {
     this.hinge = new Float64Array(tau);
     this.dots = new Float64Array(tau);
   }
+
+  /** The decoded mini-batch as JSON (a run stopped inside a pass with it in flight; the decode has finished). */
+  save(problem: Problem): SavedBatch {
+    const { m, misses } = this;
+    return {
+      blocks: Array.from(this.blocks.subarray(0, m)), decoded: Array.from(this.decoded.subarray(0, m)), missed: Array.from(this.missed.subarray(0, misses)),
+      labels: this.labels.slice(0, misses).map((y) => problem.labelToJSON(y)), hinge: Array.from(this.hinge.subarray(0, misses)), dots: Array.from(this.dots.subarray(0, misses)),
+    };
+  }
+
+  /** Loads a saved mini-batch (its psi is rebuilt by the block steps from the labels, as the model computes it). */
+  load(saved: unknown, problem: Problem): MiniBatch {
+    const b = saved as SavedBatch;
+    const m = b?.blocks?.length ?? -1;
+    const misses = b?.missed?.length ?? -1;
+    const ints = (a: unknown, length: number, min: number, max: number) => Array.isArray(a) && a.length === length && a.every((x) => Number.isInteger(x) && x >= min && x < max);
+    check(
+      m >= 1 && m <= this.blocks.length && ints(b.blocks, m, 0, problem.n) && ints(b.decoded, m, -1, misses) && ints(b.missed, misses, 0, problem.n) &&
+        [b.labels, b.hinge, b.dots].every((a) => Array.isArray(a) && a.length === misses) && [...b.hinge, ...b.dots].every(Number.isFinite),
+      'checkpoint: the mini-batch in flight (inFlight) is malformed',
+    );
+    this.m = m;
+    this.misses = misses;
+    this.blocks.set(b.blocks);
+    this.decoded.set(b.decoded);
+    this.missed.set(b.missed);
+    b.labels.forEach((y, q) => (this.labels[q] = problem.labelFromJSON(y)));
+    this.hinge.set(b.hinge);
+    this.dots.set(b.dots);
+    this.psis.fill(undefined);
+    this.decoding = false;
+    this.waitDots = undefined;
+    return this;
+  }
+}
+
+/** A {@link MiniBatch} in a checkpoint: positions' blocks and decoded indices, the decoded blocks' labels, H_i and <w_i, w>. */
+interface SavedBatch {
+  blocks: number[];
+  decoded: number[];
+  missed: number[];
+  labels: unknown[];
+  hinge: number[];
+  dots: number[];
 }
 
 /**
@@ -93,6 +138,21 @@ export class MiniBatchScheduler {
   dropInFlight(): void {
     if (this.inFlight) this.wait(this.inFlight);
     this.inFlight = undefined;
+  }
+
+  /** Waits for the mini-batch being decoded and keeps it for the next step (a run stopped inside its pass). */
+  waitInFlight(): void {
+    if (this.inFlight) this.wait(this.inFlight);
+  }
+
+  /** The decoded mini-batch kept for the next step (see waitInFlight), as JSON for a checkpoint; undefined if none. */
+  saveInFlight(): SavedBatch | undefined {
+    return this.inFlight?.save(this.problem);
+  }
+
+  /** A checkpoint's mini-batch in flight becomes the next step's. */
+  loadInFlight(saved: unknown): void {
+    this.inFlight = this.batches[0]!.load(saved, this.problem);
   }
 
   /**

@@ -56,6 +56,11 @@ export class SsgSolver extends PassSolver {
         check(a instanceof Float64Array && a.length === problem.dim, `checkpoint array '${name}' is missing or has the wrong length`);
         target.set(a);
       }
+      if (this.passStep > 0 && this.sampling === 'perm') {
+        const order = restored.arrays.order;
+        check(order instanceof Int32Array && order.length === problem.n, "checkpoint array 'order' (of the interrupted pass) is missing or has the wrong length");
+        this.order.set(order);
+      }
       this.k = Number(m.k);
       this.checkedAt = Number(m.checkedAt);
       this.primal = typeof m.primal === 'number' ? m.primal : undefined;
@@ -66,7 +71,7 @@ export class SsgSolver extends PassSolver {
   checkpoint(): SolverCheckpoint {
     return this.baseCheckpoint(
       { k: this.k, checkedAt: this.checkedAt, primal: this.primal ?? null, options: { ...this.baseOptions(), sampling: this.sampling, averaging: this.averaging } },
-      { w: this.w, wAvg: this.wAvg },
+      { w: this.w, wAvg: this.wAvg, ...(this.passStep > 0 && this.sampling === 'perm' ? { order: this.order } : {}) },
       this.rng.state,
     );
   }
@@ -97,7 +102,7 @@ export class SsgSolver extends PassSolver {
     const pass = yield* this.exactPass(this.wAvg);
     this.oracleCalls += n;
     this.primal = certificate(this.config.lambda, n, this.wAvg, 0, pass.hingeSum).primal;
-    this.checkedAt = this.passes;
+    this.checkedAt = this.at();
     const seconds = this.clock.seconds;
     this.emit({ seconds, primal: this.primal, gapIsExact: false, ...(pass.exact ? {} : { oracle: 'approximate' as const }), ...this.evaluate(this.wAvg) });
   }
@@ -117,15 +122,24 @@ export class SsgSolver extends PassSolver {
     if (this.finished || this.exactPassCancelled) return false;
     if (this.passes < this.config.maxPasses && !this.mustStop()) {
       const { n } = this.problem;
-      if (this.sampling === 'perm') this.rng.permutation(this.order);
+      if (this.sampling === 'perm' && this.passStep === 0) this.rng.permutation(this.order); // not when resuming inside a pass
       const interrupted = (yield* this.sweep((s) => (this.step(this.sampling === 'perm' ? this.order[s]! : this.rng.int(n)), 1))) === 'interrupted';
+      if (interrupted) return yield* this.finish(); // not a pass: passStep says where it stopped
       this.passes++;
       if (this.passes % this.config.gapCheck === 0) yield* this.primalCheck();
       else this.emit({ seconds: this.clock.seconds, gapIsExact: false });
       if (this.monitorEvery && this.passes % this.monitorEvery === 0) this.monitor();
-      if (!interrupted && this.passes < this.config.maxPasses) return true;
+      if (this.passes < this.config.maxPasses) return true;
     }
-    if (this.checkedAt !== this.passes) yield* this.primalCheck();
+    return yield* this.finish();
+  }
+
+  /** Ends the run with the primal of its returned iterate: one more full pass if the last check was of another. */
+  private *finish(): Generator<PassStep, false, void> {
+    if (this.checkedAt !== this.at()) {
+      this.recordStop();
+      yield* this.primalCheck();
+    }
     this.finished = true;
     return false;
   }
@@ -133,7 +147,7 @@ export class SsgSolver extends PassSolver {
   result(): SolverResult {
     check(this.finished || this.exactPassCancelled, 'SSG has not finished: call runPass() until it returns false');
     // A cancelled primal check (passSignal) leaves no primal of the returned iterate.
-    return this.baseResult(this.wAvg, this.exactPassCancelled || this.checkedAt !== this.passes ? {} : { primal: this.primal }, false);
+    return this.baseResult(this.wAvg, this.exactPassCancelled || this.checkedAt !== this.at() ? {} : { primal: this.primal }, false);
   }
 }
 

@@ -3,7 +3,7 @@ import type { Problem } from '../core/problem.js';
 import { Rng } from '../core/rng.js';
 import type { GapSampler } from '../sampling/gap-sampler.js';
 import { ClassDualBlocks } from './blocks.js';
-import type { SolverCheckpoint } from './common.js';
+import { checkSameObjective, type SolverCheckpoint } from './common.js';
 import type { DualState } from './dual-state.js';
 import type { BcfwHooks, WarmStart } from './bcfw-options.js';
 
@@ -135,8 +135,15 @@ export class StateCodec {
     const { problem, state } = this;
     const { n, dim: d } = problem;
     check(m.solver === 'bcfw' && m.n === n && m.dim === d, `warm start needs a BCFW checkpoint of this problem (n = ${n}, dim = ${d})`);
+    checkSameObjective(m, problem, 'warm start'); // every setting but lambda
     const mode = ws.mode ?? 'keep-primal';
     check(mode === 'keep-primal' || mode === 'keep-dual', `unknown warm start mode '${mode}'`);
+    // Keeping w_i at a larger lambda puts weight rho alpha_i(y) on every other label: feasible only when the ground
+    // truth had weight >= 1 - 1/rho, which the dual variables show (checked per block) and the bare blocks of plain
+    // BCFW (FW steps, no cache) do not.
+    const rho = state.lambda / Number(m.options.lambda);
+    check(mode !== 'keep-primal' || rho <= 1 || state.atoms || state.blocks instanceof ClassDualBlocks,
+      `keep-primal cannot raise lambda (by ${rho.toPrecision(4)}x) without dual variables to check that the point stays feasible (FW steps without a cache keep none): use keep-dual`);
     this.loadDualPoint(ws.from);
     if (mode === 'keep-primal') this.keepPrimal(Number(m.options.lambda), Boolean(m.estimatesExact));
     else this.keepDual(Number(m.options.lambda));

@@ -108,7 +108,7 @@ function tagStream(description: ModelDescription, w: Float64Array, model: Struct
         }
       }
       await flush();
-      if (sentences === 0) throw new FormatError('no tokens', name);
+      if (sentences === 0 && !signal?.aborted) throw new FormatError('no tokens', name);
       const scores = gold ? evaluator.result() : undefined;
       return { sentences, tokens, ...(scores ? { f1: scores.f1, precision: scores.precision, recall: scores.recall, accuracy: scores.tokenAccuracy } : {}) };
     },
