@@ -22,7 +22,7 @@ import { setThreads, threadCap } from '../src/native/threads.js';
 import { allLabellings, boxedTinyChain, tinyChain } from './helpers/tiny.js';
 import { cli } from './helpers/capture.js';
 import { documentedCommand, runnable } from './helpers/docs.js';
-import { hasData } from '../src/data/paths.js';
+import { needsData } from './helpers/skips.js';
 import { writeTinyLibsvm } from './helpers/tiny-data.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -333,14 +333,14 @@ describe('the command line', () => {
 describe("the README's native block steps, as written", () => {
   const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-native-readme-'));
 
-  it.skipIf(!hasData('ocr', 'letter.data.gz'))('BCPFW + gap sampling + cache on OCR-small runs natively to its threshold', async () => {
+  it('BCPFW + gap sampling + cache on OCR-small runs natively to its threshold', needsData('ocr', 'letter.data.gz'), async () => {
     const argv = runnable(documentedCommand('README.md', 'train ocr:letter.data.gz --split small --lambda 0.01 --solver bcpfw --sampling gap --cache'), dir);
     const r = await cli(...argv, '--json', '--quiet');
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toMatchObject({ solver: 'bcpfw', sampling: 'gap', native: true, batch: 1, gapIsExact: true, thresholdReached: true });
   }, 120_000);
 
-  it.skipIf(!hasData('multiclass', 'pendigits', 'pendigits.scale'))('multiclass data trains with native exact steps and gap sampling by default', async () => {
+  it('multiclass data trains with native exact steps and gap sampling by default', needsData('multiclass', 'pendigits', 'pendigits.scale'), async () => {
     const argv = runnable(documentedCommand('README.md', 'train libsvm:pendigits.scale --test libsvm:pendigits.scale.t --lambda 1e-3 --gap-threshold 1e-3'), dir);
     const r = await cli(...argv, '--quiet');
     expect(r.code, r.stderr).toBe(0);

@@ -1,6 +1,7 @@
 /**
  * Issue 21: the pose model with types (mixtures of parts), midpoints and a pyramid. The one-type, one-level model
- * is the model of commit 9a1af41: it reproduces that code's traces and reads its model files (test/fixtures/pose).
+ * is the model of commit 9a1af41: it reproduces that code's traces (to 1e-9 relative: the block sums have since been
+ * reordered into lanes, which moves last bits) and reads its model files (test/fixtures/pose).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import { train } from '../src/solvers/index.js';
 import { setThreads, threadCap } from '../src/native/threads.js';
 import { buildModel } from '../src/tasks/model-kinds.js';
 import { cli } from './helpers/capture.js';
+import { expectDeepClose } from './helpers/close.js';
 import { lspTraceRuns, poseTraceRuns } from './helpers/pose-traces.js';
 import { uniform } from './helpers/random.js';
 import { writeTinyLsp } from './helpers/tiny-data.js';
@@ -31,11 +33,25 @@ const k1 = JSON.parse(readFileSync(join(FIXTURES, 'k1-traces.json'), 'utf8')) as
 
 describe('the one-type, no-midpoint, one-scale model is the model of commit 9a1af41', () => {
   it('reproduces its traces and weights on synthetic data (BCFW, BCPFW + gap sampling + cache, BCAFW)', releaseAddonOnly, () => {
-    expect(poseTraceRuns()).toEqual(k1.synthetic);
+    const runs = poseTraceRuns();
+    const expected = k1.synthetic as typeof runs;
+    // The cached pairwise run follows 9a1af41's to 1e-14 through pass 10; in its last two passes one discrete choice
+    // (a cached corner or an away atom) goes the other way since issue 36 reordered the step's sums, and the runs part:
+    // its exact checks are compared through pass 10, and the last one only for a valid certificate near the old.
+    const cached = 'bcpfw-gap-cache';
+    const through10 = (r: { checks: number[][] }) => r.checks.filter(([pass]) => pass! <= 10);
+    expectDeepClose(through10(runs[cached]!), through10(expected[cached]!));
+    const [last, old] = [runs[cached]!.checks.at(-1)!, expected[cached]!.checks.at(-1)!];
+    expect(last[0]).toBe(old[0]);
+    expect(last[3]).toBeGreaterThanOrEqual(0);
+    expect(Math.abs(last[2]! - old[2]!)).toBeLessThanOrEqual(1e-3 * old[2]!); // the dual
+    const { [cached]: _new, ...rest } = runs;
+    const { [cached]: _old, ...restExpected } = expected;
+    expectDeepClose(rest, restExpected);
   });
 
   it('reproduces its `train lsp:` summaries and exact-gap checkpoints on 12 LSP-small images', allOf(unless(k1.lsp !== null, 'test/fixtures/pose/k1-traces.json has no LSP runs'), releaseAddonOnly, needsData('lsp', 'joints.mat')), async () => {
-    expect(await lspTraceRuns()).toEqual(k1.lsp);
+    expectDeepClose(await lspTraceRuns(), k1.lsp);
   }, 120_000);
 });
 
