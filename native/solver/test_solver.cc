@@ -1,7 +1,7 @@
 // Standalone test of the native step loop's plain C++ pieces (no Node headers): the PRNG against values of
 // src/core/rng.ts, the sum tree's draws, the simplex projection and the exact multiclass block solve against brute
 // force, and the sparse block store against dense arithmetic.
-// link: native/scoring/batch.cc native/scoring/chain.cc native/scoring/rows.cc
+// link: native/scoring/batch.cc native/scoring/chain.cc native/scoring/chain_decode.cc native/scoring/rows.cc
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
