@@ -15,18 +15,17 @@
  * (apt-get install libdlib-dev; root) and builds the harness with g++; without them it reports itself skipped.
  * One JSON object on stdout; progress on stderr. Data from $GAPBCFW_DATA or ../shared/data.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { dataPath } from '../../src/data/paths.js';
 import { installed } from './peers/install.js';
+import { firstPassBelow, primalOfFile, timedRounds, trainColdAndWarm } from './peers/to-primal.js';
 import type { Problem } from '../../src/core/problem.js';
 import { modelProblem } from '../../src/engine/problem.js';
-import { fullOraclePass } from '../../src/solvers/common.js';
-import { train } from '../../src/solvers/index.js';
 import type { TrainSettings } from '../../src/solvers/settings.js';
 import { setThreads } from '../../src/native/threads.js';
 import { loadTask } from '../../src/tasks/index.js';
@@ -52,12 +51,6 @@ const { values } = parseArgs({
   },
 });
 if (values.quick) Object.assign(values, { eps: '0.1', rounds: '1', configs: 'bcpfw-gap' });
-const cpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const round = (x: number, digits = 4) => Number(x.toPrecision(digits));
 
 async function ocrSmall() {
   const data = await loadTask(`ocr:${dataPath('ocr', 'letter.data.gz')}`, { split: 'small' });
@@ -67,16 +60,7 @@ async function ocrSmall() {
 /** Worker: one configuration trained twice in this process (cold, warm), stopped at a pass; prints the CPU seconds. */
 async function worker(spec: { lambda: number; config: string; stopPass: number }): Promise<void> {
   const { problem } = await ocrSmall();
-  const runs = [0, 1].map(() => {
-    const stop = new AbortController();
-    const hooks = { signal: stop.signal, onProgress: (e: { pass: number }) => {
-      if (e.pass >= spec.stopPass && !stop.signal.aborted) stop.abort();
-    } };
-    const c0 = cpu();
-    const r = train(problem, { ...CONFIGS[spec.config], lambda: spec.lambda, gapThreshold: 0, maxPasses: 1e6 }, hooks);
-    return { cpu: cpu() - c0, primal: r.primal!, passes: r.passes };
-  });
-  console.log(JSON.stringify(runs));
+  trainColdAndWarm(problem, { ...CONFIGS[spec.config], lambda: spec.lambda }, spec.stopPass);
 }
 
 /** The harness, built once (dlib installed from Debian first when missing). */
@@ -108,19 +92,6 @@ function dlib(exe: string, words: string, lambda: number, eps: string, wOut: str
   return (JSON.parse(out.trim()) as { trainCpu: number }).trainCpu;
 }
 
-/** The first pass whose exact primal is <= target (monitored: the exact gap after every pass, fed back nowhere). */
-function targetPass(problem: Problem, lambda: number, config: string, target: number): number | null {
-  let hit: number | null = null;
-  const stop = new AbortController();
-  train(problem, { ...CONFIGS[config], lambda, gapThreshold: 0, maxPasses: 100000, timeBudget: 600, ...(CONFIGS[config]!.solver === 'cutting-plane' ? {} : { monitorEvery: 1 }) }, { signal: stop.signal, onProgress: (e) => {
-    if (hit === null && e.primal !== undefined && e.primal <= target) {
-      hit = e.pass;
-      stop.abort();
-    }
-  } });
-  return hit;
-}
-
 async function main(): Promise<void> {
   let exe: string;
   try {
@@ -137,34 +108,17 @@ async function main(): Promise<void> {
   const { data, problem } = await ocrSmall();
   writeWords(problem, data, words);
   const calibration = dlib(exe, words, lambda, values.eps, wOut);
-  const bytes = readFileSync(wOut);
-  const w = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8).slice();
-  let wSq = 0;
-  for (const x of w) wSq += x * x;
-  const target = 0.5 * lambda * wSq + fullOraclePass(problem, w).hingeSum / problem.n;
+  const target = primalOfFile(problem, lambda, wOut);
   process.stderr.write(`OCR-small lambda ${lambda}: dlib (eps ${values.eps}) primal ${target.toFixed(6)} in ${calibration.toFixed(2)} s CPU\n`);
   const configs: Record<string, unknown> = {};
   for (const config of values.configs.split(',')) {
-    const pass = targetPass(problem, lambda, config, target);
+    const pass = firstPassBelow(problem, { ...CONFIGS[config], lambda }, target, 600);
     if (pass === null) {
       configs[config] = { targetPass: null };
       continue;
     }
-    const dl: number[] = [];
-    const cold: number[] = [];
-    const warm: number[] = [];
-    const ratios: number[] = [];
-    for (let r = 0; r < rounds; r++) {
-      const d = dlib(exe, words, lambda, values.eps, wOut);
-      const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--worker', JSON.stringify({ lambda, config, stopPass: pass })], { encoding: 'utf8' });
-      if (child.status !== 0) throw new Error(child.stderr);
-      const [c, wm] = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { cpu: number }[];
-      dl.push(d);
-      cold.push(c!.cpu);
-      warm.push(wm!.cpu);
-      ratios.push(c!.cpu / d);
-    }
-    configs[config] = { targetPass: pass, cpuCold: round(median(cold)), cpuWarm: round(median(warm)), ratioCold: round(median(ratios)), dlibCpu: round(median(dl)) };
+    const { peerCpu, ...times } = timedRounds(rounds, () => dlib(exe, words, lambda, values.eps, wOut), fileURLToPath(import.meta.url), { lambda, config, stopPass: pass });
+    configs[config] = { targetPass: pass, ...times, dlibCpu: peerCpu };
     process.stderr.write(`  ${config}: ${JSON.stringify(configs[config])}\n`);
   }
   console.log(JSON.stringify({ bench: 'dlib', lambda, eps: Number(values.eps), n: problem.n, dlibPrimal: target, rounds, configs }, null, 1));

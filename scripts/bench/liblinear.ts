@@ -16,17 +16,16 @@
  * missing (apt-get install liblinear-dev; root), builds the harness with cc; without them it reports itself skipped.
  * One JSON object on stdout; progress on stderr. Data from $GAPBCFW_DATA or ../shared/data.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { dataPath } from '../../src/data/paths.js';
 import { installed } from './peers/install.js';
+import { firstPassBelow, primalOfFile, round, timedRounds, trainColdAndWarm } from './peers/to-primal.js';
 import { modelProblem } from '../../src/engine/problem.js';
-import { fullOraclePass } from '../../src/solvers/common.js';
-import { train } from '../../src/solvers/index.js';
 import type { TrainSettings } from '../../src/solvers/settings.js';
 import { setThreads } from '../../src/native/threads.js';
 import { loadTask } from '../../src/tasks/index.js';
@@ -53,12 +52,6 @@ const { values } = parseArgs({
   },
 });
 if (values.quick) Object.assign(values, { sets: 'dna', lambdas: '1e-2', rounds: '1', configs: 'exact-gap' });
-const cpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const round = (x: number, digits = 4) => Number(x.toPrecision(digits));
 
 async function problemOf(set: string) {
   const data = await loadTask(`libsvm:${dataPath('multiclass', SETS[set]!)}`, {});
@@ -67,17 +60,7 @@ async function problemOf(set: string) {
 
 /** Worker: trains one configuration twice in this process (cold, warm), stopping at a pass; prints the CPU seconds. */
 async function worker(spec: { set: string; lambda: number; config: string; stopPass: number }): Promise<void> {
-  const problem = await problemOf(spec.set);
-  const runs = [0, 1].map(() => {
-    const stop = new AbortController();
-    const hooks = { signal: stop.signal, onProgress: (e: { pass: number }) => {
-      if (e.pass >= spec.stopPass && !stop.signal.aborted) stop.abort();
-    } };
-    const c0 = cpu();
-    const r = train(problem, { ...CONFIGS[spec.config], lambda: spec.lambda, gapThreshold: 0, maxPasses: 1e6 }, hooks);
-    return { cpu: cpu() - c0, primal: r.primal!, passes: r.passes };
-  });
-  console.log(JSON.stringify(runs));
+  trainColdAndWarm(await problemOf(spec.set), { ...CONFIGS[spec.config], lambda: spec.lambda }, spec.stopPass);
 }
 
 /** The LIBLINEAR harness, built once (LIBLINEAR installed from Debian first when missing). */
@@ -91,19 +74,6 @@ function harness(): string {
 function liblinear(exe: string, file: string, C: number, repeats: number, wOut: string): number[] {
   const out = execFileSync(exe, [file, String(C), '0.1', String(repeats), wOut], { encoding: 'utf8' });
   return out.trim().split('\n').map((l) => (JSON.parse(l) as { trainCpu: number }).trainCpu);
-}
-
-/** The first pass whose exact primal is <= target (monitored: the exact gap after every pass, fed back nowhere). */
-function targetPass(problem: Awaited<ReturnType<typeof problemOf>>, lambda: number, config: string, target: number): number | null {
-  let hit: number | null = null;
-  const stop = new AbortController();
-  train(problem, { ...CONFIGS[config], lambda, gapThreshold: 0, maxPasses: 100000, timeBudget: 300, ...(CONFIGS[config]!.solver === 'cutting-plane' ? {} : { monitorEvery: 1 }) }, { signal: stop.signal, onProgress: (e) => {
-    if (hit === null && e.primal !== undefined && e.primal <= target) {
-      hit = e.pass;
-      stop.abort();
-    }
-  } });
-  return hit;
 }
 
 async function main(): Promise<void> {
@@ -124,35 +94,18 @@ async function main(): Promise<void> {
       const lambda = spec === '1/n' ? 1 / problem.n : Number(spec);
       const C = 1 / (lambda * problem.n);
       liblinear(exe, file, C, 1, wOut);
-      const bytes = readFileSync(wOut);
-      const w = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8).slice();
-      let wSq = 0;
-      for (const x of w) wSq += x * x;
-      const primal = 0.5 * lambda * wSq + fullOraclePass(problem, w).hingeSum / problem.n;
+      const primal = primalOfFile(problem, lambda, wOut);
       const target = (1 + 1e-3) * primal;
       process.stderr.write(`${set} lambda ${spec} (C = ${C.toPrecision(4)}): LIBLINEAR primal ${primal.toFixed(6)}, target ${target.toFixed(6)}\n`);
       const configs: Record<string, unknown> = {};
       for (const config of values.configs.split(',')) {
-        const pass = targetPass(problem, lambda, config, target);
+        const pass = firstPassBelow(problem, { ...CONFIGS[config], lambda }, target, 300);
         if (pass === null) {
           configs[config] = { targetPass: null };
           continue;
         }
-        const ll: number[] = [];
-        const cold: number[] = [];
-        const warm: number[] = [];
-        const ratios: number[] = [];
-        for (let r = 0; r < rounds; r++) {
-          const l = liblinear(exe, file, C, 1, wOut)[0]!;
-          const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--worker', JSON.stringify({ set, lambda, config, stopPass: pass })], { encoding: 'utf8' });
-          if (child.status !== 0) throw new Error(child.stderr);
-          const [c, wm] = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { cpu: number }[];
-          ll.push(l);
-          cold.push(c!.cpu);
-          warm.push(wm!.cpu);
-          ratios.push(c!.cpu / l);
-        }
-        configs[config] = { targetPass: pass, cpuCold: round(median(cold)), cpuWarm: round(median(warm)), ratioCold: round(median(ratios)), ratioWarm: round(median(warm) / median(ll)), liblinearCpu: round(median(ll)) };
+        const { peerCpu, ...times } = timedRounds(rounds, () => liblinear(exe, file, C, 1, wOut)[0]!, fileURLToPath(import.meta.url), { set, lambda, config, stopPass: pass });
+        configs[config] = { targetPass: pass, ...times, liblinearCpu: peerCpu };
         process.stderr.write(`  ${config}: pass ${pass}, ${JSON.stringify(configs[config])}\n`);
       }
       cells.push({ set, lambda: spec, n: problem.n, C: round(C), liblinearPrimal: primal, configs });
