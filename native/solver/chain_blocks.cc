@@ -18,6 +18,18 @@ void collect_chains(const ChainLayout& c, BatchItems items, int32_t* labels, dou
   }
 }
 
+// decode() of either chain batch: the items' node scores into theta, Viterbi, their hinges, then collect.
+template <class Batch>
+void decode_chains(const Batch& batch, const ChainLayout& c, int64_t label_total, const double* transitions, std::vector<double>& theta,
+                   const double* w, BatchItems items, int32_t* labels, double* hinge, int32_t threads) {
+  const size_t size = static_cast<size_t>(label_total) * c.K;
+  if (theta.size() < size) theta.resize(size);
+  batch.scores(w, true, theta.data(), items, threads);
+  chain_viterbi_items(c, transitions, theta.data(), items, labels, threads);
+  batch.hinges(w, labels, hinge, items, threads);
+  collect_chains(c, items, labels, hinge);
+}
+
 }  // namespace
 
 int32_t ChainBlocks::max_label_length() const {
@@ -97,12 +109,7 @@ void DenseChainBlocks::oracle(const double* w, int32_t* y) {
 }
 
 void DenseChainBlocks::decode(const double* w, BatchItems items, int32_t* labels, double* hinge, int32_t threads) {
-  const size_t size = static_cast<size_t>(label_total()) * chain_.K;
-  if (theta_.size() < size) theta_.resize(size);
-  batch_.scores(w, true, theta_.data(), items, threads);
-  chain_viterbi_items(chain_, transitions(w), theta_.data(), items, labels, threads);
-  batch_.hinges(w, labels, hinge, items, threads);
-  collect_chains(chain_, items, labels, hinge);
+  decode_chains(batch_, chain_, label_total(), transitions(w), theta_, w, items, labels, hinge, threads);
 }
 
 // ---- sparse chains -----------------------------------------------------------------------------------------
@@ -148,12 +155,7 @@ void SparseChainBlocks::oracle(const double* w, int32_t* y) {
 }
 
 void SparseChainBlocks::decode(const double* w, BatchItems items, int32_t* labels, double* hinge, int32_t threads) {
-  const size_t size = static_cast<size_t>(label_total()) * chain_.K;
-  if (theta_.size() < size) theta_.resize(size);
-  batch_.scores(w, true, theta_.data(), items, threads);
-  chain_viterbi_items(chain_, transitions(w), theta_.data(), items, labels, threads);
-  batch_.hinges(w, labels, hinge, items, threads);
-  collect_chains(chain_, items, labels, hinge);
+  decode_chains(batch_, chain_, label_total(), transitions(w), theta_, w, items, labels, hinge, threads);
 }
 
 }  // namespace gapbcfw
