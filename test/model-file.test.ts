@@ -2,6 +2,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import { Rng } from '../src/core/rng.js';
+import { fingerprintExamples } from '../src/core/dataset.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/core/errors.js';
 import { expectFormatError } from './helpers/errors.js';
@@ -272,5 +275,24 @@ describe('model file corruption', () => {
       expectFormatError(() => readModelFile(join(tmp, 'empty.gbm')), undefined, /truncated/);
       expect(readFileSync(join(FIXTURES, 'model-good.gbm')).subarray(0, 7).toString()).toBe('GAPBCFW');
     });
+  });
+});
+
+describe('data fingerprints', () => {
+  it('equal the CRC-32 of every array fed on its own, in order (small arrays are fed together, large ones alone)', () => {
+    const rng = new Rng(11);
+    const row = (nnz: number) => ({ values: Float64Array.from({ length: nnz }, () => rng.next()), indices: Int32Array.from({ length: nnz }, (_, k) => 3 * k), nnz });
+    // sizes around the staging thresholds: a few bytes, 1 KiB, past 64 KiB
+    const xs = [1, 5, 127, 128, 129, 3000, 9000, 0, 2].map(row);
+    const ys = xs.map((_, i) => (i % 2 ? i : Float32Array.of(i, -i)));
+    let crc = 0;
+    const feed = (a: ArrayBufferView) => (crc = zlibCrc32(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), crc) >>> 0);
+    for (let i = 0; i < xs.length; i++) {
+      const x = xs[i]!;
+      [x.indices, Float64Array.of(x.nnz), x.values].forEach(feed); // fields in key order
+      const y = ys[i]!;
+      feed(typeof y === 'number' ? Float64Array.of(y) : y);
+    }
+    expect(fingerprintExamples(xs.length, (i) => xs[i], (i) => ys[i])).toBe(`${xs.length}:${crc.toString(16).padStart(8, '0')}`);
   });
 });

@@ -130,14 +130,34 @@ export function toArrays<X, Y>(data: Dataset<X, Y>): { xs: readonly X[]; ys: rea
  * field in key order. Written as `n:crc` (8 hex digits); model files of earlier versions store the same value.
  */
 export function fingerprintExamples(n: number, input: (i: number) => unknown, label: (i: number) => unknown): string {
+  // Small arrays are staged and fed together: CRC-32 over concatenated pieces equals the chained CRC of each piece,
+  // so the value is that of feeding every array on its own, at a fraction of the calls.
   let crc = 0;
-  const feed = (a: ArrayBufferView) => {
-    crc = crc32(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), crc) >>> 0;
+  const stage = new Uint8Array(1 << 16);
+  let staged = 0;
+  const flush = () => {
+    crc = crc32(stage.subarray(0, staged), crc) >>> 0;
+    staged = 0;
   };
+  const feed = (a: ArrayBufferView) => {
+    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    // Large arrays go straight in, and so do empty ones: zlib gives 0 for a view of an empty buffer, whatever the
+    // running value, and earlier fingerprints kept that.
+    const alone = bytes.length > 1024 || bytes.length === 0;
+    if (alone || staged + bytes.length > stage.length) flush();
+    if (alone) crc = crc32(bytes, crc) >>> 0;
+    else {
+      stage.set(bytes, staged);
+      staged += bytes.length;
+    }
+  };
+  const number = new Float64Array(1);
   const feedValue = (v: unknown) => {
     if (ArrayBuffer.isView(v)) feed(v);
-    else if (typeof v === 'number') feed(Float64Array.of(v));
-    else if (v !== null && typeof v === 'object') {
+    else if (typeof v === 'number') {
+      number[0] = v;
+      feed(number);
+    } else if (v !== null && typeof v === 'object') {
       for (const key of Object.keys(v).sort()) {
         const field = (v as Record<string, unknown>)[key];
         if (ArrayBuffer.isView(field) || typeof field === 'number') feedValue(field);
@@ -148,5 +168,6 @@ export function fingerprintExamples(n: number, input: (i: number) => unknown, la
     feedValue(input(i));
     feedValue(label(i));
   }
+  flush();
   return `${n}:${(crc >>> 0).toString(16).padStart(8, '0')}`;
 }
