@@ -107,8 +107,23 @@ export function conllAttributes(words: readonly string[], pos: readonly string[]
 /** The dictionaries built by {@link FeatureDictionary.fromJSON}, by the JSON object they were read from. */
 const FROM_JSON = new WeakMap<object, FeatureDictionary>();
 
-/** Ids of attribute values, one map level per template part. */
-type ValueTree = Map<string, ValueTree | number>;
+/**
+ * The {@link CONLL_TEMPLATES} over interned column values: each word and tag of the dictionary's attributes has a small
+ * id; a template's attribute is found by the packed ids of its parts (key = ((v_0) s_1 + v_1) s_2 + v_2, s the
+ * columns' vocabulary sizes), in a dense table where the key space is small, else a map with integer keys.
+ */
+interface ConllTables {
+  vocab: Record<ConllColumn, Map<string, number>>;
+  /** The bias attribute's id (-1: not kept). */
+  bias: number;
+  /** Per template with parts: the columns (0 words, 1 tags), offsets and vocabulary sizes of its parts. */
+  templates: { columns: Int8Array; offsets: Int32Array; sizes: Float64Array; dense: Int32Array | null; sparse: Map<number, number> | null }[];
+}
+
+type ConllColumn = 'w' | 'pos';
+
+/** Largest key space kept as a dense table (4M entries, 16 MB). */
+const DENSE_KEYS = 2 ** 22;
 
 /** The JSON form of a {@link FeatureDictionary}, stored in model files. */
 export interface FeatureDictionaryJSON {
@@ -135,7 +150,7 @@ export interface DictionaryOptions {
 export class FeatureDictionary {
   private readonly ids: Map<string, number>;
   private readonly names: readonly string[];
-  private conllTrees: (ValueTree | number | undefined)[] | undefined;
+  private conll: ConllTables | undefined;
 
   private constructor(names: readonly string[], readonly minFrequency: number, readonly templates: string) {
     this.names = names;
@@ -212,27 +227,35 @@ export class FeatureDictionary {
 
   /**
    * The compact form of a CoNLL sentence's attributes by the {@link CONLL_TEMPLATES}: the same as
-   * `encode(conllAttributes(words, pos))`, without building any attribute string: each template's ids sit in a
-   * tree of maps, one level per part, keyed by the words and tags themselves (strings whose hashes the engine
-   * keeps). The hot path of tagging.
+   * `encode(conllAttributes(words, pos))`, without building any attribute string: each word and tag is looked up once
+   * (its id in the dictionary's vocabulary of that column), then every template's attribute by the packed ids of its
+   * parts (see ConllTables). The hot path of tagging.
    */
   encodeConll(words: readonly string[], pos: readonly string[]): SparseSequence {
     check(words.length === pos.length, () => `got ${words.length} words but ${pos.length} POS tags`);
-    const trees = (this.conllTrees ??= this.templateTrees());
+    const { vocab, bias, templates } = (this.conll ??= this.conllTables());
     const T = words.length;
+    const columns = [new Int32Array(T), new Int32Array(T)]; // the value ids of words and tags (-1: not in any attribute)
+    for (let t = 0; t < T; t++) {
+      columns[0]![t] = vocab.w.get(words[t]!) ?? -1;
+      columns[1]![t] = vocab.pos.get(pos[t]!) ?? -1;
+    }
     const offsets = new Int32Array(T + 1);
     const ids = new Int32Array(T * CONLL_TEMPLATES.length);
     let nnz = 0;
     for (let t = 0; t < T; t++) {
       const start = nnz;
-      for (let k = 0; k < CONLL_TEMPLATES.length; k++) {
-        const parts = CONLL_TEMPLATES[k]!.parts;
-        let node: ValueTree | number | undefined = trees[k];
-        for (let p = 0; p < parts.length && node !== undefined; p++) {
-          const i = t + parts[p]!.offset;
-          node = i < 0 || i >= T ? undefined : (node as ValueTree).get(parts[p]!.column === 'w' ? words[i]! : pos[i]!);
+      if (bias >= 0) ids[nnz++] = bias;
+      for (const { columns: c, offsets: o, sizes, dense, sparse } of templates) {
+        let key = 0;
+        for (let p = 0; p < c.length && key >= 0; p++) {
+          const i = t + o[p]!;
+          const v = i < 0 || i >= T ? -1 : columns[c[p]!]![i]!;
+          key = v < 0 ? -1 : key * sizes[p]! + v;
         }
-        if (typeof node === 'number') ids[nnz++] = node;
+        if (key < 0) continue;
+        const id = dense ? dense[key]! : (sparse!.get(key) ?? -1);
+        if (id >= 0) ids[nnz++] = id;
       }
       if (nnz - start > 1) ids.subarray(start, nnz).sort();
       offsets[t + 1] = nnz;
@@ -240,30 +263,62 @@ export class FeatureDictionary {
     return { offsets, ids: ids.slice(0, nnz) };
   }
 
-  /** Per CoNLL template, the tree of its values' ids (the bias: its id). */
-  private templateTrees(): (ValueTree | number | undefined)[] {
+  /** The tables of {@link encodeConll}, from the dictionary's attribute names (two passes: vocabularies, then keys). */
+  private conllTables(): ConllTables {
     const index = new Map(CONLL_TEMPLATES.map((tpl, k) => [tpl.name, k]));
-    const trees: (ValueTree | number | undefined)[] = CONLL_TEMPLATES.map((tpl) => (tpl.parts.length === 0 ? undefined : new Map()));
+    const vocab: Record<ConllColumn, Map<string, number>> = { w: new Map(), pos: new Map() };
+    const tables: (number | Int32Array | Map<number, number> | undefined)[] = CONLL_TEMPLATES.map(() => undefined);
+    // Pass 1: each kept attribute's template and value ids (up to 3 parts), the values interned per column.
+    const kept: number[] = [];
+    const values = new Int32Array(3 * this.names.length);
     this.names.forEach((name, id) => {
       const eq = name.indexOf('=');
       const k = index.get(eq < 0 ? name : name.slice(0, eq));
       if (k === undefined) return;
-      const depth = CONLL_TEMPLATES[k]!.parts.length;
-      if (depth === 0) {
-        trees[k] = id;
+      const parts = CONLL_TEMPLATES[k]!.parts;
+      if (parts.length === 0) {
+        tables[k] = id;
         return;
       }
-      const values = name.slice(eq + 1).split(' ');
-      if (values.length !== depth) return;
-      let node = trees[k] as ValueTree;
-      for (let p = 0; p < depth - 1; p++) {
-        let next = node.get(values[p]!) as ValueTree | undefined;
-        if (next === undefined) node.set(values[p]!, (next = new Map()));
-        node = next;
-      }
-      node.set(values[depth - 1]!, id);
+      const vs = name.slice(eq + 1).split(' ');
+      if (vs.length !== parts.length) return;
+      parts.forEach(({ column }, p) => {
+        const v = vocab[column];
+        let vid = v.get(vs[p]!);
+        if (vid === undefined) v.set(vs[p]!, (vid = v.size));
+        values[3 * id + p] = vid;
+      });
+      kept.push(id, k);
     });
-    return trees;
+    // Pass 2: the packed keys, in dense tables where the key space is small.
+    CONLL_TEMPLATES.forEach((tpl, k) => {
+      if (tpl.parts.length === 0) return;
+      const space = tpl.parts.reduce((n, { column }) => n * vocab[column].size, 1);
+      tables[k] = space <= DENSE_KEYS ? new Int32Array(space).fill(-1) : new Map();
+    });
+    for (let q = 0; q < kept.length; q += 2) {
+      const id = kept[q]!;
+      const k = kept[q + 1]!;
+      let key = 0;
+      CONLL_TEMPLATES[k]!.parts.forEach(({ column }, p) => (key = key * vocab[column].size + values[3 * id + p]!));
+      const table = tables[k] as Int32Array | Map<number, number>;
+      if (table instanceof Int32Array) table[key] = id;
+      else table.set(key, id);
+    }
+    // The order of CONLL_TEMPLATES is kept: a token's ids are sorted afterwards anyway.
+    const templates = CONLL_TEMPLATES.flatMap(({ parts }, k) => {
+      const table = tables[k];
+      if (parts.length === 0 || table === undefined || typeof table === 'number') return [];
+      return [{
+        columns: Int8Array.from(parts, ({ column }) => (column === 'w' ? 0 : 1)),
+        offsets: Int32Array.from(parts, ({ offset }) => offset),
+        sizes: Float64Array.from(parts, ({ column }) => vocab[column].size),
+        dense: table instanceof Int32Array ? table : null,
+        sparse: table instanceof Map ? table : null,
+      }];
+    });
+    const biasId = tables.find((table, k) => CONLL_TEMPLATES[k]!.parts.length === 0 && typeof table === 'number');
+    return { vocab, bias: typeof biasId === 'number' ? biasId : -1, templates };
   }
 
   /**
