@@ -10,27 +10,15 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TARGETS } from '../scripts/docs-figures.js';
+import { markdownFiles } from './helpers/docs.js';
 import { needsData } from './helpers/skips.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
 
-function pages(): string[] {
-  const out = ['README.md'];
-  const walk = (dir: string) => {
-    for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const p = `${dir}/${e.name}`;
-      if (e.isDirectory() && p !== 'docs/api' && p !== 'docs/figures') walk(p);
-      else if (e.isFile() && e.name.endsWith('.md')) out.push(p);
-    }
-  };
-  walk('docs');
-  return out;
-}
-
 /** The images a page shows: [page, path relative to the repository]. */
 function shownFigures(): [string, string][] {
-  return pages().flatMap((page) =>
+  return markdownFiles().flatMap((page) =>
     [...read(page).matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m): [string, string] => [page, join(dirname(page), m[1]!)]),
   );
 }

@@ -30,6 +30,8 @@ const { values } = parseArgs({
     split: { type: 'string' },
     lambda: { type: 'string', default: '1e-3' },
     seeds: { type: 'string', default: '5' },
+    // Start at this seed (to add seeds to a folder of runs).
+    'first-seed': { type: 'string', default: '1' },
     'max-passes': { type: 'string', default: '100' },
     'time-budget': { type: 'string', default: '3600' },
     'gap-threshold': { type: 'string', default: '1e-8' },
@@ -87,7 +89,7 @@ for (const method of names) {
   const listed = table[method];
   if (!listed) throw new Error(`unknown method '${method}' (${Object.keys(table).join('; ')})`);
   const options: TrainSettings = listed.cache && cacheSize !== undefined ? { ...listed, cache: { maxSize: cacheSize } } : listed;
-  for (let seed = 1; seed <= Number(values.seeds); seed++) {
+  for (let seed = Number(values['first-seed']); seed <= Number(values.seeds); seed++) {
     const events: object[] = [];
     const r = bcfw(problem, { lambda, seed, maxPasses: Number(values['max-passes']), timeBudget: Number(values['time-budget']), gapThreshold: Number(values['gap-threshold']), monitorEvery: Number(values.monitor), gapCheck: 10, batch: Number(values.batch), ...options }, { onProgress: (e) => events.push({ method, seed, lambda, data: values.data, ...e }) });
     writeRunTrace(values.out, method, seed, events);
