@@ -10,7 +10,7 @@
  * Each target runs its commands in order (`gapbcfw ...` runs this checkout's CLI from source, `scripts/...` through
  * tsx), writes their outputs under --runs (default runs/docs-figures/TARGET) and copies its figures into
  * docs/figures/. Data come from $GAPBCFW_DATA (default ../shared/data). A JSON line per command goes to stdout:
- * the command as run and the last JSON line it printed (its summary), which holds the numbers the pages quote.
+ * the command as run and what it printed as JSON (its summary), which holds the numbers the pages quote.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -54,7 +54,7 @@ export const TARGETS: readonly FigureTarget[] = [
     quotes: 'BCPFW + gap sampling + cache on OCR-large, lambda 1e-3: effective passes to the exact gaps 0.01 and 0.005 (seed 1)',
     commands: [
       ['scripts/experiments/variants.ts', '--data', OCR(), '--split', 'large', '--lambda', '1e-3', '--seeds', '1', '--batch', '1', '--methods', 'BCPFW, gap, cache',
-        '--max-passes', '400', '--gap-threshold', '0.005', '--monitor', '1', '--out', '{RUN}'],
+        '--max-passes', '400', '--gap-threshold', '0.002', '--monitor', '1', '--out', '{RUN}'],
       ['scripts/experiments/summarize.ts', '{RUN}', '--thresholds', '1e-1,1e-2,5e-3'],
     ],
     figures: [],
@@ -97,6 +97,17 @@ export const TARGETS: readonly FigureTarget[] = [
   },
 ];
 
+/** What a command printed: all of it when it is one JSON value (summarize.ts), else its last JSON line (the CLI's --json). */
+function summaryOf(stdout: string): unknown {
+  const text = stdout.trim();
+  try {
+    return JSON.parse(text);
+  } catch {
+    const last = text.split('\n').filter((l) => l.startsWith('{')).at(-1);
+    return last ? JSON.parse(last) : null;
+  }
+}
+
 /** The argument list a target's command runs with: {RUN} and {HORSE} filled in, `gapbcfw` as this checkout's CLI. */
 export function commandLine(argv: readonly string[], run: string, horse: string): string[] {
   const filled = argv.map((a) => a.replaceAll('{RUN}', run).replaceAll('{HORSE}', horse));
@@ -134,8 +145,7 @@ function main(): void {
       process.stderr.write(`${target.name}: npx ${bin} ${args.join(' ')}\n`);
       const r = spawnSync('npx', [bin!, ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 28 });
       if (r.status !== 0) throw new Error(`${target.name}: command failed (exit ${r.status})`);
-      const summary = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).at(-1);
-      console.log(JSON.stringify({ target: target.name, command: [bin, ...args].join(' '), summary: summary ? JSON.parse(summary) : null }));
+      console.log(JSON.stringify({ target: target.name, command: [bin, ...args].join(' '), summary: summaryOf(r.stdout) }));
     }
     if (!values['no-copy']) for (const [from, to] of target.figures) copyFileSync(join(run, from), join(root, 'docs', 'figures', to));
   }
