@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { modelProblem } from '../src/engine/problem.js';
 import { readTraces } from '../src/plot/traces.js';
+import { createSolver } from '../src/solvers/index.js';
+import type { TrainSettings } from '../src/solvers/settings.js';
+import { loadTask } from '../src/tasks/index.js';
+import { buildModel } from '../src/tasks/model-kinds.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = mkdtempSync(join(tmpdir(), 'gapbcfw-comparison-'));
@@ -56,5 +61,26 @@ describe('scripts/experiments/comparison.ts', () => {
     // summarize.ts reads the same traces.
     const summary = JSON.parse(script('summarize.ts', runs, '--thresholds', '0.1').out) as Record<string, unknown>[];
     expect(summary.find((r) => r.method === 'cutting plane')!['effectivePassesTo0.1']).toBe(row['effectivePassesTo0.1']);
+  });
+
+  it('the 2013 App. F Fig. 2 methods: predefined steps, the same iterates as the library with lineSearch off', { timeout: 300_000 }, async () => {
+    const runs = join(dir, 'predefined');
+    script('comparison.ts', 'run', '--data', 'synthetic:', '--lambda', '0.01', '--seeds', '1', '--max-passes', '6', '--batch-passes', '12', '--methods', 'BCFW;BCFW-predefined;FW;FW-predefined', '--out', runs);
+    const { runs: traces } = readTraces([runs]);
+    const lastDual = (method: string) => traces.find((r) => r.method === method)!.events.filter((e) => typeof e.dual === 'number').at(-1)!.dual;
+    // The same run through the library: the traces' last duals are those of the fixed-step solvers.
+    const task = await loadTask('synthetic:', {});
+    const problem = modelProblem(buildModel(task.spec), task.train);
+    const base = { lambda: 0.01, seed: 1, gapThreshold: 0, timeBudget: 600 };
+    const solve = (settings: TrainSettings) => {
+      const solver = createSolver(problem, { ...base, ...settings });
+      while (solver.runPass());
+      return solver.result().dual;
+    };
+    expect(lastDual('BCFW-predefined')).toBe(solve({ solver: 'bcfw', batch: 1, averaging: false, lineSearch: false, gapCheck: 10, maxPasses: 6 }));
+    expect(lastDual('FW-predefined')).toBe(solve({ solver: 'fw', lineSearch: false, maxPasses: 12 }));
+    // and line search, which maximises the dual along each direction, ends elsewhere
+    expect(lastDual('BCFW-predefined')).not.toBe(lastDual('BCFW'));
+    expect(lastDual('FW-predefined')).not.toBe(lastDual('FW'));
   });
 });

@@ -4,7 +4,7 @@
  * quick start does what the README says, and the relative links of the Markdown pages resolve.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import ts from 'typescript';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -15,7 +15,7 @@ import { COMMANDS, commandOf } from '../src/cli/main.js';
 import { loadOptions } from '../src/cli/options.js';
 import { isDataSpec, parseDataSpec } from '../src/tasks/index.js';
 import { cli } from './helpers/capture.js';
-import { documentedCommands, runnable } from './helpers/docs.js';
+import { documentedCommands, markdownFiles, runnable } from './helpers/docs.js';
 import { needsData } from './helpers/skips.js';
 import { currentOptionsPage } from '../scripts/docs-options.js';
 import { SETTINGS } from '../src/solvers/settings.js';
@@ -23,20 +23,6 @@ import { MCFW_SETTINGS } from '../src/multiclass-fw/settings.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
-
-/** Markdown files whose relative links are checked. */
-function markdownFiles(): string[] {
-  const out = ['README.md'];
-  const walk = (dir: string) => {
-    for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const p = `${dir}/${e.name}`;
-      if (e.isDirectory() && p !== 'docs/api' && p !== 'docs/figures') walk(p);
-      else if (e.isFile() && e.name.endsWith('.md')) out.push(p);
-    }
-  };
-  walk('docs');
-  return out;
-}
 
 describe('documentation', () => {
   it('typedoc validates the public API with no warnings (documented, exported, links resolve)', () => {

@@ -146,6 +146,31 @@ describe('aggregation', () => {
     expect(() => buildFigure(groupSeries(runs), { y: 'testError' })).toThrow(/no 'testError' values to plot/);
   });
 
+  it('gapRatio (2016 Fig. 1b): each exact gap over the estimate of the same pass; exact gaps of other passes are not paired', () => {
+    const run = {
+      events: [
+        ev({ pass: 1, gapEstimate: 8 }),
+        ev({ pass: 2, gapEstimate: 6 }),
+        ev({ pass: 2, gap: 4, monitor: true }), // 6 / 4
+        ev({ pass: 3, gapEstimate: 3 }),
+        ev({ pass: 4, gap: 2 }), // no estimate logged at pass 4: not a point
+        ev({ pass: 5, gapEstimate: 1 }),
+        ev({ pass: 5, effectivePasses: 6, gap: 4 }), // a scheduled check after pass 5: 1 / 4, at its own x
+      ],
+    };
+    expect(runCurve(run, 'passes', 'gapRatio')).toEqual([{ x: 2, y: 1.5 }, { x: 5, y: 0.25 }]);
+    expect(runCurve(run, 'effective', 'gapRatio').map((p) => p.x)).toEqual([2, 6]);
+    // a real run's trace: a point at every monitored pass and at every scheduled check, each a positive ratio
+    const data = syntheticChain({ sequences: 40, seed: 3 });
+    const { xs, ys } = sequencesXY(data.examples);
+    const problem = modelProblem(new ChainModel({ numFeatures: data.numFeatures, numLabels: data.numLabels, backend: 'js' }), xs, ys);
+    const events: TraceEvent[] = [];
+    bcfw(problem, { lambda: 0.01, sampling: 'gap', gapThreshold: 1e-12, maxPasses: 12, gapCheck: 5, monitorEvery: 2, seed: 1 }, { onProgress: (e) => events.push(e) });
+    const ratios = runCurve({ events }, 'passes', 'gapRatio');
+    expect(ratios.map((p) => p.x)).toEqual([2, 4, 5, 6, 8, 10, 12]);
+    for (const p of ratios) expect(p.y).toBeGreaterThan(0);
+  });
+
   it('x axes: effective passes, passes and seconds', () => {
     const run = { events: [ev({ pass: 1, effectivePasses: 0.5, seconds: 3, gap: 2 }), ev({ pass: 2, effectivePasses: 0.8, seconds: 7, gap: 1 })] };
     expect(runCurve(run, 'effective').map((p) => p.x)).toEqual([0.5, 0.8]);

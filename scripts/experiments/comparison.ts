@@ -48,9 +48,12 @@ const METHODS: Record<string, { options: TrainSettings; stochastic: boolean }> =
   'cutting plane': { options: { solver: 'cutting-plane' }, stochastic: false },
   // Not in the 2013 paper: the 2016 paper's best variant, for reference.
   'BCPFW, gap, cache': { options: { solver: 'bcfw', batch: 1, step: 'pairwise', sampling: 'gap', cache: true, gapCheck: 10 }, stochastic: true },
+  // The 2013 paper's App. F, Fig. 2: the predefined steps 2n/(k+2n) (BCFW) and 2/(k+2) (FW) instead of line search.
+  'BCFW-predefined': { options: { solver: 'bcfw', batch: 1, averaging: false, lineSearch: false, gapCheck: 10 }, stochastic: true },
+  'FW-predefined': { options: { solver: 'fw', lineSearch: false }, stochastic: false },
 };
 /** The batch methods, whose lower envelope of the primal is drawn (App. F). */
-const isBatch = (method: string) => method === 'FW' || method.startsWith('cutting plane');
+const isBatch = (method: string) => method === 'FW' || method === 'FW-predefined' || method.startsWith('cutting plane');
 const THRESHOLDS = [0.1, 0.01, 0.001];
 
 const [command, ...rest] = process.argv.slice(2);

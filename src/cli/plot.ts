@@ -25,7 +25,7 @@ export const plotCommand: Command = {
   positionals: [{ name: 'TRACE', help: 'a .jsonl trace or a folder of them', input: 'file', variadic: true }],
   options: [
     { name: 'x', type: 'choice', value: 'X', choices: ['passes', 'effective', 'effective-passes', 'effectivePasses', 'time', 'seconds', 'lambda'], help: 'x axis (effective: oracle calls / n; lambda: rows of gapbcfw path --trace, decreasing)', default: 'effective' },
-    { name: 'y', type: 'string', value: 'Y', help: `y axis: ${Y_METRICS.join(' | ')} (log scale for gap, gapEstimate and the residuals); with --x lambda: ${LAMBDA_METRICS.join(' | ')}`, default: 'gap; testError with --x lambda' },
+    { name: 'y', type: 'string', value: 'Y', help: `y axis: ${Y_METRICS.join(' | ')} (log scale for gap, gapEstimate, gapRatio and the residuals; gapRatio: the gap estimate over the exact gap of the same pass, the 2016 Fig. 1b); with --x lambda: ${LAMBDA_METRICS.join(' | ')}`, default: 'gap; testError with --x lambda' },
     { name: 'out', type: 'string', value: 'FILE', short: 'o', output: 'file', makeFolder: true, help: '.svg, .png, .json (the Vega-Lite spec) or .html (the report of --html)', default: 'plot.svg; report.html with --html' },
     { name: 'html', type: 'flag', help: 'a self-contained HTML report of the traces instead: duality gap (exact and estimated) against passes and time, primal and dual, test metrics, oracle calls per second (Vega-Lite, renderer inlined: opens offline)' },
     { name: 'title', type: 'string', value: 'T', help: 'figure title (default from the traces\' data and lambda, else "Y against X")' },

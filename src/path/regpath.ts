@@ -16,10 +16,13 @@ export interface PathOptions {
   /** Each breakpoint is solved to kappa * epsilon. Default 0.9 (exact path), 0.7 (heuristic path). */
   kappa?: number;
   /**
-   * The heuristic path (2016 App. K): solves stop on stale gap estimates, with no exact pass, so the
-   * guarantee is lost; `trueGaps` measures what it really achieved. Default false.
+   * The heuristic path (2016 App. K): solves stop on stale gap estimates, with no exact pass, once their sum is
+   * <= 0.8 x kappa x epsilon (`heuristicExit`; the authors' quit_passes_heuristic_gap_eps_multiplyer), so the guarantee is lost;
+   * `trueGaps` measures what it really achieved. Default false.
    */
   heuristic?: boolean;
+  /** The heuristic path's exit factor: a solve ends at an estimated gap <= heuristicExit x kappa x epsilon. Default 0.8. */
+  heuristicExit?: number;
   /** Stop the path below this lambda. Default 1e-5. */
   minLambda?: number;
   /** BCFW settings at every lambda (maxPasses per lambda defaults to 10000). Default: BCPFW with gap sampling and caching, the paper's choice. */
@@ -115,11 +118,13 @@ function* pathSteps(problem: Problem, options: PathOptions): Generator<void, Reg
   const heuristic = options.heuristic ?? false;
   const epsilon = options.epsilon ?? 0.1;
   const kappa = options.kappa ?? (heuristic ? 0.7 : 0.9);
+  const heuristicExit = options.heuristicExit ?? 0.8;
   const minLambda = options.minLambda ?? 1e-5;
   const timeBudget = options.timeBudget ?? Infinity;
   const trueGaps = options.trueGaps ?? heuristic;
   check(epsilon > 0 && Number.isFinite(epsilon), `epsilon must be a positive number, got ${epsilon}`);
   check(kappa > 0 && kappa < 1, `kappa must be in (0, 1), got ${kappa}`);
+  check(heuristicExit > 0 && heuristicExit <= 1, `heuristicExit must be in (0, 1], got ${heuristicExit}`);
   check(minLambda > 0, `minLambda must be > 0, got ${minLambda}`);
   check(timeBudget > 0, `timeBudget must be > 0, got ${timeBudget}`);
   const solverSettings: PathSolverSettings = options.solver ?? { step: 'pairwise', sampling: 'gap', cache: true };
@@ -185,8 +190,9 @@ function* pathSteps(problem: Problem, options: PathOptions): Generator<void, Reg
       break;
     }
     const from = solver.checkpoint();
-    // The heuristic path never runs an exact pass: its gap checks are spaced beyond any run.
-    const heuristicSettings: TrainSettings = heuristic ? { certify: false, gapCheck: 1e9, heuristicExit: 1 } : {};
+    // The heuristic path never runs an exact pass (its gap checks are spaced beyond any run): a solve ends when the
+    // estimated gap is <= heuristicExit x kappa x epsilon (0.8: the authors' margin for the estimates' staleness).
+    const heuristicSettings: TrainSettings = heuristic ? { certify: false, gapCheck: 1e9, heuristicExit } : {};
     solver = new BcfwSolver(
       problem,
       { maxPasses: 10000, ...solverSettings, lambda: next, gapThreshold: kappa * epsilon, timeBudget: left, ...heuristicSettings },

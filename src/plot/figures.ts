@@ -26,10 +26,10 @@ import type { TraceEvent, TraceRun, TraceSeries } from './traces.js';
 /** What goes on the x axis: block passes, effective passes (oracle calls / n) or training seconds. */
 export type XAxis = 'passes' | 'effective' | 'time';
 /** What goes on the y axis. `gap` uses exact duality gaps only; `gapEstimate` is the sum of block estimates. */
-export type YMetric = 'gap' | 'primal' | 'dual' | 'testError' | 'trainError' | 'gapEstimate' | 'residual' | 'relativeResidual';
+export type YMetric = 'gap' | 'primal' | 'dual' | 'testError' | 'trainError' | 'gapEstimate' | 'gapRatio' | 'residual' | 'relativeResidual';
 
 export const X_AXES: readonly XAxis[] = ['effective', 'passes', 'time'];
-export const Y_METRICS: readonly YMetric[] = ['gap', 'primal', 'dual', 'testError', 'trainError', 'gapEstimate', 'residual', 'relativeResidual'];
+export const Y_METRICS: readonly YMetric[] = ['gap', 'primal', 'dual', 'testError', 'trainError', 'gapEstimate', 'gapRatio', 'residual', 'relativeResidual'];
 
 const X_TITLE: Record<XAxis, string> = { passes: 'passes', effective: 'effective passes', time: 'time (s)' };
 const Y_TITLE: Record<YMetric, string> = {
@@ -39,11 +39,12 @@ const Y_TITLE: Record<YMetric, string> = {
   testError: 'test error',
   trainError: 'training error',
   gapEstimate: 'duality gap estimate',
+  gapRatio: 'gap estimate / exact gap',
   residual: 'objective residual F - F*',
   relativeResidual: 'relative residual (F - F*) / F*',
 };
 /** Metrics drawn on a log scale (positive values only). */
-export const LOG_METRICS: ReadonlySet<YMetric> = new Set<YMetric>(['gap', 'gapEstimate', 'residual', 'relativeResidual']);
+export const LOG_METRICS: ReadonlySet<YMetric> = new Set<YMetric>(['gap', 'gapEstimate', 'gapRatio', 'residual', 'relativeResidual']);
 
 /** A measurement of one run. */
 export interface Point {
@@ -129,12 +130,27 @@ export function yOf(event: TraceEvent, y: YMetric, optimum?: number): number | u
 }
 
 /**
+ * The quality of the gap estimates (2016 Fig. 1b): for every exact gap a run logged (a monitor's or a scheduled
+ * check's), the estimate of the same iterate (the pass event just before it, at the same pass) over that gap,
+ * as events with a `gapRatio` field.
+ */
+function gapRatioEvents(events: readonly TraceEvent[]): TraceEvent[] {
+  const out: TraceEvent[] = [];
+  let estimate: { pass: number; value: number } | undefined;
+  for (const e of events) {
+    if (typeof e.gapEstimate === 'number' && !e.gapIsExact) estimate = { pass: e.pass, value: e.gapEstimate };
+    else if (e.gapIsExact && typeof e.gap === 'number' && e.gap > 0 && estimate?.pass === e.pass) out.push({ ...e, gapRatio: estimate.value / e.gap });
+  }
+  return out;
+}
+
+/**
  * The curve of one run: its measurements of `y` against `x`, sorted by x (stable); of several measurements
  * at the same x the last one in the file is kept.
  */
 export function runCurve(run: Pick<TraceRun, 'events'>, x: XAxis = 'effective', y: YMetric = 'gap', optimum?: number): Point[] {
   const points: Point[] = [];
-  for (const event of run.events) {
+  for (const event of y === 'gapRatio' ? gapRatioEvents(run.events) : run.events) {
     const v = yOf(event, y, optimum);
     if (v !== undefined) points.push({ x: xOf(event, x), y: v });
   }

@@ -1,12 +1,26 @@
 // The `gapbcfw` commands written in README.md and docs/, read from the pages so that tests run them exactly as
 // written: only the data file names of the pages are mapped to the real data sets ($GAPBCFW_DATA), and the
 // files the commands write into a folder of the test.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dataPath } from '../../src/data/paths.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** README.md and the Markdown pages of docs/ (docs/api and docs/figures excepted), as paths from the repository root. */
+export function markdownFiles(): string[] {
+  const out = ['README.md'];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory() && p !== 'docs/api' && p !== 'docs/figures') walk(p);
+      else if (e.isFile() && e.name.endsWith('.md')) out.push(p);
+    }
+  };
+  walk('docs');
+  return out;
+}
 
 /**
  * The `gapbcfw` command lines of the shell blocks of a page, as argument lists: `npx` and comments dropped, `\`
