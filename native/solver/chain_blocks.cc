@@ -32,6 +32,18 @@ void decode_chains(const Batch& batch, const ChainLayout& c, int64_t label_total
 
 }  // namespace
 
+size_t ChainBlocks::begin_block(int32_t i, const double* w) {
+  i_ = i;
+  w_ = w;
+  T_ = label_length(i);
+  const size_t TK = static_cast<size_t>(T_) * chain_.K;
+  if (plain_.size() < TK) {
+    plain_.resize(TK);
+    aug_.resize(TK);
+  }
+  return TK;
+}
+
 int32_t ChainBlocks::max_label_length() const {
   int32_t m = 0;
   for (int32_t i = 0; i < chain_.n; ++i) m = std::max(m, label_length(i));
@@ -74,15 +86,8 @@ int64_t DenseChainBlocks::psi(int32_t i, const int32_t* y, int32_t* idx, double*
 // The unary scores once; theta = unary + biases (chainNodeScores' order, the plain node scores of labelScores).
 void DenseChainBlocks::prepare(int32_t i, const double* w) {
   const int32_t K = chain_.K, D = batch_.D;
-  i_ = i;
-  w_ = w;
-  T_ = label_length(i);
-  const size_t TK = static_cast<size_t>(T_) * K;
-  if (unary_.size() < TK) {
-    unary_.resize(TK);
-    plain_.resize(TK);
-    aug_.resize(TK);
-  }
+  const size_t TK = begin_block(i, w);
+  if (unary_.size() < TK) unary_.resize(TK);
   chain_unary_scores(w, {D, K}, batch_.x + static_cast<size_t>(chain_.offsets[i]) * D, T_, unary_.data());
   const double* first = w + static_cast<int64_t>(K) * D;
   const double* last = first + K;
@@ -121,14 +126,7 @@ SparseChainBlocks::SparseChainBlocks(const SparseChainBatch& batch)
 // SparseChainModel.nodeScores: the features' weights summed token by token, then the first/last biases.
 void SparseChainBlocks::prepare(int32_t i, const double* w) {
   const int32_t K = chain_.K;
-  i_ = i;
-  w_ = w;
-  T_ = label_length(i);
-  const size_t TK = static_cast<size_t>(T_) * K;
-  if (plain_.size() < TK) {
-    plain_.resize(TK);
-    aug_.resize(TK);
-  }
+  begin_block(i, w);
   const int32_t t0 = chain_.offsets[i];
   for (int32_t t = 0; t < T_; ++t) {
     score_sparse_row(batch_.row_offsets[t0 + t], batch_.row_offsets[t0 + t + 1], batch_.ids, batch_.values, w, K, plain_.data() + static_cast<size_t>(t) * K);

@@ -28,6 +28,8 @@ class ChainBlocks : public BlockModel {
   int64_t label_total() const override { return chain_.offsets[chain_.n]; }
 
  protected:
+  // Block i at w becomes the current one; the node-score buffers hold its T x K values. Returns T K.
+  size_t begin_block(int32_t i, const double* w);
   // Path score of y over the plain theta: theta[y_0] + sum_t (theta[t, y_t] + trans[y_{t-1}, y_t]).
   double path_score(const int32_t* y) const;
   // Viterbi of the current block over aug_ (the oracle).
