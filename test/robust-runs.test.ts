@@ -16,7 +16,7 @@ import { certificate, type ProgressEvent } from '../src/solvers/common.js';
 import { createSolver, train } from '../src/solvers/index.js';
 import type { TrainSettings } from '../src/solvers/settings.js';
 import { cli } from './helpers/capture.js';
-import { root, start, until } from './helpers/child.js';
+import { root, start, stoppedWhen, until } from './helpers/child.js';
 import { unless } from './helpers/skips.js';
 import { tinyChain } from './helpers/tiny.js';
 import { writeTinyHansards, writeTinyLibsvm, writeTinyLsp, writeTinyWeizmann } from './helpers/tiny-data.js';
@@ -227,7 +227,7 @@ describe('C, D. resumed runs are the uninterrupted run, trace line for line', ()
     const child = start([...RUN, '--max-passes', '100000', '--checkpoint', ckpt, '--checkpoint-every', '10', '--trace', trace, '--quiet']);
     try {
       // Killed once the trace holds lines written after the last checkpoint (those resume used to repeat).
-      await until(() => existsSync(ckpt) && readCheckpoint(ckpt).meta.passes >= 20 && readFileSync(trace, 'utf8').split('\n').length - 1 > readCheckpoint(ckpt).meta.trace.length + 2, child);
+      await stoppedWhen(() => existsSync(ckpt) && readCheckpoint(ckpt).meta.passes >= 20 && readFileSync(trace, 'utf8').split('\n').length - 1 > readCheckpoint(ckpt).meta.trace.length + 2, child);
       child.proc.kill('SIGKILL');
       await child.exited;
     } finally {

@@ -48,3 +48,16 @@ export async function until(test: () => boolean, child: Child): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * Resolves once `test()` holds while `child` is stopped (SIGSTOP), and leaves it stopped: the state the test saw is
+ * the state a SIGKILL then ends it in (a running child could write past it between the check and the kill).
+ */
+export async function stoppedWhen(test: () => boolean, child: Child): Promise<void> {
+  for (;;) {
+    await until(test, child);
+    child.proc.kill('SIGSTOP');
+    if (test()) return;
+    child.proc.kill('SIGCONT');
+  }
+}
