@@ -286,9 +286,10 @@ describe('outputs are checked before any work starts (issue 18, items 2 and 3)',
 
   it('--resume and --checkpoint may name one file (the run continues and keeps checkpointing there)', async () => {
     const ck = join(out, 'ck.gbc');
-    // --gap-threshold 0: the run goes on to its cap (exact steps would stop on the default threshold after pass 3).
-    expect((await run('train', svm.train, '--max-passes', '2', '--gap-threshold', '0', '--checkpoint', ck, '--quiet')).code).toBe(0);
-    const r = await run('train', svm.train, '--max-passes', '4', '--gap-threshold', '0', '--resume', ck, '--checkpoint', ck, '--json', '--quiet');
+    // --gap-threshold 0: the run goes on to its cap (exact steps would stop on the default threshold after pass 3);
+    // --no-shrinking: every pass then counts whole towards the cap.
+    expect((await run('train', svm.train, '--max-passes', '2', '--gap-threshold', '0', '--no-shrinking', '--checkpoint', ck, '--quiet')).code).toBe(0);
+    const r = await run('train', svm.train, '--max-passes', '4', '--gap-threshold', '0', '--no-shrinking', '--resume', ck, '--checkpoint', ck, '--json', '--quiet');
     expect(r.code, r.stderr).toBe(0);
     expect(r.json!.passes).toBe(4);
   });

@@ -159,6 +159,60 @@ describe.each(MODELS)('%s: the native loop is the TypeScript engine', (_name, ma
   });
 });
 
+describe('shrinking (perm sampling skips blocks whose gap estimate is 0)', () => {
+  it.each(MODELS)('%s: the native loop is the TypeScript engine bit for bit, with no more oracle calls per pass than without, at the enumerated optimum', (_name, make, K) => {
+    const problem = make();
+    const lambda = 0.1;
+    const ref = reference(problem, lambda);
+    for (const step of steps) {
+      const o: TrainSettings = { lambda, sampling: 'perm', step, gapThreshold: step === 'fw' ? 3e-3 : 1e-5, gapCheck: 3, maxPasses: 20000, seed: 3 };
+      const ts = bcfw(problem, { ...o, shrinking: true, native: false });
+      const nat = bcfw(problem, { ...o, shrinking: true });
+      same(ts, nat);
+      expectOptimum(problem, K, lambda, nat, ref);
+      // Per pass a shrunk run makes at most the calls of a plain one, fewer once blocks settle at a gap of exactly 0.
+      const plain = bcfw(problem, { ...o, shrinking: false });
+      const callsPerPass = (r: BcfwResult) => r.oracleCalls / r.passes;
+      expect(callsPerPass(nat)).toBeLessThanOrEqual(callsPerPass(plain));
+    }
+  });
+
+  it('is on by default for exact steps with perm sampling: the same optimum as without in fewer oracle calls; a checkpoint resumes it exactly', () => {
+    const problem = tinyMulticlass(21, 40, 4, 4);
+    const lambda = 0.05;
+    const ref = reference(problem, lambda);
+    const o: TrainSettings = { lambda, step: 'exact', sampling: 'perm', gapThreshold: 1e-8, gapCheck: 5, maxPasses: 10000, seed: 4 };
+    const shrunk = bcfw(problem, o);
+    const plain = bcfw(problem, { ...o, shrinking: false });
+    expectOptimum(problem, 4, lambda, shrunk, ref);
+    expectOptimum(problem, 4, lambda, plain, ref);
+    expect(shrunk.oracleCalls).toBeLessThan(plain.oracleCalls);
+    // maxPasses counts the block steps that called the oracle: skipped blocks are free, as cache hits are.
+    const capped = bcfw(problem, { ...o, gapThreshold: 0, maxPasses: 5 });
+    const counted = capped.passes - capped.counters.skippedBlocks / problem.n;
+    expect(capped.passes).toBeGreaterThan(5);
+    expect(counted).toBeGreaterThanOrEqual(5);
+    expect(counted).toBeLessThan(6);
+    const whole = createSolver(problem, { ...o, gapThreshold: 0, maxPasses: 40 });
+    while (whole.runPass());
+    const first = createSolver(problem, { ...o, gapThreshold: 0, maxPasses: 40 });
+    for (let p = 0; p < 12; p++) first.runPass();
+    const at = first.checkpoint();
+    expect(at.meta.options.shrinking).toBe(true);
+    const resumed = createSolver(problem, { ...o, gapThreshold: 0, maxPasses: 40 }, { resume: at });
+    while (resumed.runPass());
+    expect(checkpointBytes(resumed.checkpoint())).toBe(checkpointBytes(whole.checkpoint()));
+    expect(() => createSolver(problem, { ...o, shrinking: false }, { resume: at })).toThrow(/checkpoint was made with shrinking = true, not false/);
+  });
+
+  it('is refused where it cannot apply', () => {
+    const problem = tinyMulticlass(8);
+    expect(() => bcfw(problem, { sampling: 'gap', shrinking: true })).toThrow(/--shrinking .* needs --sampling perm/);
+    expect(() => bcfw(problem, { sampling: 'uniform', step: 'exact', shrinking: true })).toThrow(/needs --sampling perm/);
+    expect(() => bcfw(problem, { sampling: 'perm', batch: 2, shrinking: true })).toThrow(/cannot be combined with --batch > 1/);
+  });
+});
+
 describe('box constraints (2016 App. H) in the native loop', () => {
   it('give the TypeScript engine\'s trace bit for bit and a feasible certified optimum', () => {
     const { t, lower, upper } = boxedTinyChain();
@@ -261,7 +315,7 @@ describe('bad input to the native loop', () => {
   const d = problem.dim;
   const good = () => ({
     model, lambda: 0.1, step: 'fw' as const, sampling: 'uniform' as const, gapDegree: 1, lineSearch: true, averaging: false, cache: null, exitBelow: -Infinity, threads: 1, chunked: false,
-    w: new Float64Array(d), wAvg: null, lBlocks: new Float64Array(n), scalars: new Float64Array(7), counters: new Float64Array(8), gapEst: new Float64Array(n).fill(Infinity),
+    w: new Float64Array(d), wAvg: null, lBlocks: new Float64Array(n), scalars: new Float64Array(7), counters: new Float64Array(9), gapEst: new Float64Array(n).fill(Infinity),
     estTotals: Float64Array.of(0, n), tree: new Float64Array(32), firstVisit: Int32Array.from({ length: n }, (_, i) => i), order: Int32Array.from({ length: n }, (_, i) => i),
     rng: Uint32Array.of(1, 2, 3, 4), bounds: null, blocks: new Float64Array(n * d) as Float64Array | null, classAlpha: null as Float64Array | null, stepCosts: null,
   });
@@ -304,16 +358,21 @@ describe('bad input to the native loop', () => {
 describe('the command line', () => {
   const data = writeTinyLibsvm(mkdtempSync(join(tmpdir(), 'gapbcfw-native-steps-')));
 
-  it('trains multiclass data with exact steps and gap sampling by default; --solver picks another (with its own sampling default)', async () => {
+  it('trains multiclass data with exact steps, perm sampling and shrinking by default; --solver picks another (with its own sampling default)', async () => {
     const def = await cli('train', data.train, '--test', data.test, '--lambda', '0.01', '--gap-threshold', '1e-6', '--json', '--quiet');
     expect(def.code, def.stderr).toBe(0);
-    expect(def.json).toMatchObject({ solver: 'exact', sampling: 'gap', gapIsExact: true });
+    expect(def.json).toMatchObject({ solver: 'exact', sampling: 'perm', shrinking: true, gapIsExact: true });
     expect(def.json!.gap as number).toBeLessThanOrEqual(1e-6);
     const bcfw = await cli('train', data.train, '--lambda', '0.01', '--solver', 'bcfw', '--max-passes', '3', '--json', '--quiet');
     expect(bcfw.code, bcfw.stderr).toBe(0);
     expect(bcfw.json).toMatchObject({ solver: 'bcfw', sampling: 'uniform' });
-    const perm = await cli('train', data.train, '--lambda', '0.01', '--solver', 'exact', '--sampling', 'perm', '--max-passes', '3', '--json', '--quiet');
-    expect(perm.json).toMatchObject({ solver: 'exact', sampling: 'perm' });
+    const gap = await cli('train', data.train, '--lambda', '0.01', '--solver', 'exact', '--sampling', 'gap', '--max-passes', '3', '--json', '--quiet');
+    expect(gap.json).toMatchObject({ solver: 'exact', sampling: 'gap' });
+    expect(gap.json).not.toHaveProperty('shrinking');
+    const unshrunk = await cli('train', data.train, '--lambda', '0.01', '--no-shrinking', '--max-passes', '3', '--json', '--quiet');
+    expect(unshrunk.json).toMatchObject({ solver: 'exact', sampling: 'perm' });
+    expect(unshrunk.json).not.toHaveProperty('shrinking');
+    expect((await cli('train', data.train, '--sampling', 'gap', '--shrinking')).stderr).toMatch(/--shrinking skips blocks of a pass's permutation: it needs --sampling perm/);
     // --step chooses too: the task's default then stays out.
     const step = await cli('train', data.train, '--lambda', '0.01', '--step', 'pairwise', '--max-passes', '3', '--json', '--quiet');
     expect(step.json).toMatchObject({ solver: 'bcpfw', sampling: 'uniform' });
@@ -340,11 +399,11 @@ describe("the README's native block steps, as written", () => {
     expect(r.json).toMatchObject({ solver: 'bcpfw', sampling: 'gap', native: true, batch: 1, gapIsExact: true, thresholdReached: true });
   }, 120_000);
 
-  it('multiclass data trains with native exact steps and gap sampling by default', needsData('multiclass', 'pendigits', 'pendigits.scale'), async () => {
+  it('multiclass data trains with native exact steps, perm sampling and shrinking by default', needsData('multiclass', 'pendigits', 'pendigits.scale'), async () => {
     const argv = runnable(documentedCommand('README.md', 'train libsvm:pendigits.scale --test libsvm:pendigits.scale.t --lambda 1e-3 --gap-threshold 1e-3'), dir);
     const r = await cli(...argv, '--quiet');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json).toMatchObject({ solver: 'exact', sampling: 'gap', native: true, gapIsExact: true, thresholdReached: true });
+    expect(r.json).toMatchObject({ solver: 'exact', sampling: 'perm', shrinking: true, native: true, gapIsExact: true, thresholdReached: true });
     expect(r.json!.testError as number).toBeLessThan(0.2);
   }, 120_000);
 });

@@ -58,6 +58,7 @@ LoopSettings Settings(Napi::Object o) {
   if (!(s.gap_degree > 0)) throw Napi::RangeError::New(o.Env(), std::string(kFn) + ": gapDegree must be > 0");
   s.line_search = OptionBool(o, "lineSearch", kFn, true);
   s.averaging = OptionBool(o, "averaging", kFn, false);
+  s.shrinking = OptionBool(o, "shrinking", kFn, false);
   const Napi::Value exit = o.Get("exitBelow");
   if (!exit.IsNumber() || std::isnan(exit.As<Napi::Number>().DoubleValue())) throw Napi::TypeError::New(o.Env(), std::string(kFn) + ": exitBelow must be a number");
   s.exit_below = exit.As<Napi::Number>().DoubleValue();
@@ -81,7 +82,8 @@ class BcfwStepsWrap : public Napi::ObjectWrap<BcfwStepsWrap> {
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "BcfwSteps",
                        {InstanceMethod<&BcfwStepsWrap::Run>("run"), InstanceMethod<&BcfwStepsWrap::Atoms>("atoms"),
-                        InstanceMethod<&BcfwStepsWrap::SetAtoms>("setAtoms"), InstanceAccessor<&BcfwStepsWrap::StoredLabels>("storedLabels")});
+                        InstanceMethod<&BcfwStepsWrap::SetAtoms>("setAtoms"),
+                        InstanceMethod<&BcfwStepsWrap::Permute>("permute"), InstanceAccessor<&BcfwStepsWrap::StoredLabels>("storedLabels")});
   }
 
   // new BcfwSteps({ model: a prepared batch, settings (lambda, step, sampling, gapDegree, lineSearch, averaging, cache,
@@ -126,6 +128,13 @@ class BcfwStepsWrap : public Napi::ObjectWrap<BcfwStepsWrap> {
     out.Set("steps", r.steps);
     out.Set("converged", r.converged);
     return out;
+  }
+
+  // permute(): a fresh pass order into the order array, from the shared PRNG state (Rng.permutation's draws).
+  Napi::Value Permute(const Napi::CallbackInfo& info) {
+    pinned_.Check(info.Env(), "BcfwSteps.permute");
+    loop_->permute();
+    return info.Env().Undefined();
   }
 
   // atoms() -> { sizes: Int32Array (n), labels: Int32Array (each block's labels in turn, its label length each),

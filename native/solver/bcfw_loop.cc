@@ -65,6 +65,7 @@ StepLoop::StepLoop(BlockModel& model, BlockStore* blocks, const LoopSettings& se
     c->val.resize(static_cast<size_t>(cap));
   }
   label_.resize(static_cast<size_t>(model.max_label_length()));
+  if (s_.shrinking && s_.sampling != Sampling::kPerm) throw StepError("shrinking skips blocks of a permutation: it needs perm sampling");
   if (s_.step == StepType::kExact) {
     init_exact();
     return;
@@ -94,6 +95,10 @@ RunResult StepLoop::run(int32_t from, int32_t to) {
       i = next_block(s);
     }
     next_position_ = s + 1 < to ? s + 1 : -1;
+    if (s_.shrinking && a_.gap_est[i] == 0) {  // settled (LoopSettings::shrinking)
+      a_.counters[kSkippedBlocks] += 1;
+      continue;
+    }
     step(i);
   }
   return {to - from, false};

@@ -35,6 +35,9 @@ struct LoopSettings {
   bool cache = false;
   double cache_factor = 0.25, cache_nu = 0.01;
   int32_t cache_max = 50;
+  // Shrinking (permutation sampling): a block whose gap estimate is 0 (block-optimal at its last visit) is skipped until
+  // an exact pass gives it a positive gap again.
+  bool shrinking = false;
   // Heuristic exit ([G] quit_passes_heuristic_gap): a run of steps ends when the estimated gap is <= this.
   double exit_below = -std::numeric_limits<double>::infinity();
   // Dense block sums per chunk on threads (mini-batch runs, as DenseBlocks' chunkedStats).
@@ -44,7 +47,7 @@ struct LoopSettings {
 // Slots of the shared scalar array (BcfwState in TypeScript).
 enum Scalar { kL = 0, kLAvg, kSteps, kCacheGap, kEstimatesExact, kGainOracle, kGainCache, kScalars };
 // Slots of the shared counter array.
-enum Counter { kCacheHits = 0, kFwSteps, kAwaySteps, kPairwiseSteps, kDropSteps, kNullSteps, kExactSteps, kOracleCalls, kCounters };
+enum Counter { kCacheHits = 0, kFwSteps, kAwaySteps, kPairwiseSteps, kDropSteps, kNullSteps, kExactSteps, kSkippedBlocks, kOracleCalls, kCounters };
 
 // Slots of the gap sampler's totals: the sum of the finite estimates, the blocks not visited yet.
 enum EstimateTotal { kEstSum = 0, kUnvisited, kEstimateTotals };
@@ -63,7 +66,7 @@ struct LoopArrays {
   double* tree = nullptr;
   int64_t tree_size = 0;
   const int32_t* first_visit = nullptr;
-  const int32_t* order = nullptr;
+  int32_t* order = nullptr;  // written by permute()
   uint32_t* rng = nullptr;
   const int32_t* bounded = nullptr;
   const double* lower = nullptr;
@@ -96,6 +99,9 @@ class StepLoop {
   // The steps at pass positions from, from + 1, ... < to, testing the heuristic exit before each (PassSolver.sweep):
   // how many ran, and whether the exit ended them.
   RunResult run(int32_t from, int32_t to);
+
+  // A fresh pass order (Rng.permutation on the shared PRNG state) into the order array.
+  void permute() { rng_.permutation(a_.order, n_); }
 
   // The per-block label stores (kept when the steps are not FW-only or the cache is on), for the state codec.
   bool keeps_atoms() const { return !atoms_.empty(); }

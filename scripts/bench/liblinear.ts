@@ -10,7 +10,7 @@
  * one in the same process. Ratios are gapbcfw / the LIBLINEAR run just before it; medians over the rounds.
  *
  *   npx tsx scripts/bench/liblinear.ts [--sets dna,pendigits,usps] [--lambdas 1e-2,1e-3,1/n] [--rounds 3]
- *                                      [--configs exact-gap,exact-perm,bcfw,bcpfw-gap-cache,cutting-plane] [--quick]
+ *                                      [--configs exact-gap,exact-perm,exact-perm-unshrunk,bcfw,bcpfw-gap-cache,cutting-plane] [--quick]
  *
  * --quick: dna at lambda 1e-2, the default configuration only, one round. Installs LIBLINEAR from Debian when it is
  * missing (apt-get install liblinear-dev; root), builds the harness with cc; without them it reports itself skipped.
@@ -35,6 +35,7 @@ const SETS: Record<string, string> = { dna: 'dna/dna.scale', pendigits: 'pendigi
 const CONFIGS: Record<string, TrainSettings> = {
   'exact-gap': { solver: 'bcfw', step: 'exact', sampling: 'gap' },
   'exact-perm': { solver: 'bcfw', step: 'exact', sampling: 'perm' },
+  'exact-perm-unshrunk': { solver: 'bcfw', step: 'exact', sampling: 'perm', shrinking: false },
   bcfw: { solver: 'bcfw' },
   'bcpfw-gap-cache': { solver: 'bcfw', step: 'pairwise', sampling: 'gap', cache: true },
   'cutting-plane': { solver: 'cutting-plane' },

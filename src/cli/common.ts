@@ -22,15 +22,16 @@ export interface Io {
 export class UsageError extends InputError {}
 
 /** The solver figures that every training report shows, in one order. */
-export function solverSummary(result: SolverResult & { batch?: number; overlap?: boolean; native?: boolean }): Record<string, unknown> {
+export function solverSummary(result: SolverResult & { batch?: number; overlap?: boolean; shrinking?: boolean; native?: boolean }): Record<string, unknown> {
   const { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, gapUpperBound, primalUpperBound, gapThreshold, thresholdReached, threads, batch } = result;
   const oracleCallsPerSecond = seconds > 0 ? oracleCalls / seconds : undefined;
-  // Overlapped mini-batches and native block steps are named only when on.
+  // Overlapped mini-batches, shrinking and native block steps are named only when on.
   const overlap = result.overlap === true ? true : undefined;
+  const shrinking = result.shrinking === true ? true : undefined;
   const native = result.native === true ? true : undefined;
   // Whether the oracle calls behind the certificate were all exact (src/core/approximate.ts); SSG has none.
   const oracle = result.approximateOracle ? 'approximate' : gap !== undefined ? 'exact' : undefined;
-  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, oracle, gapUpperBound, primalUpperBound, gapThreshold, thresholdReached, threads, batch, overlap, native, oracleCallsPerSecond };
+  return { passes, effectivePasses, oracleCalls, seconds, primal, dual, gap, gapIsExact, oracle, gapUpperBound, primalUpperBound, gapThreshold, thresholdReached, threads, batch, overlap, shrinking, native, oracleCallsPerSecond };
 }
 
 /** `stopped (maxPasses; the gap is above the threshold 0.01)`: why a run stopped, and whether short of its threshold. */

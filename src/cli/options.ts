@@ -22,6 +22,7 @@ const NEGATION_HELP: Readonly<Record<string, string>> = {
   'no-line-search': 'the fixed step 2n/(k+2n) (bcfw) or 2/(k+2) (fw) instead of line search',
   'no-averaging': 'return the last iterate',
   'no-overlap': 'decode each mini-batch before its updates',
+  'no-shrinking': 'visit every block of each pass\'s permutation',
 };
 
 /**
@@ -195,7 +196,7 @@ export function trainSettings(a: Args, defaults: TrainDefaults): TrainSettings {
     else s[o.key] = v;
   }
   if (s.cache === true && Object.keys(cache).length > 0) s.cache = cache;
-  // The task's solver (multiclass: exact steps with gap sampling) unless the flags choose one.
+  // The task's solver (multiclass: exact steps with perm sampling and shrinking) unless the flags choose one.
   if (s.solver === undefined && s.step === undefined && defaults.solver !== undefined) {
     s.solver = defaults.solver;
     s.sampling ??= defaults.sampling;

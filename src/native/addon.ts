@@ -252,6 +252,8 @@ export interface NativeBcfwStepsOptions {
   gapDegree: number;
   lineSearch: boolean;
   averaging: boolean;
+  /** Permutation sampling: skip the blocks whose gap estimate is 0 (TrainSettings.shrinking). */
+  shrinking: boolean;
   cache: { factor: number; nu: number; maxSize: number } | null;
   /** The heuristic exit: a run of steps ends when the estimated gap is <= this (-Infinity: never). */
   exitBelow: number;
@@ -290,6 +292,8 @@ export interface NativeAtoms {
 export interface NativeBcfwSteps {
   /** The block steps at pass positions from .. to-1, testing the heuristic exit before each. */
   run(from: number, to: number): { steps: number; converged: boolean };
+  /** A fresh pass order into the order array, from the shared PRNG state (the draws of Rng.permutation). */
+  permute(): void;
   /** The label stores (null when none are kept). */
   atoms(): NativeAtoms | null;
   setAtoms(atoms: NativeAtoms): void;

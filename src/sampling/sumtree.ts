@@ -46,7 +46,7 @@ export class SumTree {
     tree.fill(0);
     for (let i = 0; i < this.n; i++) {
       const w = weights[i]!;
-      check(w >= 0 && Number.isFinite(w), () => `SumTree weight ${i} must be finite and >= 0, got ${w}`);
+      if (!(w >= 0 && Number.isFinite(w))) check(false, `SumTree weight ${i} must be finite and >= 0, got ${w}`);
       tree[size + i] = w;
     }
     for (let k = size - 1; k >= 1; k--) tree[k] = tree[2 * k]! + tree[2 * k + 1]!;

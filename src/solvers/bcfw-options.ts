@@ -60,6 +60,8 @@ export interface BcfwCounters {
   nullSteps: number;
   /** Exact block solves (step 'exact'). */
   exactSteps: number;
+  /** Blocks of a pass's permutation skipped by shrinking (no oracle call). */
+  skippedBlocks: number;
 }
 
 /** BCFW result: per-block exact gaps are known when averaging is off (the blocks belong to the returned iterate). */
@@ -69,6 +71,8 @@ export interface BcfwResult extends SolverResult {
   batch: number;
   /** Whether mini-batches overlapped (TrainSettings.overlap). */
   overlap: boolean;
+  /** Whether permutation passes skipped blocks whose gap estimate was 0 (TrainSettings.shrinking). */
+  shrinking: boolean;
   counters: BcfwCounters;
   /** Labels stored over all blocks (dual variables and cache), when kept. */
   storedLabels?: number;

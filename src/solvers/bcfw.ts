@@ -21,7 +21,7 @@ import {
   type ResolvedCommon,
   type SolverCheckpoint,
 } from './common.js';
-import { DualState } from './dual-state.js';
+import { DualState, SKIPPED_BLOCKS } from './dual-state.js';
 import { MiniBatchScheduler } from './minibatch.js';
 import { NativeSteps, nativeStepModel } from './native-steps.js';
 import { StateCodec } from './state-codec.js';
@@ -42,12 +42,14 @@ interface BcfwSettings {
   heuristicExit: number | false;
   batch: number;
   overlap: boolean;
+  /** Permutation sampling skips the blocks whose gap estimate is 0 (TrainSettings.shrinking). */
+  shrinking: boolean;
   /** The native step model the steps run on, when they run natively. */
   nativeModel: unknown;
 }
 
 /** The settings a resumed run must share with its checkpoint. */
-const RESUMED_SETTINGS = ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit', 'blockStorage', 'batch', 'overlap'] as const;
+const RESUMED_SETTINGS = ['sampling', 'gapDegree', 'step', 'cache', 'lineSearch', 'averaging', 'heuristicExit', 'blockStorage', 'batch', 'overlap', 'shrinking'] as const;
 
 /**
  * Block-coordinate Frank-Wolfe for the structural SVM dual (Lacoste-Julien et al. 2013, Algorithm 4) with the
@@ -169,7 +171,7 @@ export class BcfwSolver extends PassSolver {
     const { s, config } = this;
     const exitBelow = s.heuristicExit === false ? -Infinity : s.heuristicExit * config.gapThreshold;
     return new NativeSteps(s.nativeModel, this.problem, {
-      step: s.step, sampling: s.sampling, gapDegree: s.gapDegree, lineSearch: s.lineSearch, averaging: s.averaging, cache: s.cache, exitBelow,
+      step: s.step, sampling: s.sampling, gapDegree: s.gapDegree, lineSearch: s.lineSearch, averaging: s.averaging, shrinking: s.shrinking, cache: s.cache, exitBelow,
       threads: Math.min(threads(), 256), chunked: s.batch > 1, costs: this.costs,
     }, this.dual, this.sampler, this.rng, this.order);
   }
@@ -267,11 +269,11 @@ export class BcfwSolver extends PassSolver {
 
   /**
    * Passes as `maxPasses` counts them: block steps that called the oracle, over n. Steps the cache answered (2016
-   * Alg. 5) cost no oracle call and do not use up the cap, so a cached run gets as much oracle work as an uncached
-   * one; without a cache this is `passes`.
+   * Alg. 5) and the blocks shrinking skipped cost no oracle call and do not use up the cap, so a cached or shrunk run
+   * gets as much oracle work as a plain one; without either this is `passes`.
    */
   private get cappedPasses(): number {
-    return this.passes - this.dual.counters[0]! / this.problem.n;
+    return this.passes - (this.dual.counters[0]! + this.dual.counters[SKIPPED_BLOCKS]!) / this.problem.n;
   }
 
   runPass(): boolean {
@@ -284,7 +286,12 @@ export class BcfwSolver extends PassSolver {
     let ended: 'complete' | 'interrupted' | 'converged' | undefined;
     try {
       const { stepper, scheduler } = this;
-      const one = (s: number) => (stepper!.step(this.nextBlock(s, false, NO_BLOCKS)), 1);
+      const one = (s: number) => {
+        const i = this.nextBlock(s, false, NO_BLOCKS);
+        if (this.s.shrinking && this.sampler.estimates[i] === 0) this.dual.counters[SKIPPED_BLOCKS]!++; // settled
+        else stepper!.step(i);
+        return 1;
+      };
       return (ended = yield* this.sweep(scheduler ? (s) => scheduler.step(s) : one, () => this.heuristicallyConverged()));
     } finally {
       // Stopped inside the pass: the overlapped mini-batch decoded for the next step is kept (the checkpoint carries
@@ -331,7 +338,10 @@ export class BcfwSolver extends PassSolver {
         // run did, so that a resumed run goes on alike.
         if (yield* this.scheduledCheck()) return yield* this.finish();
       }
-      if (this.s.sampling === 'perm' && this.passStep === 0) this.rng.permutation(this.order);
+      if (this.s.sampling === 'perm' && this.passStep === 0) {
+        if (this.native) this.native.permute();
+        else this.rng.permutation(this.order);
+      }
       const ended = yield* this.blockSteps();
       if (ended === 'interrupted') return yield* this.finish(); // not a pass: passStep says where it stopped
       this.passes++;
@@ -394,6 +404,7 @@ export class BcfwSolver extends PassSolver {
       blockGaps: this.lastBlockGaps,
       batch: this.s.batch,
       overlap: this.s.overlap,
+      shrinking: this.s.shrinking,
       counters: this.dual.counterValues,
       storedLabels: this.storedLabels,
       native: this.native !== undefined,
@@ -416,7 +427,7 @@ export class BcfwSolver extends PassSolver {
         ...(inFlight ? { inFlight } : {}),
         options: {
           ...this.baseOptions(), sampling: s.sampling, gapDegree: s.gapDegree, step: s.step, cache: s.cache ?? null, lineSearch: s.lineSearch, averaging: s.averaging,
-          heuristicExit: s.heuristicExit, blockStorage: s.blockStorage, batch: s.batch, overlap: s.overlap,
+          heuristicExit: s.heuristicExit, blockStorage: s.blockStorage, batch: s.batch, overlap: s.overlap, shrinking: s.shrinking,
         },
       },
       arrays,
@@ -427,8 +438,8 @@ export class BcfwSolver extends PassSolver {
   private restore(r: SolverCheckpoint): void {
     const m = r.meta;
     const mine = this.checkpoint().meta.options;
-    // Checkpoints made before mini-batches stepped one block at a time.
-    const made: Record<string, unknown> = { ...m.options, batch: m.options.batch ?? 1, overlap: m.options.overlap ?? false };
+    // Checkpoints made before mini-batches stepped one block at a time, those before shrinking did not skip.
+    const made: Record<string, unknown> = { ...m.options, batch: m.options.batch ?? 1, overlap: m.options.overlap ?? false, shrinking: m.options.shrinking ?? false };
     for (const key of RESUMED_SETTINGS) {
       check(JSON.stringify(made[key]) === JSON.stringify(mine[key]), `checkpoint was made with ${key} = ${JSON.stringify(made[key])}, not ${JSON.stringify(mine[key])}`);
     }
@@ -482,7 +493,9 @@ function resolveSettings(problem: Problem, o: TrainSettings, hooks: BcfwHooks, r
   const averaging = o.averaging ?? plain;
   if (averaging && blockStorage !== 'dense') throw new OptionError(`--averaging costs O(d) per step: it needs dense block storage (this problem takes ${blockStorage} block storage)`);
   const heuristicExit = o.heuristicExit ?? (averaging ? false : 0.8);
-  return { sampling, gapDegree, step, cache, lineSearch, averaging, blockStorage, heuristicExit, batch, overlap, nativeModel };
+  const shrinking = o.shrinking ?? (restored ? restored.meta.options.shrinking === true : step === 'exact' && sampling === 'perm' && batch === 1);
+  if (shrinking && batch > 1) throw new OptionError('--shrinking steps one block at a time: it cannot be combined with --batch > 1');
+  return { sampling, gapDegree, step, cache, lineSearch, averaging, blockStorage, heuristicExit, batch, overlap, shrinking, nativeModel };
 }
 
 /**

@@ -617,25 +617,30 @@ export abstract class PassSolver {
   }
 
   protected baseCheckpoint(extra: Record<string, unknown>, arrays: SolverCheckpoint["arrays"], rngState?: Uint32Array): SolverCheckpoint {
-    return {
-      meta: {
-        solver: this.name,
-        n: this.problem.n,
-        dim: this.problem.dim,
-        ...(this.problem.fingerprint ? { dataFingerprint: this.problem.fingerprint() } : {}),
-        objective: objectiveSettings(this.problem),
-        options: this.baseOptions(),
-        passes: this.passes,
-        ...(this.passStep > 0 ? { passStep: this.passStep } : {}),
-        oracleCalls: this.oracleCalls,
-        seconds: this.clock.seconds,
-        ...(rngState ? { rngState: Array.from(rngState) } : {}),
-        trace: [...this.trace],
-        lastEvaluation: this.lastEvaluation,
-        ...extra,
-      },
-      arrays,
+    const meta: SolverCheckpoint['meta'] = {
+      solver: this.name,
+      n: this.problem.n,
+      dim: this.problem.dim,
+      ...(this.problem.fingerprint ? { dataFingerprint: '' } : {}),
+      objective: objectiveSettings(this.problem),
+      options: this.baseOptions(),
+      passes: this.passes,
+      ...(this.passStep > 0 ? { passStep: this.passStep } : {}),
+      oracleCalls: this.oracleCalls,
+      seconds: this.clock.seconds,
+      ...(rngState ? { rngState: Array.from(rngState) } : {}),
+      trace: [...this.trace],
+      lastEvaluation: this.lastEvaluation,
+      ...extra,
     };
+    // The data's checksum is taken when the checkpoint is read (written, resumed, compared), in its place among the
+    // keys: a run that keeps its resume point in memory only does not hash its data set.
+    const { fingerprint } = this.problem;
+    if (fingerprint) {
+      let memo: string | undefined;
+      Object.defineProperty(meta, 'dataFingerprint', { enumerable: true, configurable: true, get: () => (memo ??= fingerprint.call(this.problem)) });
+    }
+    return { meta, arrays };
   }
 
   /**

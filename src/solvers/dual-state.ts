@@ -14,7 +14,9 @@ const GAIN_ORACLE = 5;
 const GAIN_CACHE = 6;
 
 /** Names of {@link DualState.counters}' slots, in order (the native loop's Counter enum). */
-export const COUNTER_NAMES = ['cacheHits', 'fwSteps', 'awaySteps', 'pairwiseSteps', 'dropSteps', 'nullSteps', 'exactSteps'] as const;
+export const COUNTER_NAMES = ['cacheHits', 'fwSteps', 'awaySteps', 'pairwiseSteps', 'dropSteps', 'nullSteps', 'exactSteps', 'skippedBlocks'] as const;
+/** The slot of the blocks that shrinking skipped (TrainSettings.shrinking). */
+export const SKIPPED_BLOCKS = COUNTER_NAMES.indexOf('skippedBlocks');
 /** The slot where the native loop counts its oracle calls (after the counters above). */
 export const NATIVE_ORACLE_CALLS = COUNTER_NAMES.length;
 

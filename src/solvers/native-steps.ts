@@ -15,6 +15,7 @@ export interface NativeStepSettings {
   gapDegree: number;
   lineSearch: boolean;
   averaging: boolean;
+  shrinking: boolean;
   cache: ResolvedCache | undefined;
   /** The heuristic exit's threshold on the estimated gap (-Infinity: none). */
   exitBelow: number;
@@ -55,7 +56,7 @@ export class NativeSteps {
     const bounds = state.box.bounded();
     this.scalarLabels = typeof problem.groundTruth(0) === 'number';
     this.loop = new native.BcfwSteps({
-      model, lambda: state.lambda, step: s.step, sampling: s.sampling, gapDegree: s.gapDegree, lineSearch: s.lineSearch, averaging: s.averaging,
+      model, lambda: state.lambda, step: s.step, sampling: s.sampling, gapDegree: s.gapDegree, lineSearch: s.lineSearch, averaging: s.averaging, shrinking: s.shrinking,
       cache: s.cache ? { factor: s.cache.factor, nu: s.cache.nu, maxSize: s.cache.maxSize } : null, exitBelow: s.exitBelow, threads: s.threads, chunked: s.chunked,
       w: state.w, wAvg: s.averaging ? state.wAvg : null, lBlocks: state.lBlocks, scalars: state.scalars, counters: state.counters,
       gapEst: sampler.estimates, estTotals: sampler.totals, tree: sampler.tree.nodes, firstVisit: sampler.firstVisitOrder, order, rng: rng.words,
@@ -80,6 +81,11 @@ export class NativeSteps {
     const oracleCalls = seen - this.oracleSeen;
     this.oracleSeen = seen;
     return { ...r, oracleCalls };
+  }
+
+  /** A fresh pass order (Rng.permutation's draws, natively). */
+  permute(): void {
+    this.loop.permute();
   }
 
   get storedLabels(): number {

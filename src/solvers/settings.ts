@@ -78,6 +78,12 @@ export interface TrainSettings {
   sampling?: Sampling;
   /** Exponent p of gap sampling: block i with probability proportional to g_i^p. Default 1. */
   gapDegree?: number;
+  /**
+   * BCFW with permutation sampling, one block per step: skip a block whose gap estimate is 0 (it was block-optimal at
+   * its last visit) until an exact pass gives it a positive gap again, as LIBLINEAR's shrinking skips settled rows.
+   * Default: on for exact steps with 'perm' sampling (a resumed run: the checkpoint's), else off.
+   */
+  shrinking?: boolean;
   /** BCFW: the moves of a block step. Default 'fw'. Anything else keeps explicit dual variables per block. */
   step?: StepType;
   /** BCFW: caching of oracle answers; `true` for the defaults. Default off. */
@@ -135,13 +141,13 @@ export const SETTINGS: readonly SettingSpec<SolverName>[] = [
   {
     key: 'solver', flag: 'solver', type: 'choice', choices: SOLVERS, value: 'NAME', default: 'bcfw; exact for multiclass (libsvm, idx)', section: STEP,
     help: 'bcpfw = pairwise steps, bcafw = FW + away steps, hybrid = the best of FW/away/pairwise, exact = each block solved exactly over its few corners (multiclass: LIBLINEAR -s 4\'s method), cutting-plane = 1-slack (SVMstruct)',
-    doc: '`bcfw`: block-coordinate Frank-Wolfe (one block per step); `fw`: batch Frank-Wolfe (one full oracle pass per iteration, exact gap every iteration); `ssg`: stochastic subgradient baseline (no dual, no gap; primal only); `cutting-plane`: the 1-slack cutting plane of SVMstruct (one batched exact pass per iteration adds the most violated joint constraint to a working set whose dual QP is re-solved; it returns the best iterate so far, certified every iteration against the QP\'s dual mapped onto the dual the other solvers report). The CLI also accepts `bcpfw`, `bcafw`, `hybrid`, `exact`: `solver: \'bcfw\'` with `step` `pairwise`, `away`, `hybrid`, `exact`. Multiclass data (`libsvm:`, `idx:`) defaults to `exact` with `--sampling gap`.',
+    doc: '`bcfw`: block-coordinate Frank-Wolfe (one block per step); `fw`: batch Frank-Wolfe (one full oracle pass per iteration, exact gap every iteration); `ssg`: stochastic subgradient baseline (no dual, no gap; primal only); `cutting-plane`: the 1-slack cutting plane of SVMstruct (one batched exact pass per iteration adds the most violated joint constraint to a working set whose dual QP is re-solved; it returns the best iterate so far, certified every iteration against the QP\'s dual mapped onto the dual the other solvers report). The CLI also accepts `bcpfw`, `bcafw`, `hybrid`, `exact`: `solver: \'bcfw\'` with `step` `pairwise`, `away`, `hybrid`, `exact`. Multiclass data (`libsvm:`, `idx:`) defaults to `exact` with `--sampling perm` (and shrinking).',
     paper: 'BCFW [2013] Alg. 4 = [2016] Alg. 1; FW [2013] Alg. 2; SSG [2013] Sec. 6; cutting plane: Joachims, Finley & Yu 2009, Alg. 4 ([2013] Sec. 3: fully corrective FW)',
   },
   {
     key: 'step', flag: 'step', type: 'choice', choices: STEPS, value: 'STEP', default: 'fw (bcpfw: pairwise, bcafw: away, hybrid: hybrid, exact: exact)', section: STEP, solvers: ['bcfw'],
     help: 'moves of a block step: fw, pairwise, away (FW or away), hybrid (the best of the three), exact (the block solved over its few corners)',
-    doc: 'moves allowed in a block step: `fw` (towards the oracle\'s corner), `pairwise` (mass from the away corner to the FW corner), `away` (FW step or away step, whichever is steeper), `hybrid` (of FW, away and pairwise the one that decreases the dual most), `exact` (the block\'s subproblem solved exactly: over a multiclass row\'s K classes, a projection onto the simplex, as LIBLINEAR `-s 4` does; over a chain\'s working set, its stored labels and the oracle\'s corner, by pairwise moves with exact line search until the subproblem\'s gap is at rounding level). Anything but `fw` keeps explicit per-block dual variables (active sets; drop steps are exact). `exact` takes no cache and no box constraints. `--solver bcpfw` is `--solver bcfw --step pairwise`, `--solver exact` is `--solver bcfw --step exact`; multiclass data (`libsvm:`, `idx:`) defaults to `exact` with `--sampling gap` (the fastest there: [benchmarks](benchmarks.md#multiclass-against-liblinear--s-4)).',
+    doc: 'moves allowed in a block step: `fw` (towards the oracle\'s corner), `pairwise` (mass from the away corner to the FW corner), `away` (FW step or away step, whichever is steeper), `hybrid` (of FW, away and pairwise the one that decreases the dual most), `exact` (the block\'s subproblem solved exactly: over a multiclass row\'s K classes, a projection onto the simplex, as LIBLINEAR `-s 4` does; over a chain\'s working set, its stored labels and the oracle\'s corner, by pairwise moves with exact line search until the subproblem\'s gap is at rounding level). Anything but `fw` keeps explicit per-block dual variables (active sets; drop steps are exact). `exact` takes no cache and no box constraints. `--solver bcpfw` is `--solver bcfw --step pairwise`, `--solver exact` is `--solver bcfw --step exact`; multiclass data (`libsvm:`, `idx:`) defaults to `exact` with `--sampling perm` and shrinking (the fastest there: [benchmarks](benchmarks.md#multiclass-against-liblinear--s-4)).',
     paper: 'BCPFW [2016] Alg. 3, BCAFW Alg. 4 (App. D, G); exact: Keerthi et al. (KDD 2008), MP-BCFW\'s approximate passes (Shah, Kolmogorov & Lampert, CVPR 2015)',
   },
   {
@@ -181,7 +187,7 @@ export const SETTINGS: readonly SettingSpec<SolverName>[] = [
     paper: 'the delayed updates of AP-BCFW (Wang et al., ICML 2016), with a staleness of one mini-batch',
   },
   {
-    key: 'sampling', flag: 'sampling', type: 'choice', choices: ['uniform', 'perm', 'gap'], value: 'S', default: 'uniform; gap for multiclass (libsvm, idx)', section: SAMPLING, solvers: ['bcfw', 'ssg'],
+    key: 'sampling', flag: 'sampling', type: 'choice', choices: ['uniform', 'perm', 'gap'], value: 'S', default: 'uniform; perm for multiclass (libsvm, idx)', section: SAMPLING, solvers: ['bcfw', 'ssg'],
     help: 'block sampling; gap = proportional to the block-gap estimates (2016, Alg. 2)',
     doc: 'block order: `uniform` (with replacement), `perm` (a fresh random permutation every pass), `gap` (block i with probability proportional to its gap estimate, drawn from a sum tree in O(log n); blocks never visited come first). `gap` not for `ssg` (no dual, no gaps).',
     paper: 'gap sampling [2016] Alg. 2, Sec. 3.1, eq. 10',
@@ -190,6 +196,12 @@ export const SETTINGS: readonly SettingSpec<SolverName>[] = [
     key: 'gapDegree', flag: 'gap-degree', type: 'number', value: 'P', min: 0, minExclusive: true, max: 100, default: '1', section: SAMPLING, solvers: ['bcfw'],
     help: 'gap sampling draws block i with probability proportional to g_i^P',
     paper: '[2016] Sec. 3.1',
+  },
+  {
+    key: 'shrinking', flag: 'shrinking', negation: 'no-shrinking', type: 'boolean', default: 'on for exact steps with --sampling perm (one block per step)', section: SAMPLING, solvers: ['bcfw'],
+    help: 'with --sampling perm: skip blocks whose gap estimate is 0 until an exact pass finds a gap there again',
+    doc: 'with `--sampling perm` and one block per step: a block whose gap estimate is 0 (block-optimal when last visited: a multiclass row at its true class with no margin violation) is skipped until the next exact pass (`--gap-check`) gives it a positive gap again. Skipped blocks cost no oracle call; the exact passes and the final certificate still cover every block. Gap sampling never draws such a block anyway (its weight is 0); uniform sampling has no pass to skip in. A resumed run keeps its checkpoint\'s.',
+    paper: 'the shrinking of LIBLINEAR -s 4 (Keerthi et al., KDD 2008), on the block gaps of [2016] eq. 10',
   },
   {
     key: 'cache', flag: 'cache', type: 'boolean', default: 'off', section: SAMPLING, solvers: ['bcfw'],
@@ -227,7 +239,7 @@ export const SETTINGS: readonly SettingSpec<SolverName>[] = [
   {
     key: 'maxPasses', flag: 'max-passes', type: 'integer', value: 'N', min: 0, max: 1e9, default: '200; ssg 50; cutting-plane 1000', section: STOPPING,
     help: 'cap on passes',
-    doc: 'cap on passes (n block steps each; an iteration of `fw` and `cutting-plane`; `lsp:` data default to 30). With `--cache` it counts the block steps that called the oracle, over n: cache hits are free, so a cached run gets the oracle work of an uncached one. A run that stops on the cap (or the time budget) above its threshold says so: `stopReason: "maxPasses"`, `thresholdReached: false`',
+    doc: 'cap on passes (n block steps each; an iteration of `fw` and `cutting-plane`; `lsp:` data default to 30). With `--cache` or shrinking it counts the block steps that called the oracle, over n: cache hits and skipped blocks are free, so such a run gets the oracle work of a plain one. A run that stops on the cap (or the time budget) above its threshold says so: `stopReason: "maxPasses"`, `thresholdReached: false`',
     paper: '[2016] Alg. 5',
   },
   { key: 'timeBudget', flag: 'time-budget', type: 'number', value: 'SECONDS', min: 0, minExclusive: true, max: 1e9, default: 'unlimited', section: STOPPING, help: 'wall-clock budget', doc: 'wall-clock budget; when it runs out the last gap is still certified by an exact pass', alsoAccepts: (v) => v === Infinity },
@@ -287,6 +299,8 @@ export function validateSettings(settings: TrainSettings): void {
   if (solver === 'ssg' && sampling === 'gap') throw new OptionError('--sampling gap needs a dual: use a block-coordinate solver');
   if (settings.lineSearch === false && step !== 'fw') throw new OptionError(`--no-line-search applies to fw steps only: ${step} steps need line search`);
   if (settings.gapDegree !== undefined && sampling !== 'gap') throw new OptionError('--gap-degree applies to --sampling gap');
+  if (settings.shrinking === true && sampling !== 'perm') throw new OptionError('--shrinking skips blocks of a pass\'s permutation: it needs --sampling perm (gap sampling never draws a block whose estimate is 0)');
+  if (settings.shrinking === true && settings.batch !== undefined && settings.batch > 1) throw new OptionError('--shrinking steps one block at a time: it cannot be combined with --batch > 1');
   if (averaging === true && sampling === 'gap') throw new OptionError('gap sampling needs the block gaps of the current iterate: it cannot be combined with --averaging');
   if (averaging === true && settings.blockStorage === 'sparse') throw new OptionError('--averaging costs O(d) per step: it needs dense block storage');
   if (averaging === true && settings.heuristicExit !== undefined && settings.heuristicExit !== false) {

@@ -186,7 +186,7 @@ export interface Task {
   readonly separateTest?: boolean;
   /** Options only this task takes (they appear in the commands' option tables under the task). */
   readonly options: readonly OptionSpec[];
-  /** Training defaults that differ from the solvers' (e.g. LSP's lambda 0.01; multiclass's exact steps with gap sampling). */
+  /** Training defaults that differ from the solvers' (e.g. LSP's lambda 0.01; multiclass's exact steps with perm sampling). */
   readonly defaults?: { lambda?: number; gapThreshold?: number; maxPasses?: number; solver?: string; sampling?: 'uniform' | 'perm' | 'gap' };
   /** Loads the data (for training when `options.model` is absent, else encoded for that model). */
   load(path: string, options: LoadOptions): Promise<TaskData>;
