@@ -31,13 +31,13 @@ class Xoshiro128 {
     return (static_cast<double>(hi) * 67108864.0 + static_cast<double>(lo)) / 9007199254740992.0;
   }
 
-  // Uniform integer in [0, n), n >= 1, without modulo bias (Rng.int).
+  // Uniform integer in [0, n), n >= 1, without modulo bias (Rng.int): the top 2^32 mod n words are redrawn. In 32-bit
+  // arithmetic (two 32-bit divisions, about half the time of 64-bit ones): r = (2^32 - n) mod n = 2^32 mod n.
   uint32_t below(uint32_t n) {
-    const uint64_t range = uint64_t{1} << 32;
-    const uint64_t limit = range - range % n;
+    const uint32_t r = (0u - n) % n;
     uint32_t x;
     do x = next_u32();
-    while (x >= limit);
+    while (r != 0 && x >= 0u - r);
     return x % n;
   }
 

@@ -39,6 +39,23 @@ static void test_rng() {
   for (int k = 0; k < 6; ++k) same = same && p[k] == want[k];
   expect(same, "rng permutation equals Rng.permutation");
   expect(s[0] == 3146089651u && s[1] == 1198619942u && s[2] == 2038687047u && s[3] == 2536583843u, "rng state after equals Rng's");
+  // below() in 32-bit arithmetic against the rejection bound of Rng.int in 64 bits (limit = 2^32 - 2^32 mod n), on the
+  // same draws, for bounds where the rejected range is empty, tiny and almost half of the words.
+  const uint32_t bounds[] = {1u, 2u, 3u, 7u, 1000003u, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0xC0000000u, 0xFFFFFFFFu};
+  bool equal = true;
+  for (uint32_t n : bounds) {
+    for (int k = 0; k < 200; ++k) {
+      uint32_t a[4] = {s[0], s[1], s[2], s[3]}, b[4] = {s[0], s[1], s[2], s[3]};
+      Xoshiro128 fast(a), words(b);
+      const uint64_t limit = (uint64_t{1} << 32) - (uint64_t{1} << 32) % n;
+      uint32_t x;
+      do x = words.next_u32();
+      while (x >= limit);
+      equal = equal && fast.below(n) == x % n && a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
+      r.next_u32();
+    }
+  }
+  expect(equal, "rng below() equals the 64-bit rejection bound, draw for draw");
 }
 
 // Draws follow the weights; a zero weight is never drawn; an empty tree draws -1.
