@@ -7,7 +7,8 @@
  * runs, each in a fresh process, in CPU seconds of training alone: LIBLINEAR's train() (scripts/bench/peers/
  * liblinear-cs.c), gapbcfw's train() stopped at that pass (it then certifies with one exact pass, as every run ends).
  * "cold" is the first train() of its process (what one command-line run pays, JIT warm-up included), "warm" a second
- * one in the same process. Ratios are gapbcfw / the LIBLINEAR run just before it; medians over the rounds.
+ * one in the same process, "steady" the median of six more (a process that trains many models: a grid search, a
+ * regularization path). Ratios are gapbcfw / the LIBLINEAR run just before it; medians over the rounds.
  *
  *   npx tsx scripts/bench/liblinear.ts [--sets dna,pendigits,usps] [--lambdas 1e-2,1e-3,1/n] [--rounds 3]
  *                                      [--configs exact-gap,exact-perm,exact-perm-unshrunk,bcfw,bcpfw-gap-cache,cutting-plane] [--quick]
@@ -59,9 +60,9 @@ async function problemOf(set: string) {
   return modelProblem(buildModel(data.spec, 'native'), data.train);
 }
 
-/** Worker: trains one configuration twice in this process (cold, warm), stopping at a pass; prints the CPU seconds. */
+/** Worker: trains one configuration 8 times in this process (cold, warm, then steady), stopping at a pass; prints the CPU seconds. */
 async function worker(spec: { set: string; lambda: number; config: string; stopPass: number }): Promise<void> {
-  trainColdAndWarm(await problemOf(spec.set), { ...CONFIGS[spec.config], lambda: spec.lambda }, spec.stopPass);
+  trainColdAndWarm(await problemOf(spec.set), { ...CONFIGS[spec.config], lambda: spec.lambda }, spec.stopPass, 8);
 }
 
 /** The LIBLINEAR harness, built once (LIBLINEAR installed from Debian first when missing). */

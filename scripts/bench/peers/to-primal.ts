@@ -44,9 +44,12 @@ export function firstPassBelow(problem: Problem, settings: TrainSettings, target
   return hit;
 }
 
-/** The worker's part: trains to `stopPass` twice in this process (cold, warm) and prints their CPU seconds as JSON. */
-export function trainColdAndWarm(problem: Problem, settings: TrainSettings, stopPass: number): void {
-  const runs = [0, 1].map(() => {
+/**
+ * The worker's part: trains to `stopPass` `runs` times in this process (the first cold, the second warm, the others
+ * steady: the JIT settled, as in a process that trains many models) and prints their CPU seconds as JSON.
+ */
+export function trainColdAndWarm(problem: Problem, settings: TrainSettings, stopPass: number, runs = 2): void {
+  const times = Array.from({ length: runs }, () => {
     const stop = new AbortController();
     const hooks = { signal: stop.signal, onProgress: (e: { pass: number }) => {
       if (e.pass >= stopPass && !stop.signal.aborted) stop.abort();
@@ -55,27 +58,31 @@ export function trainColdAndWarm(problem: Problem, settings: TrainSettings, stop
     const r = train(problem, { ...settings, gapThreshold: 0, maxPasses: 1e6 }, hooks);
     return { cpu: cpuSeconds() - c0, primal: r.primal!, passes: r.passes };
   });
-  console.log(JSON.stringify(runs));
+  console.log(JSON.stringify(times));
 }
 
 /**
  * `rounds` rounds of a peer run (`peer()` returns its CPU seconds) then a worker process (`script --worker SPEC`,
- * which calls trainColdAndWarm); medians of the peer's and both gapbcfw CPU times, and of the cold ratios.
+ * which calls trainColdAndWarm); medians of the peer's and the gapbcfw CPU times (cold, warm, and steady: the runs
+ * after the second, when the worker makes more), and of the cold ratios.
  */
 export function timedRounds(rounds: number, peer: () => number, script: string, spec: object) {
   const peerCpu: number[] = [];
   const cold: number[] = [];
   const warm: number[] = [];
+  const steady: number[] = [];
   const ratios: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const p = peer();
     const child = spawnSync(process.execPath, ['--import', 'tsx', script, '--worker', JSON.stringify(spec)], { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(child.stderr);
-    const [c, w] = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { cpu: number }[];
+    const [c, w, ...later] = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { cpu: number }[];
     peerCpu.push(p);
     cold.push(c!.cpu);
     warm.push(w!.cpu);
+    steady.push(...later.map((r) => r.cpu));
     ratios.push(c!.cpu / p);
   }
-  return { cpuCold: round(median(cold)), cpuWarm: round(median(warm)), ratioCold: round(median(ratios)), ratioWarm: round(median(warm) / median(peerCpu)), peerCpu: round(median(peerCpu)) };
+  const steadyFields = steady.length > 0 ? { cpuSteady: round(median(steady)), ratioSteady: round(median(steady) / median(peerCpu)) } : {};
+  return { cpuCold: round(median(cold)), cpuWarm: round(median(warm)), ...steadyFields, ratioCold: round(median(ratios)), ratioWarm: round(median(warm) / median(peerCpu)), peerCpu: round(median(peerCpu)) };
 }
