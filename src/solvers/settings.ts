@@ -200,7 +200,7 @@ export const SETTINGS: readonly SettingSpec<SolverName>[] = [
   {
     key: 'shrinking', flag: 'shrinking', negation: 'no-shrinking', type: 'boolean', default: 'on for exact steps with --sampling perm (one block per step)', section: SAMPLING, solvers: ['bcfw'],
     help: 'with --sampling perm: skip blocks whose gap estimate is 0 until an exact pass finds a gap there again',
-    doc: 'with `--sampling perm` and one block per step: a block whose gap estimate is 0 (block-optimal when last visited: a multiclass row at its true class with no margin violation) is skipped until the next exact pass (`--gap-check`) gives it a positive gap again. Skipped blocks cost no oracle call; the exact passes and the final certificate still cover every block. Gap sampling never draws such a block anyway (its weight is 0); uniform sampling has no pass to skip in. A resumed run keeps its checkpoint\'s.',
+    doc: 'with `--sampling perm` and one block per step: a block whose gap estimate is 0 (block-optimal when last visited: a multiclass row at its true class with no margin violation) is skipped until the next exact pass (`--gap-check`) gives it a positive gap again. Skipped blocks cost no oracle call and, like cache hits, do not count towards `--max-passes`; the exact passes and the final certificate still cover every block. Gap sampling never draws such a block anyway (its weight is 0); uniform sampling has no pass to skip in. A resumed run keeps its checkpoint\'s.',
     paper: 'the shrinking of LIBLINEAR -s 4 (Keerthi et al., KDD 2008), on the block gaps of [2016] eq. 10',
   },
   {
