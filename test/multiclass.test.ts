@@ -9,6 +9,10 @@ import { fw } from '../src/solvers/fw.js';
 import { loadLibsvm } from '../src/data/libsvm.js';
 import { dataPath } from '../src/data/paths.js';
 import { needsData } from './helpers/skips.js';
+import { cli } from './helpers/capture.js';
+import { readFileSync } from 'node:fs';
+import { root } from './helpers/child.js';
+import { join } from 'node:path';
 
 function randomSparse(rng: Rng, F: number): SparseVector {
   const indices: number[] = [];
@@ -93,4 +97,32 @@ describe('multiclass on real data', needsData('multiclass', 'dna', 'dna.scale'),
     const err = meanLoss(m, r.w, csrRows(test.X), Array.from(test.y));
     expect(1 - err).toBeGreaterThan(0.9);
   });
+});
+
+describe('the table of docs/models/multiclass.md', needsData(['multiclass', 'dna', 'dna.scale'], ['multiclass', 'pendigits', 'pendigits.scale']), () => {
+  // Its rows: | data (command) | n / features / classes | lambda | solver | passes | exact gap | test accuracy | seconds |
+  const rows = readFileSync(join(root, 'docs/models/multiclass.md'), 'utf8').split('\n').filter((l) => /^\| (dna|pendigits) \(/.test(l)).map((l) => l.split('|').map((c) => c.trim()));
+  const data = (set: string, file: string) => `libsvm:${dataPath('multiclass', set, file)}`;
+  const commands: Record<string, string[]> = {
+    dna: ['train', data('dna', 'dna.scale'), '--test', data('dna', 'dna.scale.t'), '--lambda', '0.01', '--json', '--quiet'],
+    pendigits: ['train', data('pendigits', 'pendigits.scale'), '--test', data('pendigits', 'pendigits.scale.t'), '--lambda', '1e-3', '--json', '--quiet'],
+  };
+
+  it('lists the default and BCFW on dna and pendigits, with the commands it names', () => {
+    expect(rows.map((r) => r[1]!.split(' ')[0])).toEqual(['dna', 'dna', 'pendigits', 'pendigits']);
+    expect(rows[0]![1]).toContain('`train libsvm:dna.scale --test libsvm:dna.scale.t --lambda 0.01 --json`');
+    expect(rows[2]![1]).toContain('`... pendigits.scale --test ... --lambda 1e-3 --json`');
+    expect(rows[1]![1]).toContain('--solver bcfw');
+  });
+
+  it.each([0, 1, 2, 3])('row %i: the command gives the passes, exact gap and test accuracy the page states', async (k) => {
+    const row = rows[k]!;
+    const set = row[1]!.split(' ')[0]!;
+    const r = await cli(...commands[set]!, ...(row[4] === 'BCFW' ? ['--solver', 'bcfw'] : []));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json).toMatchObject(row[4] === 'BCFW' ? { solver: 'bcfw', sampling: 'uniform' } : { solver: 'exact', sampling: 'perm', shrinking: true });
+    expect(String(r.json!.passes)).toBe(row[5]);
+    expect((r.json!.gap as number).toFixed(3)).toBe(row[6]);
+    expect((1 - (r.json!.testError as number)).toFixed(3)).toBe(row[7]);
+  }, 60_000);
 });
