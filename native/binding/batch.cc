@@ -176,12 +176,13 @@ class MulticlassBatchWrap : public Napi::ObjectWrap<MulticlassBatchWrap> {
 // capacities({ w, augmented, items?, count?, threads }) -> clipped Potts weights: writes each item's cut
 // capacities into its source/sink/potts arrays. psiDots({ w, labels: Uint8Array[] (one per image; the
 // items' entries are read), dots: Float64Array (n), items?, count?, threads }): dots[i] = <w, psi_i(labels[i])>.
+// release(): lets go of the arrays at once (later calls throw).
 class SegmentationBatchWrap : public Napi::ObjectWrap<SegmentationBatchWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "SegmentationBatch",
                        {InstanceMethod<&SegmentationBatchWrap::Capacities>("capacities"), InstanceMethod<&SegmentationBatchWrap::PsiDots>("psiDots"),
-                        InstanceAccessor<&SegmentationBatchWrap::Size>("size")});
+                        InstanceMethod<&SegmentationBatchWrap::Release>("release"), InstanceAccessor<&SegmentationBatchWrap::Size>("size")});
   }
 
   explicit SegmentationBatchWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SegmentationBatchWrap>(info) {
@@ -198,6 +199,16 @@ class SegmentationBatchWrap : public Napi::ObjectWrap<SegmentationBatchWrap> {
   }
 
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(images_.size())); }
+
+  // release(): lets go of the images' arrays now (later calls throw); idempotent.
+  Napi::Value Release(const Napi::CallbackInfo& info) {
+    released_ = true;
+    pinned_.Release();
+    images_.clear();
+    labels_.clear();
+    batch_ = {};
+    return info.Env().Undefined();
+  }
 
   Napi::Value Capacities(const Napi::CallbackInfo& info) {
     const std::string fn = "SegmentationBatch.capacities";
@@ -239,6 +250,7 @@ class SegmentationBatchWrap : public Napi::ObjectWrap<SegmentationBatchWrap> {
   };
 
   Call Begin(const Napi::CallbackInfo& info, const std::string& fn) {
+    if (released_) throw Napi::Error::New(info.Env(), fn + ": the batch was released");
     pinned_.Check(info.Env(), fn);
     const Napi::Object o = RequireOptions(info, 0, fn);
     const auto w = OptionTypedArray<double>(o, "w", fn);
@@ -291,6 +303,7 @@ class SegmentationBatchWrap : public Napi::ObjectWrap<SegmentationBatchWrap> {
   std::vector<const uint8_t*> labels_;
   SegmentationBatch batch_{};
   PinnedArrays pinned_;
+  bool released_ = false;
 };
 
 }  // namespace

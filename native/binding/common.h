@@ -373,6 +373,11 @@ class PinnedArrays {
       }
     }
   }
+  // Lets go of the arrays now (a finalizer would only run once the event loop turns: never inside a synchronous run).
+  void Release() {
+    refs_.clear();
+    seen_.clear();
+  }
 
  private:
   std::vector<Napi::Reference<Napi::Value>> refs_;

@@ -431,10 +431,12 @@ class MaxflowBatchWrap : public Napi::ObjectWrap<MaxflowBatchWrap> {
     return result;
   }
 
-  // dispose(): frees the native graphs now (later calls throw); idempotent.
+  // dispose(): frees the native graphs and lets go of the pinned arrays now (later calls throw); idempotent.
   Napi::Value Dispose(const Napi::CallbackInfo& info) {
     if (busy_) throw Napi::Error::New(info.Env(), "MaxflowBatch.dispose: a solve of this batch is still running");
     batch_.reset();
+    pinned_.Release();
+    flows_ = nullptr;
     return info.Env().Undefined();
   }
 

@@ -62,6 +62,12 @@ export interface BatchDecoder<Y> {
    */
   backgroundPsi?(q: number): SparseVector;
   /**
+   * Optional: frees the decoder's native memory and lets go of the arrays it holds at once (later calls throw). The
+   * engine releases the decoder of each chunk of a streamed set when the chunk is done: the garbage collector would
+   * free it only once the event loop turns, which a synchronous run does not let happen until it returns.
+   */
+  release?(): void;
+  /**
    * Optional: the prepared native batch of a built-in model (DenseChainBatch, SparseChainBatch, MulticlassBatch) on
    * which the native step loop runs whole block steps (src/solvers/native-steps.ts); absent for models decoded in
    * TypeScript.

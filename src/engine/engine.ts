@@ -91,7 +91,11 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
       if (next.done) break;
       const { start, inputs, labels } = next.value;
       const decoder = this.decoderOf(inputs, labels);
-      this.run(decoder, w, null, out.hinge.subarray(start, start + inputs.length), out, start, counted);
+      try {
+        this.run(decoder, w, null, out.hinge.subarray(start, start + inputs.length), out, start, counted);
+      } finally {
+        decoder.release?.();
+      }
       yield progress(start + inputs.length);
       before = readCounters(stats?.call(this.data));
     }
@@ -128,7 +132,12 @@ export class BatchEngine<X, Y> implements BatchOracle<Y> {
     }
     const part = new Float64Array(count);
     const out = { hinge: part, labels: [] as Y[] };
-    this.run(this.decoderOf(xs, ys), w, null, part, out, 0, counted);
+    const decoder = this.decoderOf(xs, ys);
+    try {
+      this.run(decoder, w, null, part, out, 0, counted);
+    } finally {
+      decoder.release?.();
+    }
     for (let q = 0; q < count; q++) {
       labels[q] = out.labels[q]!;
       hinge[q] = part[q]!;

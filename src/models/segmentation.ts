@@ -539,5 +539,9 @@ function segmentationBatch(
     },
     label: (i) => segments[i]!,
     truth: (i) => ys[i]!.slice(),
+    release: () => {
+      batch.release();
+      cuts.dispose();
+    },
   };
 }

@@ -321,6 +321,8 @@ export interface NativeSegmentationBatch {
   capacities(options: NativeCall & { w: Float64Array; augmented?: boolean }): number;
   /** dots[i] = <w, psi_i(labels[i])> with SegmentationModel.psi's arithmetic (labels: one entry per image). */
   psiDots(options: NativeCall & { w: Float64Array; labels: (Uint8Array | undefined)[]; dots: Float64Array }): void;
+  /** Lets go of the images' arrays at once (later calls throw). */
+  release(): void;
 }
 
 const require = createRequire(import.meta.url);
