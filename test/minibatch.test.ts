@@ -60,7 +60,8 @@ afterEach(() => setThreads(capBefore));
 
 describe('tau = 1 is the sequential engine', () => {
   // test/fixtures/traces/sequential.json: the same runs by the sequential engine (recorded before mini-batches, re-recorded
-  // in issue 36: block sums in a fixed 16-lane order, the adaptive cache); the native step loop gives the same bits.
+  // in issue 36: block sums in a fixed 16-lane order, the adaptive cache and its counted work); the native step loop
+  // gives the same bits.
   const golden = JSON.parse(readFileSync(new URL('./fixtures/traces/sequential.json', import.meta.url), 'utf8')) as { runs: Record<string, string> };
   const CONFIGS: Record<string, TrainSettings> = {
     'bcfw uniform, averaging': {},

@@ -41,54 +41,96 @@ GAPBCFW_INLINE void load_lanes(Lanes& v, const double* p) { __builtin_memcpy(&v,
 // The features of x_t padded to a multiple of 4 with zeros (padding adds exact zeros to the sums).
 GAPBCFW_INLINE int32_t padded(int32_t D) { return (D + 3) & ~3; }
 
-// <w_k, x_t> of kCount states k0.. at once, each as four partial sums s_r = sum over j = r (mod 4) of w_kj x_tj in
-// increasing j, returned as (s_0 + s_1) + (s_2 + s_3): the order is fixed by the code, not by the vector width. x is
-// padded (padded(D) entries, zeros beyond D); the rows' last D mod 4 entries come zero-padded from `tails`.
-template <int kCount>
-GAPBCFW_INLINE void state_dots(const double* w, int32_t D, int32_t k0, const double* x, const double* tails, double* out) {
-  Lanes acc[kCount];
-  for (int s = 0; s < kCount; ++s) acc[s] = Lanes{0.0, 0.0, 0.0, 0.0};
+// <w_k, x_t> of kCount states k0.. at kPositions positions at once (each row of w loaded once for all positions),
+// each as four partial sums s_r = sum over j = r (mod 4) of w_kj x_tj in increasing j, returned as
+// (s_0 + s_1) + (s_2 + s_3): the order is fixed by the code, not by the vector width or the blocking. x holds the
+// positions' padded features (padded(D) entries each, zeros beyond D); the rows' last D mod 4 entries come
+// zero-padded from `tails`. out[p * K + s] receives position p's score of state k0 + s.
+template <int kCount, int kPositions>
+GAPBCFW_INLINE void state_dots(const double* w, int32_t D, int32_t K, int32_t k0, const double* x, const double* tails, double* out) {
+  Lanes acc[kPositions][kCount];
+  for (int p = 0; p < kPositions; ++p)
+    for (int s = 0; s < kCount; ++s) acc[p][s] = Lanes{0.0, 0.0, 0.0, 0.0};
   const int32_t full = D & ~3;
+  const size_t stride = static_cast<size_t>((D + 3) & ~3);
   const double* row = w + static_cast<size_t>(k0) * D;
-  Lanes xv, wv;
+  Lanes xv[kPositions], wv;
   for (int32_t j = 0; j < full; j += 4) {
-    load_lanes(xv, x + j);
+    for (int p = 0; p < kPositions; ++p) load_lanes(xv[p], x + p * stride + j);
     for (int s = 0; s < kCount; ++s) {
       load_lanes(wv, row + static_cast<size_t>(s) * D + j);
-      acc[s] += wv * xv;
+      for (int p = 0; p < kPositions; ++p) acc[p][s] += wv * xv[p];
     }
   }
   if (full < D) {
-    load_lanes(xv, x + full);
+    for (int p = 0; p < kPositions; ++p) load_lanes(xv[p], x + p * stride + full);
     for (int s = 0; s < kCount; ++s) {
       load_lanes(wv, tails + 4 * static_cast<size_t>(k0 + s));
-      acc[s] += wv * xv;
+      for (int p = 0; p < kPositions; ++p) acc[p][s] += wv * xv[p];
     }
   }
-  for (int s = 0; s < kCount; ++s) out[s] = (acc[s][0] + acc[s][1]) + (acc[s][2] + acc[s][3]);
+  for (int p = 0; p < kPositions; ++p)
+    for (int s = 0; s < kCount; ++s) out[static_cast<size_t>(p) * K + s] = (acc[p][s][0] + acc[p][s][1]) + (acc[p][s][2] + acc[p][s][3]);
 }
 
+// The positions [t, t + kPositions) of theta: all K states.
+template <int kPositions>
+GAPBCFW_INLINE void position_scores(const double* w, int32_t D, int32_t K, const double* xpad, const double* tails, double* th) {
+  int32_t k = 0;
+  for (; k + 4 <= K; k += 4) state_dots<4, kPositions>(w, D, K, k, xpad, tails, th + k);
+  for (; k < K; ++k) state_dots<1, kPositions>(w, D, K, k, xpad, tails, th + k);
+}
+
+// Two positions at a time: each row of w is read once per pair (8 accumulators, 2 feature vectors, 1 row in registers).
 GAPBCFW_WIDE_SIMD void unary_scores(const double* w, int32_t D, int32_t K, const double* x, int32_t T, double* out, double* xpad, double* tails) {
+  const int32_t full = D & ~3;
+  const int32_t stride = padded(D);
+  for (int32_t k = 0; k < K; ++k)
+    for (int32_t r = 0; r < 4; ++r) tails[4 * k + r] = full + r < D ? w[static_cast<size_t>(k) * D + full + r] : 0.0;
+  for (int32_t t = 0; t < T; t += 2) {
+    const int32_t count = std::min(2, T - t);
+    for (int32_t p = 0; p < count; ++p) {
+      const double* xt = x + static_cast<size_t>(t + p) * D;
+      double* xp = xpad + static_cast<size_t>(p) * stride;
+      for (int32_t j = 0; j < stride; ++j) xp[j] = j < D ? xt[j] : 0.0;
+    }
+    double* th = out + static_cast<size_t>(t) * K;
+    if (count == 2) position_scores<2>(w, D, K, xpad, tails, th);
+    else position_scores<1>(w, D, K, xpad, tails, th);
+  }
+}
+
+// unary_scores' sums at the listed entries only (the same state_dots, so the same bits).
+GAPBCFW_WIDE_SIMD void unary_entries(const double* w, int32_t D, int32_t K, const double* x, const int32_t* entries, int64_t count, double* out, double* xpad, double* tails) {
   const int32_t full = D & ~3;
   for (int32_t k = 0; k < K; ++k)
     for (int32_t r = 0; r < 4; ++r) tails[4 * k + r] = full + r < D ? w[static_cast<size_t>(k) * D + full + r] : 0.0;
-  for (int32_t t = 0; t < T; ++t) {
-    const double* xt = x + static_cast<size_t>(t) * D;
-    for (int32_t j = 0; j < padded(D); ++j) xpad[j] = j < D ? xt[j] : 0.0;
-    double* th = out + static_cast<size_t>(t) * K;
-    int32_t k = 0;
-    for (; k + 4 <= K; k += 4) state_dots<4>(w, D, k, xpad, tails, th + k);
-    for (; k < K; ++k) state_dots<1>(w, D, k, xpad, tails, th + k);
+  int32_t loaded = -1;
+  for (int64_t q = 0; q < count; ++q) {
+    const int32_t t = entries[q] / K, k = entries[q] % K;
+    if (t != loaded) {
+      const double* xt = x + static_cast<size_t>(t) * D;
+      for (int32_t j = 0; j < padded(D); ++j) xpad[j] = j < D ? xt[j] : 0.0;
+      loaded = t;
+    }
+    state_dots<1, 1>(w, D, K, k, xpad, tails, out + q);
   }
 }
 
 }  // namespace
 
-void chain_unary_scores(const double* w, ChainShape s, const double* x, int32_t T, double* out) {
+void chain_unary_entries(const double* w, ChainShape s, const double* x, const int32_t* entries, int64_t count, double* out) {
   thread_local std::vector<double> scratch;
   const size_t need = static_cast<size_t>(padded(s.D)) + 4 * static_cast<size_t>(s.K);
   if (scratch.size() < need) scratch.resize(need);
-  unary_scores(w, s.D, s.K, x, T, out, scratch.data(), scratch.data() + padded(s.D));
+  unary_entries(w, s.D, s.K, x, entries, count, out, scratch.data(), scratch.data() + padded(s.D));
+}
+
+void chain_unary_scores(const double* w, ChainShape s, const double* x, int32_t T, double* out) {
+  thread_local std::vector<double> scratch;
+  const size_t need = 2 * static_cast<size_t>(padded(s.D)) + 4 * static_cast<size_t>(s.K);
+  if (scratch.size() < need) scratch.resize(need);
+  unary_scores(w, s.D, s.K, x, T, out, scratch.data(), scratch.data() + 2 * static_cast<size_t>(padded(s.D)));
 }
 
 void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T, const int32_t* y_true,

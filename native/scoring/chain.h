@@ -19,6 +19,10 @@ struct ChainShape {
 // The unary part of the node scores: out[t*K + k] = <w_k, x_t>.
 void chain_unary_scores(const double* w, ChainShape s, const double* x, int32_t T, double* out);
 
+// Some entries of the unary part: out[q] = <w_k, x_t> for entries[q] = t*K + k (sorted by t), bit for bit the
+// values chain_unary_scores gives them.
+void chain_unary_entries(const double* w, ChainShape s, const double* x, const int32_t* entries, int64_t count, double* out);
+
 // Node scores theta[t*K + k] = <w_k, x_t> (+ 1/T for k != y_true[t] when y_true is not null: the
 // normalised-Hamming loss augmentation) (+ first/last biases at t = 0 / T-1, added last).
 void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T, const int32_t* y_true,

@@ -18,6 +18,7 @@ class BlockAtoms {
   int32_t size() const { return static_cast<int32_t>(alpha.size()); }
   int32_t length() const { return len_; }
   const int32_t* label(int32_t k) const { return labels_.data() + static_cast<size_t>(k) * len_; }
+  const int32_t* labels() const { return labels_.data(); }  // size() labels back to back
 
   int32_t find(const int32_t* y) const {
     for (int32_t k = 0; k < size(); ++k)

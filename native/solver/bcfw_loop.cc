@@ -111,6 +111,7 @@ void StepLoop::draw_ahead() {
   if (next_position_ < 0 || converged()) return;
   drawn_ = next_block(next_position_);
   next_position_ = -1;
+  model_.prefetch(drawn_);
   if (blocks_ != nullptr) blocks_->prefetch(drawn_);
 }
 
@@ -170,8 +171,11 @@ void StepLoop::step(int32_t i) {
   st.li = a_.l_blocks[i];
   BlockAtoms* A = atoms_.empty() ? nullptr : &atoms_[static_cast<size_t>(i)];
   dense_ready_ = false;
-  model_.prepare(i, a_.w);
-  st.s_index = cache_choice(st, A);
+  // While the cache is open a hit is likely: score only the states the stored labels use (the oracle completes them).
+  const bool open = A != nullptr && s_.cache && cache_open(i, *A);
+  if (open) model_.prepare_labels(i, a_.w, A->labels(), A->size());
+  else model_.prepare(i, a_.w);
+  st.s_index = cache_choice(st, A, open);
   fw_corner(st, A);
   draw_ahead();
   choose_move(st, A);
@@ -203,10 +207,9 @@ void StepLoop::dense_stats(Step& st) {
 
 // Scores the block's stored labels at w (into scores_) and returns the index of the one the cache serves (2016
 // Alg. 5: its block gap is > 0 and >= max(F g_i, nu G / n)), or -1.
-int32_t StepLoop::cache_choice(Step& st, BlockAtoms* A) {
+int32_t StepLoop::cache_choice(Step& st, BlockAtoms* A, bool open) {
   if (A == nullptr) return -1;
   if (scores_.size() < static_cast<size_t>(A->size()) + 1) scores_.resize(2 * (static_cast<size_t>(A->size()) + 1));
-  const bool open = s_.cache && cache_open(st.i, A->size());
   // The scores serve the cache test, the away corner and the cache's eviction.
   if (!open && s_.step == StepType::kFw && A->size() < s_.cache_max) return -1;
   for (int32_t k = 0; k < A->size(); ++k) scores_[static_cast<size_t>(k)] = model_.score(A->label(k));
@@ -221,12 +224,15 @@ int32_t StepLoop::cache_choice(Step& st, BlockAtoms* A) {
 }
 
 // The adaptive cache: open while the recent cache hits gain at least as much dual per unit of work as the recent oracle
-// steps, gainCache / (shared + m perLabel) >= gainOracle / (shared + oracle) in counted operations.
-bool StepLoop::cache_open(int32_t i, int32_t m) const {
+// steps, gainCache / (shared + perLabel sum_k L_k) >= gainOracle / (shared + oracle) in counted operations (the stored
+// labels' losses: how much of them differs from the ground truth).
+bool StepLoop::cache_open(int32_t i, const BlockAtoms& A) const {
   const double* c = a_.step_costs;
   if (c == nullptr) return true;
   const double shared = c[3 * static_cast<int64_t>(i)];
-  return a_.scalars[kGainCache] * (shared + c[3 * static_cast<int64_t>(i) + 1]) >= a_.scalars[kGainOracle] * (shared + m * c[3 * static_cast<int64_t>(i) + 2]);
+  double stored = 0;
+  for (const double L : A.loss) stored += L;
+  return a_.scalars[kGainCache] * (shared + c[3 * static_cast<int64_t>(i) + 1]) >= a_.scalars[kGainOracle] * (shared + stored * c[3 * static_cast<int64_t>(i) + 2]);
 }
 
 // The step's dual gain into the exponential average (about 32 steps; the first value: the first step's) of its kind.
@@ -256,6 +262,7 @@ void StepLoop::fw_corner(Step& st, BlockAtoms* A) {
     y = A->label(st.s_index);
     corner(fw_, i, y);
   } else {
+    model_.complete();
     model_.oracle(a_.w, label_.data());
     a_.counters[kOracleCalls] += 1;
     corner(fw_, i, label_.data());

@@ -133,8 +133,8 @@ class StepLoop {
   void set_estimate(int32_t i, double g);
   void step(int32_t i);
   void dense_stats(Step& st);
-  int32_t cache_choice(Step& st, BlockAtoms* A);
-  bool cache_open(int32_t i, int32_t m) const;
+  int32_t cache_choice(Step& st, BlockAtoms* A, bool open);
+  bool cache_open(int32_t i, const BlockAtoms& A) const;
   void record_gain(const Step& st);
   void corner(Corner& c, int32_t i, const int32_t* y);
   void fw_corner(Step& st, BlockAtoms* A);

@@ -29,6 +29,11 @@ class BlockModel {
   virtual int64_t psi(int32_t i, const int32_t* y, int32_t* idx, double* val) const = 0;
   // The potentials of block i at w (node scores, class scores) that score() and oracle() read until the next call.
   virtual void prepare(int32_t i, const double* w) = 0;
+  // prepare() for score() of the ground truth and of `count` labels only (stored back to back, label_length(i) ints
+  // each): a chain scores just the states they use. complete() then computes the rest before an oracle call. The
+  // potentials computed have the bits prepare() gives them.
+  virtual void prepare_labels(int32_t i, const double* w, const int32_t*, int32_t) { prepare(i, w); }
+  virtual void complete() {}
   // s_i(y) = L_i(y) - <w, psi_i(y)> from the potentials (Problem.labelScores: the loss plus the label's score minus
   // the ground truth's).
   virtual double score(const int32_t* y) const = 0;
@@ -41,6 +46,8 @@ class BlockModel {
   // Where block i's label starts in decode's label layout.
   virtual int64_t label_offset(int32_t i) const = 0;
   virtual int64_t label_total() const = 0;
+  // Hint that block i is next: its input's cache lines are requested early (dense chains: T x D features).
+  virtual void prefetch(int32_t) const {}
 };
 
 }  // namespace gapbcfw

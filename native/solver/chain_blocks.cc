@@ -36,12 +36,47 @@ size_t ChainBlocks::begin_block(int32_t i, const double* w) {
   i_ = i;
   w_ = w;
   T_ = label_length(i);
+  partial_ = false;
   const size_t TK = static_cast<size_t>(T_) * chain_.K;
   if (plain_.size() < TK) {
     plain_.resize(TK);
     aug_.resize(TK);
   }
   return TK;
+}
+
+// The entries (t, k) that the ground truth and the labels use, in order of t, then their plain node scores.
+void ChainBlocks::prepare_labels(int32_t i, const double* w, const int32_t* labels, int32_t count) {
+  const int32_t K = chain_.K;
+  const size_t TK = begin_block(i, w);
+  if (marked_.size() < TK) marked_.resize(TK);
+  entries_.clear();
+  for (int32_t t = 0; t < T_; ++t) {
+    const auto mark = [&](int32_t k) {
+      const int32_t e = t * K + k;
+      if (marked_[static_cast<size_t>(e)] == 0) {
+        marked_[static_cast<size_t>(e)] = 1;
+        entries_.push_back(e);
+      }
+    };
+    mark(truth(i)[t]);
+    for (int32_t c = 0; c < count; ++c) mark(labels[static_cast<size_t>(c) * T_ + t]);
+  }
+  for (const int32_t e : entries_) marked_[static_cast<size_t>(e)] = 0;
+  score_entries(w);
+  truth_score_ = path_score(truth(i));
+  partial_ = true;
+}
+
+void ChainBlocks::complete() {
+  if (partial_) prepare(i_, w_);
+}
+
+void ChainBlocks::add_biases(const double* first, const double* last, int64_t e) {
+  const int32_t K = chain_.K;
+  const int64_t t = e / K, k = e % K;
+  if (t == 0) plain_[static_cast<size_t>(e)] += first[k];
+  if (t == T_ - 1) plain_[static_cast<size_t>(e)] += last[k];
 }
 
 int32_t ChainBlocks::max_label_length() const {
@@ -83,6 +118,12 @@ int64_t DenseChainBlocks::psi(int32_t i, const int32_t* y, int32_t* idx, double*
   return chain_psi({batch_.D, chain_.K}, batch_.x + static_cast<size_t>(t0) * batch_.D, label_length(i), chain_.truth + t0, y, idx, val);
 }
 
+void DenseChainBlocks::prefetch(int32_t i) const {
+  const char* p = reinterpret_cast<const char*>(batch_.x + static_cast<size_t>(chain_.offsets[i]) * batch_.D);
+  const int64_t bytes = static_cast<int64_t>(label_length(i)) * batch_.D * static_cast<int64_t>(sizeof(double));
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0, 3);
+}
+
 // The unary scores once; theta = unary + biases (chainNodeScores' order, the plain node scores of labelScores).
 void DenseChainBlocks::prepare(int32_t i, const double* w) {
   const int32_t K = chain_.K, D = batch_.D;
@@ -95,6 +136,18 @@ void DenseChainBlocks::prepare(int32_t i, const double* w) {
   for (int32_t k = 0; k < K; ++k) plain_[static_cast<size_t>(k)] += first[k];
   for (int32_t k = 0; k < K; ++k) plain_[static_cast<size_t>(T_ - 1) * K + k] += last[k];
   truth_score_ = path_score(truth(i));
+}
+
+void DenseChainBlocks::score_entries(const double* w) {
+  const int32_t K = chain_.K, D = batch_.D;
+  const size_t count = entries_.size();
+  if (unary_.size() < count) unary_.resize(count);  // scratch: unary_ is recomputed whole by complete()
+  chain_unary_entries(w, {D, K}, batch_.x + static_cast<size_t>(chain_.offsets[i_]) * D, entries_.data(), static_cast<int64_t>(count), unary_.data());
+  const double* first = w + static_cast<int64_t>(K) * D;
+  for (size_t q = 0; q < count; ++q) {
+    plain_[static_cast<size_t>(entries_[q])] = unary_[q];
+    add_biases(first, first + K, entries_[q]);
+  }
 }
 
 // chain_decode's theta: unary, + 1/T on the wrong states, + first/last biases (in that order), then Viterbi.
@@ -137,6 +190,23 @@ void SparseChainBlocks::prepare(int32_t i, const double* w) {
     plain_[static_cast<size_t>(T_ - 1) * K + k] += first[K + k];
   }
   truth_score_ = path_score(truth(i));
+}
+
+// score_sparse_row's sums (per state: the token's features in order) at the listed entries only.
+void SparseChainBlocks::score_entries(const double* w) {
+  const int32_t K = chain_.K;
+  const int32_t t0 = chain_.offsets[i_];
+  for (const int32_t e : entries_) {
+    const int32_t t = e / K, k = e % K;
+    double s = 0.0;
+    for (int32_t j = batch_.row_offsets[t0 + t]; j < batch_.row_offsets[t0 + t + 1]; ++j) {
+      const double v = batch_.values != nullptr ? batch_.values[j] : 1.0;
+      s += v * w[static_cast<size_t>(batch_.ids[j]) * K + k];
+    }
+    plain_[static_cast<size_t>(e)] = s;
+  }
+  const double* first = w + static_cast<int64_t>(batch_.F) * K;
+  for (const int32_t e : entries_) add_biases(first, first + K, e);
 }
 
 // lossAugmentedDecode: the node scores, + 1/T on the wrong states (augmentLoss), then Viterbi.

@@ -26,8 +26,14 @@ class ChainBlocks : public BlockModel {
   double score(const int32_t* y) const override;
   int64_t label_offset(int32_t i) const override { return chain_.offsets[i]; }
   int64_t label_total() const override { return chain_.offsets[chain_.n]; }
+  void prepare_labels(int32_t i, const double* w, const int32_t* labels, int32_t count) override;
+  void complete() override;
 
  protected:
+  // The plain node scores (with the biases) of the entries t*K + k listed in entries_, into plain_ (prepare_labels).
+  virtual void score_entries(const double* w) = 0;
+  // plain_[t K + k] += the first/last biases where t is 0 / T - 1 (prepare's order: first, then last).
+  void add_biases(const double* first, const double* last, int64_t e);
   // Block i at w becomes the current one; the node-score buffers hold its T x K values. Returns T K.
   size_t begin_block(int32_t i, const double* w);
   // Path score of y over the plain theta: theta[y_0] + sum_t (theta[t, y_t] + trans[y_{t-1}, y_t]).
@@ -40,7 +46,10 @@ class ChainBlocks : public BlockModel {
   int32_t i_ = -1, T_ = 0;
   const double* w_ = nullptr;
   double truth_score_ = 0.0;
+  bool partial_ = false;  // plain_ holds only the entries of entries_ (prepare_labels), unary_/aug_ nothing yet
   std::vector<double> plain_, aug_, work_;
+  std::vector<int32_t> entries_;
+  std::vector<uint8_t> marked_;
 };
 
 // OCR-type chains: x is tokens x D dense; unary weights state-major (k*D + j).
@@ -52,8 +61,10 @@ class DenseChainBlocks final : public ChainBlocks {
   void prepare(int32_t i, const double* w) override;
   void oracle(const double* w, int32_t* y) override;
   void decode(const double* w, BatchItems items, int32_t* labels, double* hinge, int32_t threads) override;
+  void prefetch(int32_t i) const override;
 
  private:
+  void score_entries(const double* w) override;
   DenseChainBatch batch_;
   std::vector<double> unary_, theta_;
 };
@@ -69,6 +80,7 @@ class SparseChainBlocks final : public ChainBlocks {
   void decode(const double* w, BatchItems items, int32_t* labels, double* hinge, int32_t threads) override;
 
  private:
+  void score_entries(const double* w) override;
   SparseChainBatch batch_;
   std::vector<double> theta_;
 };

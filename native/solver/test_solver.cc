@@ -1,14 +1,16 @@
 // Standalone test of the native step loop's plain C++ pieces (no Node headers): the PRNG against values of
 // src/core/rng.ts, the sum tree's draws, the simplex projection and the exact multiclass block solve against brute
-// force, and the sparse block store against dense arithmetic.
+// force, the sparse block store against dense arithmetic, and chains' partial node scores against full ones.
 // link: native/scoring/batch.cc native/scoring/chain.cc native/scoring/chain_decode.cc native/scoring/rows.cc
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "solver/block_store.h"
+#include "solver/models.h"
 #include "solver/rng.h"
 #include "solver/simplex.h"
 #include "solver/sum_tree.h"
@@ -169,11 +171,65 @@ static void test_sparse_store() {
   expect(store.indices(1).size() == 1 && w[3] == 1 && w[7] == 0, "sparse replace");
 }
 
+// prepare_labels (the states the labels use) then score() against prepare (all states) then score(), bit for bit, and
+// complete() + oracle() against prepare + oracle(); for dense chains (D = 7: a tail of 3 beyond the lanes of four)
+// and sparse chains, sequences of 1-4 tokens (T = 1: both biases on one token).
+static void test_partial_scores() {
+  const int32_t K = 5, D = 7, F = 6;
+  const int32_t offsets[5] = {0, 1, 3, 6, 10};
+  const int32_t truth[10] = {0, 1, 2, 3, 4, 0, 1, 2, 3, 4};
+  const int32_t T_total = 10;
+  std::mt19937 g(7);
+  std::uniform_real_distribution<double> u(-1.5, 1.5);
+  std::vector<double> x(static_cast<size_t>(T_total) * D);
+  for (double& v : x) v = u(g) * (g() % 3 == 0 ? 1e-3 : 1.0);
+  std::vector<int32_t> rows(T_total + 1), ids;
+  std::vector<double> vals;
+  for (int32_t t = 0; t < T_total; ++t) {
+    rows[static_cast<size_t>(t)] = static_cast<int32_t>(ids.size());
+    for (int32_t f = 0; f < F; ++f)
+      if (g() % 2 == 0) {
+        ids.push_back(f);
+        vals.push_back(u(g));
+      }
+  }
+  rows[T_total] = static_cast<int32_t>(ids.size());
+  const ChainLayout chain{4, K, offsets, truth};
+  DenseChainBatch dense_batch{chain, D, x.data(), nullptr};
+  SparseChainBatch sparse_batch{chain, F, rows.data(), ids.data(), vals.data()};
+  DenseChainBlocks dense(dense_batch);
+  SparseChainBlocks sparse(sparse_batch);
+  bool same = true, same_oracle = true;
+  for (BlockModel* m : {static_cast<BlockModel*>(&dense), static_cast<BlockModel*>(&sparse)}) {
+    std::vector<double> w(static_cast<size_t>(m->dim()));
+    for (double& v : w) v = u(g);
+    for (int32_t i = 0; i < 4; ++i) {
+      const int32_t T = m->label_length(i);
+      std::vector<int32_t> labels(static_cast<size_t>(3 * T));
+      for (int32_t& y : labels) y = static_cast<int32_t>(g() % K);
+      m->prepare(i, w.data());
+      double full[3], part[3];
+      for (int c = 0; c < 3; ++c) full[c] = m->score(labels.data() + c * T);
+      std::vector<int32_t> y_full(static_cast<size_t>(T)), y_part(static_cast<size_t>(T));
+      m->oracle(w.data(), y_full.data());
+      m->prepare_labels(i, w.data(), labels.data(), 3);
+      for (int c = 0; c < 3; ++c) part[c] = m->score(labels.data() + c * T);
+      m->complete();
+      m->oracle(w.data(), y_part.data());
+      for (int c = 0; c < 3; ++c) same = same && std::memcmp(&full[c], &part[c], sizeof(double)) == 0;
+      same_oracle = same_oracle && y_full == y_part;
+    }
+  }
+  expect(same, "partial node scores give score() the bits of full ones (dense and sparse chains)");
+  expect(same_oracle, "complete() after partial node scores gives the oracle's label");
+}
+
 int main() {
   test_rng();
   test_sum_tree();
   test_block_solve();
   test_sparse_store();
+  test_partial_scores();
   if (failures > 0) {
     std::printf("%d of %d checks failed\n", failures, checks);
     return 1;

@@ -61,8 +61,9 @@ export interface StructuredModel<X, Y> {
   readonly miniBatches?: boolean;
   /**
    * Optional: the work of a block step on (x, y) in counted operations (multiply-adds, comparisons): `potentials`, what
-   * every step computes (node or class scores), `oracle`, what an oracle call adds (Viterbi, argmax, psi), and
-   * `perLabel`, scoring one stored label from the potentials. The cache weighs its steps' dual gains by these
+   * every step computes (a chain: the ground truth's node scores; multiclass: the class scores), `oracle`, what an
+   * oracle call adds (the other node scores, Viterbi, argmax, psi), and `perLabel`, scoring a stored label per unit
+   * of its loss (a chain: the node scores where it differs from the ground truth). The cache weighs its steps' dual gains by these
    * (TrainSettings.cache, adaptive): deterministic, unlike seconds. Without it, the oracle counts as costly.
    */
   stepCost?(x: X, y: Y): StepCost;
@@ -84,11 +85,14 @@ export interface StructuredModel<X, Y> {
 
 /** The work of a block step in counted operations (see StructuredModel.stepCost). */
 export interface StepCost {
-  /** Operations every step pays for the block: its node or class scores. */
+  /** Operations every step pays for the block (a chain: the ground truth's node scores; multiclass: all class scores). */
   potentials: number;
-  /** Operations an oracle call adds (Viterbi, argmax, psi). */
+  /** Operations an oracle call adds (the other node scores, Viterbi, argmax, psi). */
   oracle: number;
-  /** Operations to score one cached label from the node scores (a chain: its T lookups). */
+  /**
+   * Operations to score a cached label, per unit of its loss (a chain: T D, the node scores of the T L positions where it
+   * differs from the ground truth; multiclass: a lookup).
+   */
   perLabel: number;
 }
 

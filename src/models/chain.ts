@@ -192,11 +192,15 @@ export class ChainModel extends ChainStructure implements StructuredModel<Float6
     };
   }
 
-  /** Node scores T K D; Viterbi T K^2 and psi 2 T D; a stored label's score T (StructuredModel.stepCost). */
+  /**
+   * The ground truth's node scores T D; an oracle call adds the other states' T (K - 1) D, Viterbi T K^2 and psi
+   * 2 T D; a stored label T D per unit of its loss (the node scores of the T L positions where it differs from the
+   * ground truth: the native steps score only those while the cache is open) (StructuredModel.stepCost).
+   */
   stepCost(_x: Float64Array, y: Int32Array): StepCost {
     const T = y.length;
     const { numFeatures: D, numLabels: K } = this;
-    return { potentials: T * K * D, oracle: T * K * K + 2 * T * D, perLabel: T };
+    return { potentials: T * D, oracle: T * (K - 1) * D + T * K * K + 2 * T * D, perLabel: T * D };
   }
 
   /** Score <w, phi(x, y)> of a labelling (independent of the decoder; used by tests and certificates). */

@@ -93,7 +93,7 @@ export class MulticlassModel implements StructuredModel<SparseVector, number> {
     return value as number;
   }
 
-  /** Class scores nnz K; the argmax K and psi 2 nnz; a stored label's score 1 (StructuredModel.stepCost). */
+  /** Class scores nnz K; the argmax K and psi 2 nnz; a stored label's score 1 per unit of its loss (StructuredModel.stepCost). */
   stepCost(x: SparseVector): StepCost {
     return { potentials: x.nnz * this.numLabels, oracle: this.numLabels + 2 * x.nnz, perLabel: 1 };
   }

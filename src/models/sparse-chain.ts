@@ -187,11 +187,15 @@ export class SparseChainModel extends ChainStructure implements StructuredModel<
     return this.viterbi(w, theta, T);
   }
 
-  /** Node scores nnz K; Viterbi T K^2 and psi 2 nnz; a stored label's score T (StructuredModel.stepCost). */
+  /**
+   * The ground truth's node scores nnz; an oracle call adds the other states' nnz (K - 1), Viterbi T K^2 and psi
+   * 2 nnz; a stored label nnz per unit of its loss (as for dense chains) (StructuredModel.stepCost).
+   */
   stepCost(x: SparseSequence, y: Int32Array): StepCost {
     const T = y.length;
     const K = this.numLabels;
-    return { potentials: x.ids.length * K, oracle: T * K * K + 2 * x.ids.length, perLabel: T };
+    const nnz = x.ids.length;
+    return { potentials: nnz, oracle: nnz * (K - 1) + T * K * K + 2 * nnz, perLabel: nnz };
   }
 
   protected plainNodeScores(w: Float64Array, x: SparseSequence): { theta: Float64Array; T: number } {

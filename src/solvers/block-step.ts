@@ -127,7 +127,7 @@ export class BlockStepper {
     if (!A) return -1;
     if (this.scores.length < A.size + 1) this.scores = new Float64Array(2 * (A.size + 1));
     const cache = this.s.cache;
-    const open = cache !== undefined && this.cacheOpen(i, A.size);
+    const open = cache !== undefined && this.cacheOpen(i, A.loss);
     // The scores serve the cache test, the away corner and the cache's eviction.
     if (!open && this.s.step === 'fw' && A.size < cache!.maxSize) return -1;
     problem.labelScores(i, state.w, A.labels, this.scores);
@@ -159,15 +159,18 @@ export class BlockStepper {
 
   /**
    * The adaptive cache (issue 36): the cache serves block i only while its recent steps gain at least as much dual per
-   * unit of work as the oracle's, gainCache / (shared + m perLabel) >= gainOracle / (shared + oracle) in counted
-   * operations (StructuredModel.stepCost; deterministic, unlike seconds): a cheap oracle (OCR's dense chains) keeps the
-   * cache mostly shut, a costly one (CoNLL's sparse chains) open, as MP-BCFW's rule does with time (Shah et al. 2015).
+   * unit of work as the oracle's, gainCache / (shared + perLabel sum_k L_k) >= gainOracle / (shared + oracle) in
+   * counted operations (StructuredModel.stepCost; deterministic, unlike seconds), where the stored labels' losses L_k
+   * measure how much of them differs from the ground truth (what scoring them adds to its node scores). MP-BCFW's rule
+   * does this with time (Shah et al. 2015).
    */
-  private cacheOpen(i: number, m: number): boolean {
+  private cacheOpen(i: number, losses: readonly number[]): boolean {
     const c = this.s.costs;
     if (!c) return true;
     const shared = c[3 * i]!;
-    return this.state.gainCache * (shared + c[3 * i + 1]!) >= this.state.gainOracle * (shared + m * c[3 * i + 2]!);
+    let stored = 0;
+    for (const L of losses) stored += L;
+    return this.state.gainCache * (shared + c[3 * i + 1]!) >= this.state.gainOracle * (shared + stored * c[3 * i + 2]!);
   }
 
   /** The step's dual gain into the average of its kind (cache hits, oracle steps). */

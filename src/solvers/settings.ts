@@ -40,9 +40,9 @@ export interface CacheSettings {
   /**
    * Serve cached corners only while they pay: while the recent cache hits gain at least as much dual per unit of work
    * as the recent oracle steps, work counted in the model's operations (StructuredModel.stepCost; deterministic, so a
-   * seed still gives one trace on any machine). A cheap oracle (OCR's dense chains) then keeps the cache mostly shut, a
-   * costly one (CoNLL's sparse chains) open, as MP-BCFW's rule does with time (Shah et al. 2015). Models without
-   * costs count their oracle as costly (Alg. 5 unchanged). false: Alg. 5 alone. Default true (a resumed run: the
+   * seed still gives one trace on any machine), as MP-BCFW's rule does with time (Shah et al. 2015). While the cache is
+   * open a chain's step scores only the node states its ground truth and stored labels use. Models without costs count
+   * their oracle as costly (Alg. 5 unchanged). false: Alg. 5 alone. Default true (a resumed run: the
    * checkpoint's; checkpoints before it: false).
    */
   adaptive?: boolean;
@@ -220,7 +220,7 @@ export const SETTINGS: readonly SettingSpec<SolverName>[] = [
   {
     key: 'cache.adaptive', type: 'boolean', default: 'true (a resumed run: its checkpoint\'s)', section: SAMPLING, solvers: ['bcfw'],
     help: 'serve cached corners only while they pay: while the recent cache hits gain at least as much dual per unit of work as the recent oracle steps',
-    doc: 'the cache serves a block only while the recent cache hits gain at least as much dual per unit of work as the recent oracle steps (exponential averages over about 32 steps), the work counted in the model\'s operations (`StructuredModel.stepCost`: node scores, Viterbi, psi, the block sweep): deterministic, unlike seconds, so a seed still gives one trace on any machine. A cheap oracle (OCR) then keeps the cache mostly shut, a costly one (CoNLL) open; a model without costs counts its oracle as costly (Alg. 5 unchanged). `false`: Alg. 5 alone',
+    doc: 'the cache serves a block only while the recent cache hits gain at least as much dual per unit of work as the recent oracle steps (exponential averages over about 32 steps), the work counted in the model\'s operations (`StructuredModel.stepCost`: the node scores a step needs, Viterbi, psi, the block sweep): deterministic, unlike seconds, so a seed still gives one trace on any machine. While the cache is open a chain\'s step scores only the node states its ground truth and stored labels use, so a hit costs a fraction of an oracle call even where the oracle is cheap (OCR); a model without costs counts its oracle as costly (Alg. 5 unchanged). `false`: Alg. 5 alone',
     paper: 'the time rule of MP-BCFW (Shah, Kolmogorov & Lampert, CVPR 2015), in counted work',
   },
   {
