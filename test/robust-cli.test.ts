@@ -2,7 +2,7 @@
 // other data, inputs with a byte order mark, the pass cap with a cache, SVRF's returned iterate, figures
 // that name their methods, and the documented examples that must reach what their pages say.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -284,6 +284,20 @@ describe('figures', () => {
     const c = join(dir, 'c.jsonl');
     await capture(main, ['train', `ocr:${join(GOOD, 'ocr.data')}`, '--split', 'all', '--lambda', '0.01', '--max-passes', '4', '--gap-check', '2', '--trace', c, '--quiet']);
     expectOneLine(await capture(main, ['plot', a, c, '--out', spec]), 2, 'the traces come from 2 different data sets');
+    // One data set reached through a symbolic link is one data set; two files with the same name are told apart by path.
+    const linked = join(dir, 'linked-good');
+    symlinkSync(GOOD, linked);
+    const d = join(dir, 'd.jsonl');
+    await capture(main, ['train', `ocr:${join(linked, 'ocr.data')}`, '--split', 'all', '--lambda', '0.01', '--max-passes', '4', '--gap-check', '2', '--trace', d, '--quiet']);
+    expect((await capture(main, ['plot', c, d, '--out', spec])).code).toBe(0);
+    const other = join(dir, 'other');
+    mkdirSync(other, { recursive: true });
+    copyFileSync(join(GOOD, 'ocr.data'), join(other, 'ocr.data'));
+    const e = join(dir, 'e.jsonl');
+    await capture(main, ['train', `ocr:${join(other, 'ocr.data')}`, '--split', 'all', '--lambda', '0.01', '--max-passes', '4', '--gap-check', '2', '--trace', e, '--quiet']);
+    const refused = await capture(main, ['plot', c, e, '--out', spec]);
+    expectOneLine(refused, 2, `ocr:${join(GOOD, 'ocr.data')}`);
+    expect(refused.stderr).toContain(`ocr:${join(other, 'ocr.data')}`);
   });
 });
 

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
@@ -334,12 +334,32 @@ export function buildFigure(series: readonly TraceSeries[], options: FigureOptio
 /** Dash patterns of the methods' lines, in order (solid first). */
 const DASHES: number[][] = [[1, 0], [8, 4], [2, 3], [8, 3, 2, 3], [12, 4], [4, 2], [8, 3, 2, 3, 2, 3], [1, 4]];
 
+/**
+ * A trace's data spec with its path resolved where it exists here (`KIND:PATH[ --options]`): one data set reached
+ * through a symbolic link, or through `..`, is one data set.
+ */
+function canonicalData(data: string): string {
+  const options = data.indexOf(' --');
+  const spec = options >= 0 ? data.slice(0, options) : data;
+  const colon = spec.indexOf(':');
+  const path = spec.slice(colon + 1);
+  if (colon < 0 || path === '' || !existsSync(path)) return data;
+  return spec.slice(0, colon + 1) + realpathSync(path) + (options >= 0 ? data.slice(options) : '');
+}
+
 /** Refuses runs of different data sets in one figure (their curves are not comparable); runs that do not record their data are not checked. */
 function checkOneDataSet(runs: readonly TraceRun[]): void {
-  const byData = new Map<string, string>();
-  for (const run of runs) if (run.data !== undefined && !byData.has(run.data)) byData.set(run.data, run.file);
+  const byData = new Map<string, { data: string; file: string }>();
+  for (const run of runs) {
+    if (run.data === undefined) continue;
+    const key = canonicalData(run.data);
+    if (!byData.has(key)) byData.set(key, { data: run.data, file: run.file });
+  }
   if (byData.size > 1) {
-    const list = [...byData].map(([data, file]) => `${shortData(data)} (${file})`).join(', ');
+    const seen = [...byData.values()];
+    // Short names where they tell the sets apart, else the whole specs.
+    const short = new Set(seen.map((v) => shortData(v.data))).size === seen.length;
+    const list = seen.map((v) => `${short ? shortData(v.data) : v.data} (${v.file})`).join(', ');
     throw new InputError(`the traces come from ${byData.size} different data sets: ${list}; plot each data set in its own figure`);
   }
 }
