@@ -1,5 +1,5 @@
 // The experiment scripts' small modes on the generated data (issue 35): scripts/experiments/variants.ts (the 2016
-// variants and --figure1, with --first-seed and --cache-size) and scripts/experiments/path.ts (pinned steps, the
+// variants, --figure1 and --figure2, with --first-seed and --cache-size) and scripts/experiments/path.ts (pinned steps, the
 // heuristic exit), each checked against the library call it stands for.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -45,6 +45,23 @@ describe('scripts/experiments/variants.ts', () => {
     expect(run('BCPFW, uniform', 2).gap).toBe(pairwise.gap);
     // a cache of 2 labels is another run
     expect(bcfw(problem, { ...base, seed: 3, sampling: 'gap', step: 'fw', cache: { maxSize: 2 } }).gap).not.toBe(cached.gap);
+  });
+
+  it('--figure2: the cache of Alg. 5 over F x nu beside no cache; runs equal library calls; large F or nu shut it', async () => {
+    const out = join(dir, 'figure2');
+    const summary = script('variants.ts', '--data', 'synthetic:', '--lambda', '0.01', '--figure2', '--seeds', '1', '--max-passes', '10', '--monitor', '5', '--out', out);
+    const methods = summary.runs.map((r: { method: string }) => r.method);
+    expect(methods).toHaveLength(10);
+    expect(methods[0]).toBe('BCFW, gap');
+    const hits = (method: string) => summary.runs.find((r: { method: string }) => r.method === method).cacheHits as number;
+    // The paper's extremes: both parameters small, the cache serves most steps; either large, it serves (almost) none.
+    expect(hits('cache F 0.01, nu 0.001')).toBeGreaterThan(10 * Math.max(1, hits('cache F 4, nu 1')));
+    expect(hits('cache F 4, nu 0.001')).toBeLessThan(hits('cache F 0.01, nu 0.001'));
+    expect(hits('BCFW, gap')).toBe(0);
+    const direct = bcfw(await syntheticProblem(), { lambda: 0.01, seed: 1, maxPasses: 10, timeBudget: 3600, gapThreshold: 1e-8, monitorEvery: 5, gapCheck: 10, batch: 1, sampling: 'gap', step: 'fw', cache: { factor: 0.25, nu: 0.01, adaptive: false } });
+    const row = summary.runs.find((r: { method: string }) => r.method === 'cache F 0.25, nu 0.01');
+    expect(row.gap).toBe(direct.gap);
+    expect(row.cacheHits).toBe(direct.counters.cacheHits);
   });
 
   it('--figure1: gap sampling with exact passes every 1/5/10/100/never and uniform sampling; Fig. 1b from the traces', () => {

@@ -1,7 +1,9 @@
 /**
  * The 2016 paper's variant experiments: {uniform, gap} sampling x {BCFW, BCPFW} steps x {no cache, cache},
  * several seeds, on one data set and lambda; or, with --figure1, gap sampling with exact passes every
- * 1/5/10/100/never passes (the paper's Figure 1). Every run writes a JSONL trace (one event per line, with
+ * 1/5/10/100/never passes (the paper's Figure 1); or, with --figure2, BCFW + gap sampling + the cache of Alg. 5 alone
+ * (not adaptive) over a grid of its parameters F x nu in {0.01, 0.25, 4} x {0.001, 0.01, 1}, beside no cache (the
+ * paper's Figure 2; its choice is F = 0.25, nu = 0.01). Every run writes a JSONL trace (one event per line, with
  * `method`, `seed`, `lambda`, `data`) into --out; `gapbcfw plot DIR` draws them.
  *
  *   npx tsx scripts/experiments/variants.ts --data ocr:../shared/data/ocr/letter.data.gz --split small \
@@ -37,6 +39,7 @@ const { values } = parseArgs({
     'gap-threshold': { type: 'string', default: '1e-8' },
     monitor: { type: 'string', default: '1' },
     figure1: { type: 'boolean', default: false },
+    figure2: { type: 'boolean', default: false },
     methods: { type: 'string' },
     'task-option': { type: 'string', multiple: true, default: [] },
     batch: { type: 'string', default: '1' },
@@ -67,7 +70,15 @@ const FIGURE1: Record<string, TrainSettings> = {
   'gap, never exact': { sampling: 'gap', gapCheck: 1e9, heuristicExit: false },
 };
 
-const table = values.figure1 ? FIGURE1 : METHODS;
+// Figure 2: Alg. 5's criterion, a hit when its block gap >= max(F g_i, nu G / n), over F x nu (the cache always on: not
+// adaptive), and gap sampling without a cache.
+const FIGURE2: Record<string, TrainSettings> = { 'BCFW, gap': { sampling: 'gap', step: 'fw' } };
+for (const factor of [0.01, 0.25, 4]) {
+  for (const nu of [0.001, 0.01, 1]) FIGURE2[`cache F ${factor}, nu ${nu}`] = { sampling: 'gap', step: 'fw', cache: { factor, nu, adaptive: false } };
+}
+
+if (values.figure1 && values.figure2) throw new Error('--figure1 and --figure2 are two experiments: run them one at a time');
+const table = values.figure1 ? FIGURE1 : values.figure2 ? FIGURE2 : METHODS;
 const cacheSize = values['cache-size'] === undefined ? undefined : Number(values['cache-size']);
 const names = values.methods ? values.methods.split(';') : Object.keys(table);
 const lambda = Number(values.lambda);
@@ -88,7 +99,8 @@ const summary: unknown[] = [];
 for (const method of names) {
   const listed = table[method];
   if (!listed) throw new Error(`unknown method '${method}' (${Object.keys(table).join('; ')})`);
-  const options: TrainSettings = listed.cache && cacheSize !== undefined ? { ...listed, cache: { maxSize: cacheSize } } : listed;
+  const cache = typeof listed.cache === 'object' ? listed.cache : {};
+  const options: TrainSettings = listed.cache && cacheSize !== undefined ? { ...listed, cache: { ...cache, maxSize: cacheSize } } : listed;
   for (let seed = Number(values['first-seed']); seed <= Number(values.seeds); seed++) {
     const events: object[] = [];
     const r = bcfw(problem, { lambda, seed, maxPasses: Number(values['max-passes']), timeBudget: Number(values['time-budget']), gapThreshold: Number(values['gap-threshold']), monitorEvery: Number(values.monitor), gapCheck: 10, batch: Number(values.batch), ...options }, { onProgress: (e) => events.push({ method, seed, lambda, data: values.data, ...e }) });
