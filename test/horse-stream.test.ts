@@ -25,6 +25,28 @@ function runPass<Y>(problem: Problem<Y>, w: Float64Array, hinge: Float64Array, p
   for (const _ of problem.batch!.pass(w, { hinge, ...(predictions ? { predictions } : {}) }));
 }
 
+/**
+ * A child script (in the tests' temporary folder) over the streamed training set: `problem` (one-image chunks), `set` and `w`
+ * (0.1 everywhere) are defined, `imports` names more of src/ (name: module path), `body` follows.
+ */
+function streamedScript(name: string, imports: Record<string, string>, body: string[]): string {
+  const src = new URL('../src/', import.meta.url).href;
+  const script = join(root, name);
+  writeFileSync(script, [
+    `import { HorseDataset } from '${src}data/horse.js';`,
+    `import { StreamedHorseSet } from '${src}data/horse-stream.js';`,
+    `import { SegmentationModel } from '${src}models/segmentation.js';`,
+    `import { modelProblem } from '${src}engine/problem.js';`,
+    ...Object.entries(imports).map(([fn, module]) => `import { ${fn} } from '${src}${module}';`),
+    `const ds = new HorseDataset(${JSON.stringify(dir)});`,
+    `const set = new StreamedHorseSet(ds, ds.indices('train'));`,
+    `const problem = modelProblem(new SegmentationModel({ dUnary: ${DU}, dPairwise: ${DP} }), set, { passChunk: 1 });`,
+    `const w = new Float64Array(${DU + DP}).fill(0.1);`,
+    ...body,
+  ].join('\n'));
+  return script;
+}
+
 const DU = 12;
 const DP = 4;
 
@@ -242,20 +264,9 @@ describe('streamed problem = in-memory problem', () => {
   });
 
   it('a real SIGTERM stops a streamed exact pass between chunks (library-level handler, exit 143)', async () => {
-    const script = join(root, 'sigterm.mts');
-    const src = new URL('../src/', import.meta.url).href;
-    writeFileSync(script, [
-      `import { HorseDataset } from '${src}data/horse.js';`,
-      `import { StreamedHorseSet } from '${src}data/horse-stream.js';`,
-      `import { SegmentationModel } from '${src}models/segmentation.js';`,
-      `import { modelProblem } from '${src}engine/problem.js';`,
-      `import { fullOraclePassAsync } from '${src}solvers/common.js';`,
-      `const ds = new HorseDataset(${JSON.stringify(dir)});`,
-      `const set = new StreamedHorseSet(ds, ds.indices('train'));`,
-      `const problem = modelProblem(new SegmentationModel({ dUnary: ${DU}, dPairwise: ${DP} }), set, { passChunk: 1 });`,
+    const script = streamedScript('sigterm.mts', { fullOraclePassAsync: 'solvers/common.js' }, [
       `const controller = new AbortController();`,
       `process.on('SIGTERM', () => controller.abort(new Error('SIGTERM')));`,
-      `const w = new Float64Array(${DU + DP}).fill(0.1);`,
       `let done = 0;`,
       `try {`,
       `  // passes until the signal comes (each chunk also sleeps a little, so the parent can signal mid-pass)`,
@@ -264,7 +275,7 @@ describe('streamed problem = in-memory problem', () => {
       `  console.log(JSON.stringify({ stopped: String((e as Error).message), done, total: problem.n }));`,
       `  process.exit(143);`,
       `}`,
-    ].join('\n'));
+    ]);
     const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -287,19 +298,7 @@ describe('streamed problem = in-memory problem', () => {
     // engine released each chunk's batch, every record a pass read stayed pinned until the run returned (24 GB on 735
     // augmented horses). Here: 400 exact passes of one-image chunks, then a synchronous run with mini-batches (a
     // decoder per mini-batch); the arrays held must stay near one pass's, not grow with the passes.
-    const script = join(root, 'held.mts');
-    const src = new URL('../src/', import.meta.url).href;
-    writeFileSync(script, [
-      `import { HorseDataset } from '${src}data/horse.js';`,
-      `import { StreamedHorseSet } from '${src}data/horse-stream.js';`,
-      `import { SegmentationModel } from '${src}models/segmentation.js';`,
-      `import { modelProblem } from '${src}engine/problem.js';`,
-      `import { fullOraclePass } from '${src}solvers/common.js';`,
-      `import { train } from '${src}solvers/index.js';`,
-      `const ds = new HorseDataset(${JSON.stringify(dir)});`,
-      `const set = new StreamedHorseSet(ds, ds.indices('train'));`,
-      `const problem = modelProblem(new SegmentationModel({ dUnary: ${DU}, dPairwise: ${DP} }), set, { passChunk: 1 });`,
-      `const w = new Float64Array(${DU + DP}).fill(0.1);`,
+    const script = streamedScript('held.mts', { fullOraclePass: 'solvers/common.js', train: 'solvers/index.js' }, [
       `fullOraclePass(problem, w);`,
       `const held = () => process.memoryUsage().arrayBuffers;`,
       `const afterOne = held();`,
@@ -307,7 +306,7 @@ describe('streamed problem = in-memory problem', () => {
       `const afterPasses = held();`,
       `train(problem, { lambda: 0.05, batch: 4, maxPasses: 400, gapCheck: 1000, gapThreshold: 0 });`,
       `console.log(JSON.stringify({ afterOne, afterPasses, afterTrain: held(), readBytes: set.reader.stats.bytes }));`,
-    ].join('\n'));
+    ]);
     const r = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     const m = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { afterOne: number; afterPasses: number; afterTrain: number; readBytes: number };
