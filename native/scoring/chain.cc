@@ -41,6 +41,18 @@ GAPBCFW_INLINE void load_lanes(Lanes& v, const double* p) { __builtin_memcpy(&v,
 // The features of x_t padded to a multiple of 4 with zeros (padding adds exact zeros to the sums).
 GAPBCFW_INLINE int32_t padded(int32_t D) { return (D + 3) & ~3; }
 
+// xpad = x_t and zeros up to padded(D).
+GAPBCFW_INLINE void pad_features(const double* xt, int32_t D, double* xpad) {
+  for (int32_t j = 0; j < padded(D); ++j) xpad[j] = j < D ? xt[j] : 0.0;
+}
+
+// tails[4 k + r] = the last D mod 4 weights of state k's row, zero-padded to 4.
+GAPBCFW_INLINE void row_tails(const double* w, int32_t D, int32_t K, double* tails) {
+  const int32_t full = D & ~3;
+  for (int32_t k = 0; k < K; ++k)
+    for (int32_t r = 0; r < 4; ++r) tails[4 * k + r] = full + r < D ? w[static_cast<size_t>(k) * D + full + r] : 0.0;
+}
+
 // <w_k, x_t> of kCount states k0.. at kPositions positions at once (each row of w loaded once for all positions),
 // each as four partial sums s_r = sum over j = r (mod 4) of w_kj x_tj in increasing j, returned as
 // (s_0 + s_1) + (s_2 + s_3): the order is fixed by the code, not by the vector width or the blocking. x holds the
@@ -52,7 +64,7 @@ GAPBCFW_INLINE void state_dots(const double* w, int32_t D, int32_t K, int32_t k0
   for (int p = 0; p < kPositions; ++p)
     for (int s = 0; s < kCount; ++s) acc[p][s] = Lanes{0.0, 0.0, 0.0, 0.0};
   const int32_t full = D & ~3;
-  const size_t stride = static_cast<size_t>((D + 3) & ~3);
+  const size_t stride = static_cast<size_t>(padded(D));
   const double* row = w + static_cast<size_t>(k0) * D;
   Lanes xv[kPositions], wv;
   for (int32_t j = 0; j < full; j += 4) {
@@ -83,17 +95,10 @@ GAPBCFW_INLINE void position_scores(const double* w, int32_t D, int32_t K, const
 
 // Two positions at a time: each row of w is read once per pair (8 accumulators, 2 feature vectors, 1 row in registers).
 GAPBCFW_WIDE_SIMD void unary_scores(const double* w, int32_t D, int32_t K, const double* x, int32_t T, double* out, double* xpad, double* tails) {
-  const int32_t full = D & ~3;
-  const int32_t stride = padded(D);
-  for (int32_t k = 0; k < K; ++k)
-    for (int32_t r = 0; r < 4; ++r) tails[4 * k + r] = full + r < D ? w[static_cast<size_t>(k) * D + full + r] : 0.0;
+  row_tails(w, D, K, tails);
   for (int32_t t = 0; t < T; t += 2) {
     const int32_t count = std::min(2, T - t);
-    for (int32_t p = 0; p < count; ++p) {
-      const double* xt = x + static_cast<size_t>(t + p) * D;
-      double* xp = xpad + static_cast<size_t>(p) * stride;
-      for (int32_t j = 0; j < stride; ++j) xp[j] = j < D ? xt[j] : 0.0;
-    }
+    for (int32_t p = 0; p < count; ++p) pad_features(x + static_cast<size_t>(t + p) * D, D, xpad + static_cast<size_t>(p) * padded(D));
     double* th = out + static_cast<size_t>(t) * K;
     if (count == 2) position_scores<2>(w, D, K, xpad, tails, th);
     else position_scores<1>(w, D, K, xpad, tails, th);
@@ -102,35 +107,41 @@ GAPBCFW_WIDE_SIMD void unary_scores(const double* w, int32_t D, int32_t K, const
 
 // unary_scores' sums at the listed entries only (the same state_dots, so the same bits).
 GAPBCFW_WIDE_SIMD void unary_entries(const double* w, int32_t D, int32_t K, const double* x, const int32_t* entries, int64_t count, double* out, double* xpad, double* tails) {
-  const int32_t full = D & ~3;
-  for (int32_t k = 0; k < K; ++k)
-    for (int32_t r = 0; r < 4; ++r) tails[4 * k + r] = full + r < D ? w[static_cast<size_t>(k) * D + full + r] : 0.0;
+  row_tails(w, D, K, tails);
   int32_t loaded = -1;
   for (int64_t q = 0; q < count; ++q) {
     const int32_t t = entries[q] / K, k = entries[q] % K;
     if (t != loaded) {
-      const double* xt = x + static_cast<size_t>(t) * D;
-      for (int32_t j = 0; j < padded(D); ++j) xpad[j] = j < D ? xt[j] : 0.0;
+      pad_features(x + static_cast<size_t>(t) * D, D, xpad);
       loaded = t;
     }
     state_dots<1, 1>(w, D, K, k, xpad, tails, out + q);
   }
 }
 
+// Thread-local scratch of both: two padded feature vectors, then the rows' tails.
+struct UnaryScratch {
+  double* xpad;
+  double* tails;
+};
+
+UnaryScratch unary_scratch(ChainShape s) {
+  thread_local std::vector<double> scratch;
+  const size_t pads = 2 * static_cast<size_t>(padded(s.D));
+  if (scratch.size() < pads + 4 * static_cast<size_t>(s.K)) scratch.resize(pads + 4 * static_cast<size_t>(s.K));
+  return {scratch.data(), scratch.data() + pads};
+}
+
 }  // namespace
 
 void chain_unary_entries(const double* w, ChainShape s, const double* x, const int32_t* entries, int64_t count, double* out) {
-  thread_local std::vector<double> scratch;
-  const size_t need = static_cast<size_t>(padded(s.D)) + 4 * static_cast<size_t>(s.K);
-  if (scratch.size() < need) scratch.resize(need);
-  unary_entries(w, s.D, s.K, x, entries, count, out, scratch.data(), scratch.data() + padded(s.D));
+  const UnaryScratch u = unary_scratch(s);
+  unary_entries(w, s.D, s.K, x, entries, count, out, u.xpad, u.tails);
 }
 
 void chain_unary_scores(const double* w, ChainShape s, const double* x, int32_t T, double* out) {
-  thread_local std::vector<double> scratch;
-  const size_t need = 2 * static_cast<size_t>(padded(s.D)) + 4 * static_cast<size_t>(s.K);
-  if (scratch.size() < need) scratch.resize(need);
-  unary_scores(w, s.D, s.K, x, T, out, scratch.data(), scratch.data() + 2 * static_cast<size_t>(padded(s.D)));
+  const UnaryScratch u = unary_scratch(s);
+  unary_scores(w, s.D, s.K, x, T, out, u.xpad, u.tails);
 }
 
 void chain_node_scores(const double* w, ChainShape s, const double* x, int32_t T, const int32_t* y_true,
